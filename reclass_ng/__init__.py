@@ -1,0 +1,33 @@
+"""reclass-ng: a fast, compatible reclass node classifier.
+
+The public API::
+
+    import reclass_ng
+    inv = reclass_ng.load("inventory", ignore_class_notfound=True)
+    inv.node_names            # sorted list of node names
+    inv.nodeinfo("web1")      # dict shaped like `reclass --nodeinfo web1`
+    inv.inventory()           # dict shaped like `reclass --inventory`
+
+Settings are the keys of `reclass-config.yml` (see doc/configuration.rst). Errors are
+`reclass_ng.errors.ReclassError` subclasses carrying an exit code and a printable message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reclass_ng.version import __version__
+
+__all__ = ["Entity", "Inventory", "ReclassError", "__version__", "load"]
+
+# Imported on first use so that `import reclass_ng` (and every console script) starts fast.
+_LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "reclass_ng.api",
+         "ReclassError": "reclass_ng.errors"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'reclass_ng' has no attribute {name!r}")

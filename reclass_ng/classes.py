@@ -1,0 +1,170 @@
+"""Class expansion: which classes a node gets, in which order, and from which files.
+
+Order (spec section 2.2): a class is merged once, the first time it is listed, after all of its
+own classes (post-order); later list entries and then the node override earlier ones. Class
+mappings add classes before the node's own. A class that includes itself, directly or through
+others, is an error naming the loop.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import shlex
+import threading
+from collections.abc import Callable
+
+import attrs
+
+from reclass_ng.entity import Entity, EntityPreparer
+from reclass_ng.errors import (
+    ClassIncludeCycle,
+    ClassNameResolveError,
+    ClassNotFound,
+    InvalidClassnameError,
+    MappingFormatError,
+    ReclassError,
+)
+from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.resolve import Resolver
+from reclass_ng.settings import Settings
+from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.values import Interp, Source, owned_copy
+
+
+class ClassLoader:
+    """Class entities by name, each file read and prepared once per process."""
+
+    def __init__(self, storage: YamlFsStorage, preparer: EntityPreparer) -> None:
+        self.storage = storage
+        self.preparer = preparer
+        self._cache: dict[str, Entity | None] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> Entity | None:
+        try:
+            return self._cache[name]
+        except KeyError:
+            pass
+        path = self.storage.class_paths.get(name)
+        entity = None
+        if path is not None:
+            source = Source("yaml_fs://" + path, name, "class", path)
+            entity = self.preparer.entity(self.storage.parsed(path), source, name)
+        with self._lock:
+            return self._cache.setdefault(name, entity)
+
+
+@attrs.frozen
+class ClassMapping:
+    """`<pattern> <class> ...` from the class_mappings setting."""
+
+    text: str
+    regex: re.Pattern[str] | None
+    glob: str | None
+    classes: tuple[str, ...]
+
+    def classes_for(self, subject: str) -> list[str]:
+        if self.regex is not None:
+            match = self.regex.search(subject)
+            return [match.expand(c) for c in self.classes] if match else []
+        return list(self.classes) if fnmatch.fnmatchcase(subject, self.glob or "") else []
+
+
+def parse_class_mapping(text: str) -> ClassMapping:
+    """Split a mapping like a POSIX shell does; a leading `/` quotes a regular expression."""
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    is_regex = text.startswith("/")
+    if is_regex:
+        lexer.quotes += "/"
+        lexer.escapedquotes += "/"
+    try:
+        words = list(lexer)
+    except ValueError:
+        raise MappingFormatError(text, "missing closing quote (or slash)") from None
+    if not words:
+        raise MappingFormatError(text, "empty mapping")
+    pattern, classes = words[0], tuple(words[1:])
+    if not is_regex:
+        return ClassMapping(text, None, pattern, classes)
+    try:
+        return ClassMapping(text, re.compile(pattern), None, classes)
+    except re.error as err:
+        raise MappingFormatError(text, f"invalid regular expression: {err}") from None
+
+
+def mapped_classes(mappings: list[ClassMapping], subject: str) -> tuple[str, ...]:
+    """Classes every matching mapping adds, in mapping order, without duplicates."""
+    found: dict[str, None] = {}
+    for mapping in mappings:
+        for name in mapping.classes_for(subject):
+            found.setdefault(name, None)
+    return tuple(found)
+
+
+class ClassExpander:
+    """Walks entities depth first, merging every class once into a MergedNode."""
+
+    def __init__(self, loader: ClassLoader, merger: Merger, settings: Settings,
+                 preparer: EntityPreparer, warn: Callable[[str], None]) -> None:
+        self.loader = loader
+        self.merger = merger
+        self.settings = settings
+        self.preparer = preparer
+        self.warn = warn
+        patterns = settings.ignore_class_notfound_regexp
+        self.ignorable = re.compile("|".join(patterns)) if patterns else None
+
+    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
+        """Merge the classes of `entity` (recursively), then the entity itself."""
+        for listed in entity.classes:
+            name = self._class_name(listed, node, entity)
+            if name in seen:
+                continue
+            if name in walking:
+                cycle = walking[walking.index(name):] + [name]
+                raise ClassIncludeCycle(cycle, entity.uri)
+            class_entity = self.loader.get(name)
+            if class_entity is None:
+                if self._ignored_missing(name):
+                    continue
+                raise ClassNotFound(name, self.loader.storage.classes_uri, entity.uri)
+            walking.append(name)
+            self.walk(node, class_entity, seen, walking)
+            walking.pop()
+            seen.add(name)
+        self.merger.merge_entity(node, entity)
+
+    def _ignored_missing(self, name: str) -> bool:
+        if not self.settings.ignore_class_notfound or self.ignorable is None:
+            return False
+        if not self.ignorable.match(name):
+            return False
+        if self.settings.ignore_class_notfound_warning:
+            self.warn(f"[WARNING] Reclass class not found: '{name}'. Skipped!")
+        return True
+
+    def _class_name(self, listed: str, node: MergedNode, entity: Entity) -> str:
+        name = listed
+        if self.preparer.parser.may_contain_syntax(listed):
+            name = self._render_class_name(listed, node, entity)
+        for char in (" ", "/"):
+            if char in name:
+                raise InvalidClassnameError(char, name)
+        return name
+
+    def _render_class_name(self, listed: str, node: MergedNode, entity: Entity) -> str:
+        """References in a class name, against the parameters merged so far (fully, D7)."""
+        source = entity.source or Source(entity.uri, entity.name, "extra")
+        value = self.preparer.string(listed, source, ("classes",))
+        if type(value) is not Interp:
+            return str(value)
+        snapshot = owned_copy(node.parameters)
+        resolver = Resolver(snapshot, self.merger, delimiter=self.settings.delimiter,
+                            group_errors=False)
+        try:
+            return str(resolver.render_interp(value, ("classes",)))
+        except ReclassError:
+            raise ClassNameResolveError(listed, entity.uri) from None

@@ -1,0 +1,39 @@
+"""`reclass-ng SUBCOMMAND ...`: the commands reclass never had.
+
+Each subcommand lives in its own module under reclass_ng.cli with two functions:
+`add_arguments(parser)` and `run(args) -> int`. Register it in SUBCOMMANDS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from reclass_ng.cli.failures import run_reporting_errors
+
+# name -> (module, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+SUBCOMMANDS["classify"] = ("reclass_ng.cli.classify", "classify a node by its facts with the node groups")
+SUBCOMMANDS["groups"] = ("reclass_ng.cli.groups", "work with node groups (validate)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reclass-ng", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sp)
+        sp.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run_reporting_errors(lambda: args._module.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,190 @@
+"""Merging entities into one node: parameters, exports, classes, applications, environment.
+
+Mappings merge key by key at once and lists concatenate at once; every other meeting of two
+values for one key becomes a `Stack` of layers, folded during interpolation when references are
+known (so `${a}` pointing at a dict still merges with a dict layer). Folding is here too, since
+it follows the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reclass_ng.entity import Entity
+from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
+from reclass_ng.settings import Settings
+from reclass_ng.values import DICTS, LISTS, Layer, MDict, MList, RDict, RList, Source, Stack
+
+_SHARED_DICTS = (dict, RDict)
+_SHARED_LISTS = (list, RList)
+
+
+class MergedNode:
+    """What merging a node's entities accumulates, in reclass's merge order."""
+
+    __slots__ = ("name", "uri", "classes", "applications", "parameters", "exports",
+                 "environment", "_class_set")
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.uri = ""
+        self.classes: list[str] = []
+        self._class_set: set[str] = set()
+        self.applications: list[str] = []
+        self.parameters = MDict()
+        self.exports = MDict()
+        self.environment: str | None = None
+
+
+class Merger:
+    """Merges entities and folds layer stacks under one set of settings."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def merge_entity(self, node: MergedNode, entity: Entity) -> None:
+        for name in entity.classes:
+            if name not in node._class_set:
+                node._class_set.add(name)
+                node.classes.append(name)
+        self.merge_applications(node.applications, entity.applications)
+        source = entity.source or Source(entity.uri, entity.name, "extra")
+        self.merge_mapping(node.parameters, entity.parameters, source, ())
+        self.merge_mapping(node.exports, entity.exports, source, ("exports",))
+        if entity.environment is not None:
+            node.environment = entity.environment
+        node.name, node.uri = entity.name, entity.uri
+
+    @staticmethod
+    def merge_applications(applications: list[str], new: Sequence[str]) -> None:
+        # `~app` removes what is there now; it never blocks a later addition (kapicorp 2.0.0).
+        for app in new:
+            if app.startswith("~"):
+                if app[1:] in applications:
+                    applications.remove(app[1:])
+            elif app not in applications:
+                applications.append(app)
+
+    def merge_mapping(self, target: MDict, new: Any, source: Source | None, path: tuple) -> None:
+        """Merge a mapping into an owned mapping, recording which source set each key."""
+        for key, value in new.items():
+            if key not in target:
+                target[key] = value
+                if source is not None and source is not target.src:
+                    target.set_origin(key, source)
+                continue
+            old = target[key]
+            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,))
+            if merged is not old:
+                target[key] = merged
+            if source is not None:
+                target.set_origin(key, source)
+
+    def merge_value(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
+                    path: tuple) -> Any:
+        """The value of a key after `new` is merged over `old`."""
+        new_type, old_type = type(new), type(old)
+        if new_type in _SHARED_DICTS or new_type is MDict:
+            if old_type is MDict:
+                self.merge_mapping(old, new, source, path)
+                return old
+            if old_type in _SHARED_DICTS:
+                owned = MDict(old, src=old_source)
+                self.merge_mapping(owned, new, source, path)
+                return owned
+        elif new_type in _SHARED_LISTS or new_type is MList:
+            if old_type is MList:
+                old.extend(new)
+                return old
+            if old_type in _SHARED_LISTS:
+                owned = MList(old)
+                owned.extend(new)
+                return owned
+        return self.push_layers(old, new, old_source, source, path)
+
+    def push_layers(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
+                    path: tuple) -> Stack:
+        stack = old.owned_copy() if type(old) is Stack else Stack([Layer(old, old_source)])
+        constant = stack.constant_layer
+        if constant is not None:
+            if self.settings.strict_constant_parameters:
+                uris = [constant.source.uri if constant.source else "?",
+                        source.uri if source else "?"]
+                raise ChangedConstantError(path, uris)
+            return stack  # later layers are ignored, the constant stays
+        if type(new) is Stack:
+            stack.layers.extend(new.layers)
+        else:
+            stack.layers.append(Layer(new, source))
+        return stack
+
+    # -- folding (called by the resolver with each layer already rendered) ------------------
+
+    def fold(self, layers: Sequence[Layer], render: Callable[[Layer], Any], path: tuple,
+             warn: Callable[[str], None]) -> Any:
+        """Render and fold the layers of a stack: the merge table of reclass (spec section 3.3).
+
+        A layer whose reference is missing is skipped with a warning when it is not the last
+        one and only scalars came before (ignore_overwritten_missing_references), but the error
+        still counts if the result ends up a dict or list.
+        """
+        settings = self.settings
+        output: Any = None
+        owned = False
+        skipped: ResolveError | None = None
+        last = len(layers) - 1
+        for i, layer in enumerate(layers):
+            try:
+                new = render(layer)
+            except ResolveError as err:
+                if not (settings.ignore_overwritten_missing_references and i != last
+                        and not isinstance(output, DICTS + LISTS)):
+                    raise
+                warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
+                new, skipped = None, err
+            if output is None or layer.override:
+                output, owned = new, False
+                continue
+            if isinstance(output, DICTS):
+                if isinstance(new, DICTS):
+                    if not owned:
+                        output, owned = MDict(output), True
+                    self.merge_mapping(output, new, layer.source, path)
+                    continue
+                if isinstance(new, LISTS):
+                    self._type_error(layers, i, path)
+                if settings.allow_scalar_over_dict or (settings.allow_none_override and new is None):
+                    output, owned = new, False
+                    continue
+                self._type_error(layers, i, path)
+            elif isinstance(output, LISTS):
+                if isinstance(new, LISTS):
+                    if not owned:
+                        output, owned = MList(output), True
+                    output.extend(new)
+                    continue
+                if isinstance(new, DICTS):
+                    self._type_error(layers, i, path)
+                if settings.allow_scalar_over_list or (settings.allow_none_override and new is None):
+                    output, owned = new, False
+                    continue
+                self._type_error(layers, i, path)
+            elif isinstance(new, DICTS):
+                if not settings.allow_dict_over_scalar:
+                    self._type_error(layers, i, path)
+                output, owned = new, False
+            elif isinstance(new, LISTS):
+                if not settings.allow_list_over_scalar:
+                    self._type_error(layers, i, path)
+                output, owned = MList([output, *new]), True
+            else:
+                output, owned = new, False
+        if skipped is not None and isinstance(output, DICTS + LISTS):
+            raise skipped
+        return output
+
+    @staticmethod
+    def _type_error(layers: Sequence[Layer], i: int, path: tuple) -> None:
+        uris = list(dict.fromkeys(layer.source.uri for layer in layers if layer.source))
+        raise TypeMergeError(layers[i].kind, layers[i - 1].kind, path, uris)

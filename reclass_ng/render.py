@@ -1,0 +1,137 @@
+"""Rendering: a node from its files to the nodeinfo structure, and the whole inventory.
+
+One node's rendering creates all the state it changes (a MergedNode, a Resolver), and only
+reads what is shared (parsed files, settings), so nodes can be rendered in parallel.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reclass_ng.classes import ClassExpander, ClassLoader, ClassMapping, mapped_classes
+from reclass_ng.entity import Entity, EntityPreparer
+from reclass_ng.errors import NodeNotFound, ReclassError
+from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.resolve import QueryEvaluator, Resolver
+from reclass_ng.settings import Settings
+from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.values import MDict, Source
+
+
+def timestamp() -> str:
+    """Local time as C's `%c` prints it, like reclass."""
+    return time.strftime("%c")
+
+
+def automatic_parameters(name: str, environment: str) -> dict[str, Any]:
+    """The `_reclass_` parameters kapicorp-reclass 2.0.0 writes."""
+    parts = name.split(".")
+    return {"_reclass_": {"environment": environment, "name": {
+        "full": name, "short": parts[-1], "parts": parts, "path": "/".join(parts)}}}
+
+
+class NodeRenderer:
+    """Renders nodes of one storage under one set of settings."""
+
+    def __init__(self, storage: YamlFsStorage, settings: Settings, preparer: EntityPreparer,
+                 mappings: list[ClassMapping], warn: Callable[[str], None]) -> None:
+        self.storage = storage
+        self.settings = settings
+        self.preparer = preparer
+        self.merger = Merger(settings)
+        self.loader = ClassLoader(storage, preparer)
+        self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
+        self.mappings = mappings
+        self.warn = warn
+        self._node_entities: dict[str, Entity] = {}
+
+    # -- loading ------------------------------------------------------------------------
+
+    def node_entity(self, name: str, optional: bool = False) -> Entity:
+        cached = self._node_entities.get(name)
+        if cached is not None:
+            return cached
+        node_file = self.storage.nodes.get(name)
+        if node_file is None:
+            if not optional:
+                raise NodeNotFound(name, self.storage.nodes_uri)
+            return Entity(name=name, uri="", source=Source("", name, "node"))
+        source = Source(node_file.uri, name, "node", node_file.path)
+        raw = self.storage.parsed(node_file.path)
+        entity = self.preparer.entity(raw, source, name)
+        return self._node_entities.setdefault(name, entity)
+
+    def environment_of(self, name: str) -> str:
+        return self.node_entity(name).environment or self.settings.default_environment
+
+    # -- merging ------------------------------------------------------------------------
+
+    def merge(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
+              ) -> MergedNode:
+        """Expand and merge every entity of a node, in reclass's order."""
+        try:
+            entity = self.node_entity(name, optional=node_optional)
+            environment = entity.environment
+            if environment is None:
+                for item in extra:
+                    environment = item.environment or environment
+            environment = environment or self.settings.default_environment
+            node = MergedNode()
+            seen: set[str] = set()
+            for item in extra:
+                self.expander.walk(node, item, seen, [])
+            self.expander.walk(node, self._base_entity(name, environment), seen, [])
+            self.expander.walk(node, entity, seen, [])
+            node.environment = environment
+            node.name = name
+            return node
+        except ReclassError as err:
+            raise err.with_node(name) from None
+
+    def _base_entity(self, name: str, environment: str) -> Entity:
+        classes: tuple[str, ...] = ()
+        if self.mappings:
+            subject = name
+            if self.settings.class_mappings_match_path:
+                node_file = self.storage.nodes.get(name)
+                subject = node_file.pathname if node_file else name
+            classes = mapped_classes(self.mappings, subject)
+        uri = "class_mappings" + (f" in {self.settings.config_file}"
+                                  if self.settings.config_file else "")
+        params = automatic_parameters(name, environment) if self.settings.automatic_parameters else {}
+        source = Source("automatic parameters", name, "automatic")
+        return Entity(name=name, uri=uri, classes=classes, parameters=params, source=source)
+
+    # -- interpolation ------------------------------------------------------------------
+
+    def resolver(self, node: MergedNode, query: QueryEvaluator | None = None,
+                 group_errors: bool | None = None, root: MDict | None = None) -> Resolver:
+        settings = self.settings
+        return Resolver(root if root is not None else node.parameters, self.merger,
+                        delimiter=settings.delimiter,
+                        group_errors=settings.group_errors if group_errors is None else group_errors,
+                        warn=self.warn, query=query)
+
+    def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None) -> None:
+        """Resolve the node's parameters, then its exports against those parameters."""
+        try:
+            self.resolver(node, query).resolve_all()
+            self.resolver(node, query, group_errors=False).resolve_all(node.exports)
+        except ReclassError as err:
+            raise err.with_node(node.name) from None
+
+    def nodeinfo(self, node: MergedNode) -> dict[str, Any]:
+        """The `--nodeinfo` structure of a merged and interpolated node."""
+        node_file = self.storage.nodes.get(node.name)
+        uri = node_file.uri if node_file else node.uri
+        return {
+            "__reclass__": {"node": node.name, "name": node.name, "uri": uri,
+                            "environment": node.environment, "timestamp": timestamp()},
+            "classes": list(node.classes),
+            "applications": list(node.applications),
+            "parameters": node.parameters,
+            "exports": node.exports,
+            "environment": node.environment,
+        }

@@ -1,0 +1,173 @@
+"""The types a parameter tree is made of while a node is merged and interpolated.
+
+Parsed files are shared by every node that uses them and must never change, so the tree of a
+node mixes shared and owned containers, told apart by type (a cheap check on a hot path):
+
+* `dict` / `list`: from a file, with nothing left to interpolate inside: shared, never changed.
+* `RDict` / `RList`: from a file, with references or flagged keys somewhere inside: shared; the
+  node copies them before interpolating into them.
+* `MDict` / `MList`: created for this node by a merge or a copy; changed in place.
+
+Leaves that still need work are `Interp` (a string with references or queries) and `Stack` (the
+layers of one key that could not be merged before interpolation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from reclass_ng.syntax.ast import Query, Ref, Template
+
+
+@attrs.frozen(slots=True)
+class Source:
+    """Where a value came from: a class or node file, or something reclass-ng made up."""
+
+    uri: str
+    name: str
+    kind: str  # "class", "node", "automatic", "mapping" or "extra"
+    path: str | None = None  # the file, when there is one
+
+
+class RDict(dict):
+    """A mapping from a file that still has something to interpolate inside (shared)."""
+
+    __slots__ = ()
+
+
+class RList(list):
+    """A list from a file that still has something to interpolate inside (shared)."""
+
+    __slots__ = ()
+
+
+class MDict(dict):
+    """A mapping owned by the node being rendered. Records which source set each key."""
+
+    __slots__ = ("src", "origin")
+
+    def __init__(self, *args: Any, src: Source | None = None) -> None:
+        super().__init__(*args)
+        self.src = src  # source of every key not listed in origin
+        self.origin: dict[str, Source] | None = None
+
+    def set_origin(self, key: str, source: Source) -> None:
+        if self.origin is None:
+            self.origin = {}
+        self.origin[key] = source
+
+    def source_of(self, key: str) -> Source | None:
+        if self.origin is not None and key in self.origin:
+            return self.origin[key]
+        return self.src
+
+
+class MList(list):
+    """A list owned by the node being rendered."""
+
+    __slots__ = ()
+
+
+class Interp:
+    """A string value containing references or queries, as written in one file."""
+
+    __slots__ = ("template", "source", "text")
+
+    def __init__(self, template: Template, source: Source, text: str) -> None:
+        self.template = template
+        self.source = source
+        self.text = text
+
+    @property
+    def kind(self) -> str:
+        """The layer kind reclass prints in merge errors."""
+        single = self.template.single
+        if isinstance(single, Ref):
+            return "reference"
+        if isinstance(single, Query):
+            return "inv_query"
+        return "composite"
+
+    def __repr__(self) -> str:
+        return f"Interp({self.text!r})"
+
+
+class Layer:
+    """One contribution to a key's value, with the `~` (override) and `=` (constant) flags."""
+
+    __slots__ = ("value", "source", "override", "constant")
+
+    def __init__(self, value: Any, source: Source | None, override: bool = False,
+                 constant: bool = False) -> None:
+        self.value = value
+        self.source = source
+        self.override = override
+        self.constant = constant
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.value)
+
+
+class Stack:
+    """The ordered layers of one key, folded during interpolation (reclass's ValueList)."""
+
+    __slots__ = ("layers", "shared")
+
+    def __init__(self, layers: list[Layer], shared: bool = False) -> None:
+        self.layers = layers
+        self.shared = shared  # part of a parsed file: copy before appending
+
+    def owned_copy(self) -> Stack:
+        return Stack(list(self.layers)) if self.shared else self
+
+    @property
+    def constant_layer(self) -> Layer | None:
+        for layer in self.layers:
+            if layer.constant:
+                return layer
+        return None
+
+    def __repr__(self) -> str:
+        return f"Stack({[layer.value for layer in self.layers]!r})"
+
+
+UNRENDERED = (Interp, Stack)
+SHARED_DIRTY = (RDict, RList)
+DICTS = (dict, RDict, MDict)
+LISTS = (list, RList, MList)
+
+
+def kind_of(value: Any) -> str:
+    """Kind names used in `Cannot merge X over Y` messages."""
+    if isinstance(value, Interp):
+        return value.kind
+    if isinstance(value, dict):
+        return "dictionary"
+    if isinstance(value, list):
+        return "list"
+    return "scalar"
+
+
+def owned_copy(value: Any) -> Any:
+    """A copy safe to change: owned containers are copied, shared clean ones are not."""
+    kind = type(value)
+    if kind is MDict:
+        copy = MDict({k: owned_copy(v) for k, v in value.items()}, src=value.src)
+        if value.origin:
+            copy.origin = dict(value.origin)
+        return copy
+    if kind is MList:
+        return MList([owned_copy(v) for v in value])
+    return value
+
+
+def to_plain(value: Any) -> Any:
+    """Plain dicts and lists (for callers that want no reclass-ng types in what they get)."""
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v) for v in value]
+    return value

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs the real tools the adapter integration tests drive:
+#   - puppet-agent from Debian's packages (Puppet 7; only when running as root, apt-get is present
+#     and `puppet` is not installed yet),
+#   - salt and ansible-core from PyPI into the virtualenv.
+# Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
+# a second run installs nothing and prints nothing.
+set -eu
+
+TARGET=${1:-.venv}
+if [ -x "$TARGET/pip" ]; then
+    BIN=$TARGET
+elif [ -x "$TARGET/bin/pip" ]; then
+    BIN=$TARGET/bin
+else
+    echo "install-test-tools: no virtualenv at $TARGET (expected $TARGET/bin/pip)" >&2
+    exit 2
+fi
+
+# Puppet: the Debian package puts `puppet` on PATH as /usr/bin/puppet.
+if ! command -v puppet >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: installing puppet-agent from Debian's packages" >&2
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            puppet-agent >/dev/null
+    else
+        echo "install-test-tools: puppet is not installed and apt-get as root is not available;" \
+             "the Puppet integration tests will be skipped" >&2
+    fi
+fi
+
+# Salt and Ansible: one pip call so the resolver sees both sets of requirements at once.
+# salt>=3007 is the first release line with master_tops for masterless minions.
+missing=""
+[ -x "$BIN/salt-call" ] || missing="$missing salt>=3007"
+[ -x "$BIN/ansible-inventory" ] || missing="$missing ansible-core>=2.15"
+if [ -n "$missing" ]; then
+    echo "install-test-tools: installing$missing into $BIN/.." >&2
+    # shellcheck disable=SC2086  # word splitting of the requirement list is intended
+    "$BIN/pip" install --quiet --disable-pip-version-check $missing
+fi
