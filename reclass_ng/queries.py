@@ -1,24 +1,169 @@
-"""Inventory queries `$[ ... ]` (placeholder until the query issue lands: queries are an error)."""
+"""Inventory queries `$[ ... ]`: what one node learns from the exports of the others.
+
+Other nodes are seen through `ExportView`s: a node merged once and its exports rendered only
+as far as queries ask (a broken export nobody asks for is never an error). Views are cached
+per Inventory, so `--inventory` renders each node's exports once, not once per querying node.
+Scope: the nodes of the querying node's environment (itself included); `+AllEnvs` widens only
+the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from reclass_ng.errors import ExpressionError
+from reclass_ng.errors import (
+    EntityFormatError,
+    ExpressionError,
+    InventoryQueryNodeError,
+    InvQueryError,
+    ParseError,
+    ReclassError,
+    ResolveError,
+    YamlFileError,
+)
 from reclass_ng.merge import MergedNode
-from reclass_ng.resolve import QueryEvaluator
+from reclass_ng.resolve import MissingPath, QueryEvaluator, Resolver
 from reclass_ng.syntax.ast import Query
-from reclass_ng.values import Interp
+from reclass_ng.syntax.grammar import SyntaxProblem
+from reclass_ng.syntax.query import ExportPath, QueryExpr, QueryParser, SelfPath, Test
+from reclass_ng.values import Interp, owned_copy
+
+_UNLOADABLE = (YamlFileError, EntityFormatError)
+
+
+class ExportView:
+    """Another node as queries see it: merged, exports rendered on demand."""
+
+    def __init__(self, renderer: Any, name: str) -> None:
+        self.name = name
+        self.node = renderer.merge(name)
+        # Queries inside the queried node are not followed (reclass does not either).
+        params = renderer.resolver(self.node.parameters, group_errors=False)
+        self.exports = renderer.resolver(self.node.exports, group_errors=False, refs=params)
+        self.delimiter = renderer.settings.delimiter
+        self.lock = threading.Lock()
+
+    def export(self, keys: tuple[str, ...]) -> tuple[bool, Any]:
+        """(found, value) of an export path, rendered."""
+        with self.lock:
+            try:
+                return True, owned_copy(self.exports.lookup(self.delimiter.join(keys), None, ()))
+            except MissingPath:
+                return False, None
 
 
 class QueryEngine:
-    """Evaluates inventory queries of one node against the other nodes' exports."""
+    """Evaluates inventory queries against the other nodes of an inventory."""
 
     def __init__(self, renderer: Any) -> None:
         self.renderer = renderer
+        self.settings = renderer.settings
+        self.parser = QueryParser(self.settings.delimiter)
+        self._views: dict[str, ExportView | ReclassError] = {}
+        self._lock = threading.Lock()
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False) -> QueryEvaluator:
-        def evaluate(query: Query, interp: Interp, path: tuple) -> Any:
-            raise ExpressionError(f"Inventory queries are not supported yet: {query.source_text()}",
-                                  path, interp.source.uri)
+        """The callback a node's resolver uses for its queries."""
+        def evaluate(query: Query, interp: Interp, path: tuple, resolver: Resolver) -> Any:
+            expr = self._parse(query, interp, path)
+            self_values = self._self_operands(expr, resolver, interp, path)
+            return self._run(expr, query, node.environment, self_values, interp, path)
         return evaluate
+
+    def _parse(self, query: Query, interp: Interp, path: tuple) -> QueryExpr:
+        try:
+            expr = self.parser.parse(query.text)
+        except SyntaxProblem as err:
+            raise ParseError(interp.text, err.message, path, interp.source.uri) from None
+        for test in expr.tests:
+            exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
+            if not any(exports):
+                raise ExpressionError("Expression error: No export in test "
+                                      f"'{test.source_text()}'", path, interp.source.uri)
+            if all(exports):
+                raise ExpressionError(
+                    f"Expression error: Failed to render test '{test.source_text()}': a test "
+                    "compares one export with a value, not two exports", path, interp.source.uri)
+        return expr
+
+    @staticmethod
+    def _self_operands(expr: QueryExpr, resolver: Resolver, interp: Interp, path: tuple
+                       ) -> dict[str, Any]:
+        values = {}
+        for test in expr.tests:
+            for side in (test.left, test.right):
+                if isinstance(side, SelfPath) and side.text not in values:
+                    try:
+                        values[side.text] = resolver.refs.lookup(side.text, interp, path)
+                    except MissingPath:
+                        raise ResolveError("${" + side.text + "}", path,
+                                           interp.source.uri) from None
+        return values
+
+    def _run(self, expr: QueryExpr, query: Query, environment: str | None,
+             self_values: dict[str, Any], interp: Interp, path: tuple) -> Any:
+        ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
+        result: Any = [] if expr.value_path is None else {}
+        for name in self._scope(None if expr.all_envs else environment):
+            view = self._view(name)
+            try:
+                if not self._passes(expr, view, self_values):
+                    continue
+                if expr.value_path is None:
+                    result.append(name)
+                    continue
+                found, value = view.export(expr.value_path)
+                if found:
+                    result[name] = value
+            except ReclassError as err:
+                if ignore:
+                    continue
+                raise InvQueryError(query.source_text(), err.with_node(name)) from None
+        return result
+
+    def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any]) -> bool:
+        if not expr.tests:
+            return True
+        results = [self._test(test, view, self_values) for test in expr.tests]
+        passed = results[0]
+        for logic, result in zip(expr.logic, results[1:]):
+            passed = (passed and result) if logic == "and" else (passed or result)
+        return passed
+
+    @staticmethod
+    def _test(test: Test, view: ExportView, self_values: dict[str, Any]) -> bool:
+        export, other = (test.left, test.right) if isinstance(test.left, ExportPath) \
+            else (test.right, test.left)
+        found, value = view.export(export.keys)
+        if not found:
+            return False
+        if isinstance(other, SelfPath):
+            other = self_values[other.text]
+        return (value == other) if test.op == "==" else (value != other)
+
+    def _scope(self, environment: str | None) -> list[str]:
+        names = []
+        for name in self.renderer.storage.nodes:
+            try:
+                node_env = self.renderer.environment_of(name)
+            except _UNLOADABLE as err:
+                if self.settings.inventory_ignore_failed_node:
+                    continue
+                raise InventoryQueryNodeError(err.with_node(name)) from None
+            if environment is None or node_env == environment:
+                names.append(name)
+        return sorted(names)
+
+    def _view(self, name: str) -> ExportView:
+        view = self._views.get(name)
+        if view is None:
+            try:
+                view = ExportView(self.renderer, name)
+            except ReclassError as err:
+                view = err
+            with self._lock:
+                view = self._views.setdefault(name, view)
+        if isinstance(view, ReclassError):
+            raise InventoryQueryNodeError(view)
+        return view

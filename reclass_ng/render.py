@@ -106,19 +106,20 @@ class NodeRenderer:
 
     # -- interpolation ------------------------------------------------------------------
 
-    def resolver(self, node: MergedNode, query: QueryEvaluator | None = None,
-                 group_errors: bool | None = None, root: MDict | None = None) -> Resolver:
+    def resolver(self, root: MDict, query: QueryEvaluator | None = None,
+                 group_errors: bool | None = None, refs: Resolver | None = None) -> Resolver:
         settings = self.settings
-        return Resolver(root if root is not None else node.parameters, self.merger,
-                        delimiter=settings.delimiter,
+        return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query)
+                        warn=self.warn, query=query, refs=refs)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters."""
         try:
-            self.resolver(node, query).resolve_all()
-            self.resolver(node, query, group_errors=False).resolve_all(node.exports)
+            params = self.resolver(node.parameters, query)
+            params.resolve_all()
+            exports = self.resolver(node.exports, query, group_errors=False, refs=params)
+            exports.resolve_all()
         except ReclassError as err:
             raise err.with_node(node.name) from None
 

@@ -25,12 +25,12 @@ from reclass_ng.merge import Merger
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import Interp, Layer, MDict, MList, RDict, RList, Stack, owned_copy
 
-QueryEvaluator = Callable[[Query, Interp, tuple], Any]
+QueryEvaluator = Callable[[Query, Interp, tuple, "Resolver"], Any]
 
 _DICTS = (dict, RDict, MDict)
 
 
-class _Missing(Exception):
+class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
 
@@ -39,8 +39,10 @@ class Resolver:
 
     def __init__(self, root: MDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
-                 query: QueryEvaluator | None = None, list_index_last: bool = True) -> None:
+                 query: QueryEvaluator | None = None, list_index_last: bool = True,
+                 refs: Resolver | None = None) -> None:
         self.root = root
+        self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
         self.delimiter = delimiter
         self.group_errors = group_errors
@@ -126,7 +128,7 @@ class Resolver:
             if self.query is None:
                 raise ResolveError(single.source_text(), path, interp.source.uri,
                                    hint="inventory queries are not available here")
-            return self.query(single, interp, path)
+            return self.query(single, interp, path, self)
         if template.has_query:
             raise QueryPositionError(interp.text, path, interp.source.uri)
         return "".join(self._piece_text(item, interp, path) for item in template.items)
@@ -156,8 +158,8 @@ class Resolver:
     def _lookup_ref(self, ref: Ref, interp: Interp, path: tuple) -> Any:
         ref_path = self._ref_path(ref, interp, path)
         try:
-            return owned_copy(self.lookup(ref_path, interp, path))
-        except _Missing:
+            return owned_copy(self.refs.lookup(ref_path, interp, path))
+        except MissingPath:
             raise ResolveError("${" + ref_path + "}", path, interp.source.uri) from None
 
     # -- paths --------------------------------------------------------------------------
@@ -171,16 +173,16 @@ class Resolver:
         for i, key in enumerate(keys):
             if isinstance(node, _DICTS):
                 if key not in node:
-                    raise _Missing
+                    raise MissingPath
                 index: Any = key
             elif isinstance(node, list) and (i < last or self.list_index_last):
                 try:
                     index = int(key)
                     node[index]
                 except (ValueError, IndexError):
-                    raise _Missing from None
+                    raise MissingPath from None
             else:
-                raise _Missing
+                raise MissingPath
             walked += (index,)
             node = self._rendered_child(node, index, walked, ref_path, interp, path)
         self._ensure_rendered(node, walked, ref_path, interp, path)
