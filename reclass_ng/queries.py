@@ -127,7 +127,7 @@ class QueryEngine:
             return True
         results = [self._test(test, view, self_values) for test in expr.tests]
         passed = results[0]
-        for logic, result in zip(expr.logic, results[1:]):
+        for logic, result in zip(expr.logic, results[1:], strict=True):
             passed = (passed and result) if logic == "and" else (passed or result)
         return passed
 

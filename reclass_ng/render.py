@@ -81,7 +81,7 @@ class NodeRenderer:
             node = MergedNode()
             seen: set[str] = set()
             for item in extra:
-                self.expander.walk(node, item, seen, [])
+                self.expander.walk(node, self.prepared(item), seen, [])
             self.expander.walk(node, self._base_entity(name, environment), seen, [])
             self.expander.walk(node, entity, seen, [])
             node.environment = environment
@@ -89,6 +89,16 @@ class NodeRenderer:
             return node
         except ReclassError as err:
             raise err.with_node(name) from None
+
+    def prepared(self, entity: Entity) -> Entity:
+        """An entity given through the API, its values parsed like a file's (once)."""
+        if entity.source is not None:
+            return entity
+        source = Source(entity.uri, entity.name, "extra")
+        raw = {"classes": list(entity.classes), "applications": list(entity.applications),
+               "parameters": entity.parameters, "exports": entity.exports,
+               "environment": entity.environment}
+        return self.preparer.entity(raw, source, entity.name)
 
     def _base_entity(self, name: str, environment: str) -> Entity:
         classes: tuple[str, ...] = ()

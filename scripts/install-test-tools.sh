@@ -30,11 +30,15 @@ if ! command -v puppet >/dev/null 2>&1; then
     fi
 fi
 
-# Salt and Ansible: one pip call so the resolver sees both sets of requirements at once.
-# salt>=3007 is the first release line with master_tops for masterless minions.
+# Salt and Ansible: one pip call so the resolver sees both sets of requirements at once. Exact
+# versions: the ones the integration tests were written against (Salt 3007+ is needed for
+# master_tops on masterless minions); pinning also spares pip from backtracking through Salt's
+# 16 MB source releases.
+SALT_REQUIREMENT="salt==3008.3"
+ANSIBLE_REQUIREMENT="ansible-core==2.19.14"
 missing=""
-[ -x "$BIN/salt-call" ] || missing="$missing salt>=3007"
-[ -x "$BIN/ansible-inventory" ] || missing="$missing ansible-core>=2.15"
+[ -x "$BIN/salt-call" ] || missing="$missing $SALT_REQUIREMENT"
+[ -x "$BIN/ansible-inventory" ] || missing="$missing $ANSIBLE_REQUIREMENT"
 if [ -n "$missing" ]; then
     echo "install-test-tools: installing$missing into $BIN/.." >&2
     # shellcheck disable=SC2086  # word splitting of the requirement list is intended

@@ -1,0 +1,102 @@
+"""Salt adapter: reclass parameters as pillar data, applications as top data.
+
+The two functions keep the keyword options of reclass's own Salt adapter, so a master config
+written for reclass works after renaming the module to `reclass_ng`:
+
+    ext_pillar:
+      - reclass_ng: {inventory_base_uri: /srv/reclass}
+    master_tops:
+      reclass_ng: {inventory_base_uri: /srv/reclass}
+
+Every other keyword is a reclass-config.yml setting (`ignore_class_notfound`, ...). Salt itself
+loads these functions through the modules in salt_modules/ (found via the `salt.loader` entry
+point), which turn reclass-ng errors into Salt errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import reclass_ng
+from reclass_ng.adapters.inventory_source import checked_settings, open_inventory
+from reclass_ng.adapters.plain_data import plain_data
+
+PILLAR_ENTITY_URI = "salt-pillar://"
+
+
+def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's pillar: its parameters plus `__reclass__` (node name, applications, classes, env)."""
+    pillar = plain_data(nodeinfo.get("parameters") or {})
+    pillar["__reclass__"] = {
+        "nodename": nodeinfo["__reclass__"]["node"],
+        "applications": list(nodeinfo.get("applications") or []),
+        "classes": list(nodeinfo.get("classes") or []),
+        "environment": nodeinfo["environment"],
+    }
+    return pillar
+
+
+def node_top_data(nodeinfo: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Top data for one minion: `{environment: [applications]}`."""
+    return {nodeinfo["environment"]: list(nodeinfo.get("applications") or [])}
+
+
+def inventory_top_data(inventory: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Top data for every node: `{environment: {node: [applications]}}`."""
+    top: dict[str, dict[str, list[str]]] = {}
+    for name, nodeinfo in inventory["nodes"].items():
+        top.setdefault(nodeinfo["environment"], {})[name] = list(nodeinfo.get("applications") or [])
+    return top
+
+
+def _inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[str, Any]
+               ) -> reclass_ng.Inventory:
+    return open_inventory(inventory_base_uri, **checked_settings(settings, caller))
+
+
+def ext_pillar(
+    minion_id: str,
+    pillar: Mapping[str, Any] | None,
+    storage_type: str | None = None,
+    inventory_base_uri: str | None = None,
+    nodes_uri: str | None = None,
+    classes_uri: str | None = None,
+    class_mappings: list[str] | None = None,
+    propagate_pillar_data_to_reclass: bool = False,
+    compose_node_name: bool | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """The pillar of `minion_id`: the node's parameters plus `__reclass__`.
+
+    With `propagate_pillar_data_to_reclass`, the pillar Salt compiled so far is merged in at the
+    lowest priority (below every class), so inventory references such as `${some:pillar:key}` can
+    use it; it also makes the inventory depend on Salt, so it is off by default.
+    """
+    inventory = _inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
+        kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
+        class_mappings=class_mappings, compose_node_name=compose_node_name))
+    extra = []
+    if propagate_pillar_data_to_reclass and pillar:
+        extra.append(reclass_ng.Entity(
+            name=minion_id, uri=PILLAR_ENTITY_URI + minion_id, parameters=dict(pillar)))
+    return pillar_data(inventory.nodeinfo(minion_id, extra=extra))
+
+
+def top(
+    minion_id: str | None = None,
+    storage_type: str | None = None,
+    inventory_base_uri: str | None = None,
+    nodes_uri: str | None = None,
+    classes_uri: str | None = None,
+    class_mappings: list[str] | None = None,
+    compose_node_name: bool | None = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """Top data: `{environment: [applications]}` for a minion, `{env: {node: [apps]}}` without one."""
+    inventory = _inventory("master_tops.reclass_ng", inventory_base_uri, dict(
+        kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
+        class_mappings=class_mappings, compose_node_name=compose_node_name))
+    if minion_id is None:
+        return inventory_top_data(inventory.inventory())
+    return node_top_data(inventory.nodeinfo(minion_id))

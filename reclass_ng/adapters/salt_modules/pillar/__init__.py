@@ -1,0 +1,1 @@
+"""Salt ext_pillar modules of reclass-ng (see reclass_ng.adapters.salt_modules)."""

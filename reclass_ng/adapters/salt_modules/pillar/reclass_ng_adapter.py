@@ -1,0 +1,49 @@
+"""Salt ext_pillar `reclass_ng`: pillar data from a reclass-ng inventory.
+
+Master (or masterless minion) config::
+
+    ext_pillar:
+      - reclass_ng:
+          inventory_base_uri: /srv/reclass
+
+or, with nothing but the inventory directory, `- reclass_ng: /srv/reclass`.
+
+The options are those of reclass_ng.adapters.salt.ext_pillar. Errors are raised as Salt errors
+carrying the full reclass-ng message, so they reach the Salt log and the pillar's `_errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from salt.exceptions import SaltInvocationError
+
+from reclass_ng.adapters import salt as salt_adapter
+from reclass_ng.errors import ReclassError
+
+# The file is not called reclass_ng.py: Salt appends this directory to sys.path while loading, and
+# a module of that name there could shadow the reclass_ng package itself.
+__virtualname__ = "reclass_ng"
+
+
+def __virtual__() -> str:
+    return __virtualname__
+
+
+def ext_pillar(minion_id: str, pillar: dict[str, Any], *args: Any, **kwargs: Any
+               ) -> dict[str, Any]:
+    """Pillar data of `minion_id` from reclass-ng.
+
+    Salt passes a mapping of options as keywords; a plain string (`- reclass_ng: /srv/reclass`)
+    arrives as one positional argument and is taken as the inventory directory.
+    """
+    if args:
+        if len(args) != 1 or not isinstance(args[0], str) or kwargs:
+            raise SaltInvocationError(
+                "ext_pillar.reclass_ng: the configuration must be a mapping of options "
+                "or the inventory directory")
+        kwargs = {"inventory_base_uri": args[0]}
+    try:
+        return salt_adapter.ext_pillar(minion_id, pillar, **kwargs)
+    except ReclassError as err:
+        raise SaltInvocationError(f"ext_pillar.reclass_ng: {err.message}") from None

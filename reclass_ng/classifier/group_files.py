@@ -1,0 +1,87 @@
+"""Reading the `groups/` tree of an inventory: one YAML file per group, any file name.
+
+Files ending in .yml or .yaml anywhere under groups/ are read; hidden files and directories
+(names starting with a dot) are skipped, as reclass skips them under classes/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import yaml
+
+from reclass_ng.classifier.errors import SCHEMA_VIOLATION, GroupProblem, GroupValidationError
+from reclass_ng.classifier.groups import Group, group_from_data
+from reclass_ng.classifier.hierarchy import GroupTree, validate_groups
+from reclass_ng.errors import NotFoundError
+
+GROUPS_DIR_NAME = "groups"
+GROUP_FILE_SUFFIXES = (".yml", ".yaml")
+
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def groups_dir(inventory_dir: str | os.PathLike[str]) -> Path:
+    """Where an inventory keeps its groups."""
+    return Path(inventory_dir) / GROUPS_DIR_NAME
+
+
+def has_groups(inventory_dir: str | os.PathLike[str]) -> bool:
+    """True when the inventory has a groups/ directory (node-classifier mode)."""
+    return groups_dir(inventory_dir).is_dir()
+
+
+def group_file_paths(directory: Path) -> list[Path]:
+    """Every group file under `directory`, sorted, hidden entries skipped."""
+    found = []
+    for parent, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for filename in sorted(filenames):
+            if not filename.startswith(".") and filename.endswith(GROUP_FILE_SUFFIXES):
+                found.append(Path(parent) / filename)
+    return found
+
+
+def read_group_file(path: Path, shown_as: str | None = None) -> tuple[Group | None, list[GroupProblem]]:
+    """Read and check one group file; `shown_as` is the path used in messages."""
+    shown = shown_as or str(path)
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = yaml.load(stream, Loader=_SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark else shown
+        return None, [GroupProblem(SCHEMA_VIOLATION, f"not valid YAML ({err.problem})",
+                                   where, details={"error": str(err)})]
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        return None, [GroupProblem(SCHEMA_VIOLATION, f"cannot read: {err}", shown,
+                                   details={"error": str(err)})]
+    return group_from_data(data, shown)
+
+
+def read_group_files(inventory_dir: str | os.PathLike[str]) -> tuple[list[Group], list[GroupProblem]]:
+    """All groups that read cleanly, and every problem: per file, then across the tree."""
+    directory = groups_dir(inventory_dir)
+    if not directory.is_dir():
+        raise NotFoundError(f"No groups directory: {directory} does not exist")
+    groups: list[Group] = []
+    problems: list[GroupProblem] = []
+    for path in group_file_paths(directory):
+        shown = os.path.join(GROUPS_DIR_NAME, os.path.relpath(path, directory))
+        group, found = read_group_file(path, shown)
+        problems.extend(found)
+        if group is not None:
+            groups.append(group)
+    # Tree checks only over groups that read cleanly; a broken file is already reported, and a
+    # child of it then shows up as missing-parent, which names the real consequence.
+    problems.extend(validate_groups(groups))
+    return groups, problems
+
+
+def load_groups(inventory_dir: str | os.PathLike[str]) -> GroupTree:
+    """Read and validate `<inventory_dir>/groups/`; raise GroupValidationError with every problem."""
+    groups, problems = read_group_files(inventory_dir)
+    if problems:
+        raise GroupValidationError(problems, str(groups_dir(inventory_dir)))
+    return GroupTree.build(groups, str(groups_dir(inventory_dir)))

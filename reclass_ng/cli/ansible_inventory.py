@@ -1,0 +1,72 @@
+"""`reclass-ansible`: an Ansible dynamic inventory script backed by a reclass-ng inventory.
+
+    ansible-inventory -i /usr/local/bin/reclass-ansible --list
+
+Ansible runs an inventory script with `--list` (and, without `_meta`, `--host NAME` per host), so
+the inventory directory comes from $RECLASS_NG_INVENTORY or reclass-config.yml; a wrapper script
+can pass `-b DIR`. Options of the `reclass` config file apply (`applications_postfix`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reclass_ng.adapters import ansible
+from reclass_ng.cli.adapter_options import (
+    adapter_parser,
+    add_output_arguments,
+    inventory_from_args,
+    run_command,
+)
+from reclass_ng.output import dump
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = adapter_parser(
+        "reclass-ansible",
+        "Ansible dynamic inventory: classes and applications as groups, parameters as host "
+        "variables, from a reclass-ng inventory.")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("-l", "--list", action="store_true",
+                      help="every group, and every host's variables under _meta.hostvars")
+    mode.add_argument("-t", "--host", metavar="HOST", help="the variables of one host")
+    mode.add_argument(
+        "--collections-path", action="store_true",
+        help="print the directory to add to Ansible's collections_path for the inventory "
+             "plugin reclass_ng.reclass.inventory, and exit")
+    groups = parser.add_argument_group("groups")
+    groups.add_argument(
+        "--applications-postfix", metavar="TEXT",
+        help="appended to application names to make group names (default: the "
+             "applications_postfix setting, _hosts)")
+    groups.add_argument(
+        "--sanitize-group-names", action="store_true",
+        help="replace characters Ansible does not allow in group names (such as the dot in "
+             "role.web) with _")
+    add_output_arguments(parser, "json")
+    return parser
+
+
+def ansible_data(args: argparse.Namespace) -> str:
+    if args.collections_path:
+        return ansible.collections_path() + "\n"
+    inventory = inventory_from_args(args)
+    if args.host is not None:
+        data = ansible.host_vars(inventory.nodeinfo(args.host))
+    else:
+        postfix = args.applications_postfix
+        if postfix is None:
+            postfix = inventory.settings.applications_postfix
+        data = ansible.script_inventory(inventory.inventory(), applications_postfix=postfix,
+                                        sanitize=args.sanitize_group_names)
+    return dump(data, args.output, pretty=not args.compact)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(build_parser(), ansible_data, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""`reclass-ng groups validate -b DIR`: check an inventory's node groups without writing anything.
+
+Every problem is listed (file, Node Classifier error kind, message), so CI on an inventory
+repository shows all of them at once; the exit status is 65 when there is any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from reclass_ng.classifier.errors import GroupValidationError
+from reclass_ng.classifier.group_files import groups_dir, read_group_files
+from reclass_ng.output import dump
+from reclass_ng.settings import load_settings
+
+
+def add_inventory_argument(parser: argparse.ArgumentParser) -> None:
+    """`-b DIR`, as for `reclass`."""
+    parser.add_argument("-b", "--inventory-base-uri", metavar="DIR",
+                        help="the inventory directory (default: inventory_base_uri from "
+                             "reclass-config.yml, else the current directory)")
+
+
+def inventory_dir_from_args(args: argparse.Namespace) -> str:
+    """The inventory directory: `-b`, else reclass-config.yml's inventory_base_uri, else cwd."""
+    if args.inventory_base_uri:
+        return os.path.expanduser(args.inventory_base_uri)
+    settings = load_settings(None, {})
+    return os.path.expanduser(settings.inventory_base_uri or os.getcwd())
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="groups_action", metavar="ACTION")
+    actions.required = True
+    validate = actions.add_parser(
+        "validate", help="check the groups/ tree and list every problem",
+        description="Check every group file and the tree they form (one root, parents exist, "
+                    "no cycles, all reachable, unique ids and names, well-formed rules).")
+    add_inventory_argument(validate)
+    validate.add_argument("-o", "--output", choices=("text", "yaml", "json"), default="text",
+                          help="text for people (default); yaml/json list the problems as the "
+                               "classifier's error objects with a `file` key")
+
+
+def run(args: argparse.Namespace) -> int:
+    inventory_dir = inventory_dir_from_args(args)
+    groups, problems = read_group_files(inventory_dir)
+    where = str(groups_dir(inventory_dir))
+    if args.output != "text":
+        listed = [{"file": p.file, **p.to_error()} for p in problems]
+        sys.stdout.write(dump(listed, fmt=args.output))
+    if problems:
+        raise GroupValidationError(problems, where)
+    if args.output == "text":
+        print(f"{where}: {len(groups)} group{'s' if len(groups) != 1 else ''}, no problems")
+    return 0

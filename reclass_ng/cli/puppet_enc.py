@@ -1,0 +1,63 @@
+"""`reclass-puppet [-b DIR] NODE`: Puppet external node classifier.
+
+puppet.conf (on the Puppet server, or the node for `puppet apply`)::
+
+    [server]
+    node_terminus = exec
+    external_nodes = /usr/local/bin/reclass-puppet -b /srv/reclass
+
+Puppet appends the node name. An unknown node or a broken inventory exits non-zero with the
+message on stderr and nothing on stdout, which Puppet reports as "Failed to find NODE via exec".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from reclass_ng.adapters import puppet
+from reclass_ng.cli.adapter_options import adapter_parser, inventory_from_args, run_command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = adapter_parser(
+        "reclass-puppet",
+        "Puppet external node classifier: print the ENC YAML (classes, parameters, "
+        "environment) of NODE from a reclass-ng inventory.")
+    parser.add_argument("node", metavar="NODE", help="the node (certname) Puppet asks about")
+    enc = parser.add_argument_group("classification")
+    enc.add_argument(
+        "--class-parameters", choices=puppet.CLASS_PARAMETER_RULES,
+        default=puppet.DEFAULT_CLASS_PARAMETER_RULE,
+        help="where application classes get their parameters: 'subtree' (default) passes the "
+             "parameter of the same name as the class when it is a mapping, 'none' declares "
+             "every class without parameters")
+    enc.add_argument(
+        "--facts-dir", metavar="DIR", default=puppet.DEFAULT_FACTS_DIR,
+        help="Puppet's YAML fact cache (DIR/NODE.yaml), read when the inventory has node "
+             f"groups (default: {puppet.DEFAULT_FACTS_DIR})")
+    enc.add_argument(
+        "--no-groups", dest="use_groups", action="store_false",
+        help="classify by reclass alone even when the inventory has a groups/ directory")
+    enc.add_argument(
+        "--no-environment", dest="environment", action="store_false",
+        help="leave the environment to the agent instead of setting the node's reclass "
+             "environment")
+    return parser
+
+
+def classify(args: argparse.Namespace) -> str:
+    data = puppet.classify(
+        inventory_from_args(args), args.node, class_parameter_rule=args.class_parameters,
+        include_environment=args.environment, use_groups=args.use_groups,
+        facts_dir=args.facts_dir)
+    return "---\n" + puppet.enc_yaml(data)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_command(build_parser(), classify, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

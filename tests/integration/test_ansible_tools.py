@@ -1,0 +1,101 @@
+"""`ansible-inventory` and `ansible` with reclass-ansible (script) and the inventory plugin."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tool_helpers import EXAMPLE_INVENTORY, adapter_command, require_tool, run_tool
+
+ALL_NODES = ["db1.example.com", "db1.staging.example.com", "lb1.example.com",
+             "web1.example.com", "web1.staging.example.com", "web2.example.com"]
+
+
+@pytest.fixture
+def ansible_env(tmp_path: Path) -> dict[str, str]:
+    """ansible.cfg as doc/adapters.rst shows it, plus private temp dirs and no colour."""
+    collections = run_tool([adapter_command("reclass-ansible"), "--collections-path"])
+    assert collections.returncode == 0, collections.stderr
+    config = tmp_path / "ansible.cfg"
+    config.write_text(
+        "[defaults]\n"
+        "collections_path = ~/.ansible/collections:/usr/share/ansible/collections:"
+        f"{collections.stdout.strip()}\n")
+    return {"ANSIBLE_CONFIG": str(config), "ANSIBLE_HOME": str(tmp_path / "home"),
+            "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp"), "ANSIBLE_NOCOLOR": "1",
+            "RECLASS_NG_INVENTORY": str(EXAMPLE_INVENTORY)}
+
+
+@pytest.fixture
+def plugin_source(tmp_path: Path) -> Path:
+    source = tmp_path / "inventory.reclass_ng.yml"
+    source.write_text(f"""\
+plugin: reclass_ng.reclass.inventory
+inventory_base_uri: {EXAMPLE_INVENTORY}
+sanitize_group_names: true
+keyed_groups:
+  - key: __reclass__.environment
+    prefix: reclass_env
+""")
+    return source
+
+
+def inventory_list(source: str, env: dict[str, str]) -> dict:
+    tool = require_tool("ansible-inventory")
+    result = run_tool([tool, "-i", source, "--list"], env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Unable to parse" not in result.stderr, result.stderr
+    return json.loads(result.stdout)
+
+
+def members(listing: dict, group: str) -> list[str]:
+    return sorted(listing[group]["hosts"])
+
+
+def test_inventory_list_from_the_script(ansible_env: dict[str, str]) -> None:
+    listing = inventory_list(adapter_command("reclass-ansible"), ansible_env)
+    assert members(listing, "role.db") == ["db1.example.com", "db1.staging.example.com"]
+    assert members(listing, "haproxy_hosts") == ["lb1.example.com"]
+    assert members(listing, "nginx_hosts") == [
+        "web1.example.com", "web1.staging.example.com", "web2.example.com"]
+    hostvars = listing["_meta"]["hostvars"]
+    assert sorted(hostvars) == ALL_NODES
+    assert hostvars["lb1.example.com"]["haproxy"]["backends"] == [
+        "web1.example.com", "web2.example.com"]
+    assert hostvars["web1.staging.example.com"]["ntp"]["servers"] == ["ntp.staging.example.com"]
+
+
+def test_inventory_list_from_the_plugin(ansible_env: dict[str, str], plugin_source: Path) -> None:
+    listing = inventory_list(str(plugin_source), ansible_env)
+    assert members(listing, "role_web") == [
+        "web1.example.com", "web1.staging.example.com", "web2.example.com"]
+    assert members(listing, "postgresql_hosts") == ["db1.example.com", "db1.staging.example.com"]
+    assert members(listing, "reclass_env_staging") == [
+        "db1.staging.example.com", "web1.staging.example.com"]
+    assert not any("." in group for group in listing)
+    hostvars = listing["_meta"]["hostvars"]
+    assert sorted(hostvars) == ALL_NODES
+    assert hostvars["db1.example.com"]["postgresql"]["databases"] == ["shop", "shop_reporting"]
+    assert hostvars["db1.example.com"]["__reclass__"]["environment"] == "production"
+
+
+def test_plugin_reports_reclass_errors(ansible_env: dict[str, str], tmp_path: Path) -> None:
+    tool = require_tool("ansible-inventory")
+    source = tmp_path / "broken.reclass_ng.yml"
+    source.write_text(f"plugin: reclass_ng.reclass.inventory\n"
+                      f"inventory_base_uri: {tmp_path / 'missing'}\n")
+    result = run_tool([tool, "-i", str(source), "--list"], env=ansible_env)
+    assert "No such directory" in result.stderr and str(tmp_path / "missing") in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["script", "plugin"])
+def test_adhoc_debug_prints_a_host_var(kind: str, ansible_env: dict[str, str],
+                                       plugin_source: Path) -> None:
+    tool = require_tool("ansible")
+    source = adapter_command("reclass-ansible") if kind == "script" else str(plugin_source)
+    result = run_tool([tool, "web2.example.com", "-i", source, "-c", "local", "-m", "debug",
+                       "-a", "var=nginx.worker_processes"], env=ansible_env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "web2.example.com | SUCCESS" in result.stdout
+    assert '"nginx.worker_processes": 8' in result.stdout
