@@ -18,7 +18,7 @@ tools: install
 	sh scripts/install-test-tools.sh $(BIN)
 
 test: tools
-	$(BIN)/ruff check reclass_ng tests bench
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 corpus: install
