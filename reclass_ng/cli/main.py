@@ -16,6 +16,7 @@ from reclass_ng.cli.failures import run_reporting_errors
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
 SUBCOMMANDS["classify"] = ("reclass_ng.cli.classify", "classify a node by its facts with the node groups")
 SUBCOMMANDS["groups"] = ("reclass_ng.cli.groups", "work with node groups (validate)")
+SUBCOMMANDS["serve"] = ("reclass_ng.cli.serve", "serve the Node Classifier v1 HTTP API")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,84 @@
+"""`reclass-ng serve -b DIR`: the Node Classifier v1 HTTP API over the inventory (uvicorn).
+
+The token comes from the environment (RECLASS_NG_TOKEN) or --token-file, never from the command
+line, where every user of the machine could read it in the process list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.errors import ConfigError, UsageError
+
+TOKEN_VARIABLE = "RECLASS_NG_TOKEN"
+DEFAULT_LISTEN = "127.0.0.1:1261"  # the standalone classifier's HTTP port
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inventory_argument(parser)
+    parser.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
+                        help=f"address and port to listen on (default: {DEFAULT_LISTEN})")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help=f"file holding the API token (else ${TOKEN_VARIABLE}); without a "
+                             "token, reads are open and writes are refused")
+    parser.add_argument("--read-only", action="store_true",
+                        help="refuse every write (for inventories managed in git)")
+    parser.add_argument("--open-reads", action="store_true",
+                        help="let reads (GET, classification) through without the token")
+    parser.add_argument("--state-db", metavar="PATH",
+                        help="SQLite file for observed state (check-ins, facts); default "
+                             "$XDG_STATE_HOME/reclass-ng/observed-<hash>.sqlite3")
+    parser.add_argument("--log-level", default="info",
+                        choices=("critical", "error", "warning", "info", "debug"),
+                        help="uvicorn log level (default: info)")
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """`ADDR:PORT` (IPv6 as `[::1]:PORT`) -> (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--listen: expected ADDR:PORT (e.g. {DEFAULT_LISTEN}), got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def read_token(token_file: str | None) -> str | None:
+    """The token from --token-file, else from the environment; None when neither is set."""
+    if token_file:
+        try:
+            with open(os.path.expanduser(token_file), encoding="utf-8") as stream:
+                token = stream.read().strip()
+        except OSError as err:
+            raise ConfigError(f"--token-file: cannot read {token_file}: {err.strerror}") from err
+        if not token:
+            raise ConfigError(f"--token-file: {token_file} is empty")
+        return token
+    return os.environ.get(TOKEN_VARIABLE, "").strip() or None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from reclass_ng.server import ServerConfig, create_app, default_state_path
+    except ImportError as err:
+        raise ConfigError(f"reclass-ng serve needs the `server` extra ({err.name} is missing): "
+                          "pip install 'reclass-ng[server]'") from err
+
+    inventory_dir = os.path.abspath(inventory_dir_from_args(args))
+    if not os.path.isdir(inventory_dir):
+        raise ConfigError(f"inventory directory {inventory_dir} does not exist")
+    host, port = parse_listen(args.listen)
+    token = read_token(args.token_file)
+    state_path = args.state_db or str(default_state_path(inventory_dir))
+    config = ServerConfig(inventory_dir=inventory_dir, state_path=state_path, token=token,
+                          read_only=args.read_only, open_reads=args.open_reads)
+    if token is None and not args.read_only:
+        print(f"reclass-ng serve: no token ({TOKEN_VARIABLE} or --token-file): reads are open, "
+              "writes are refused", file=sys.stderr)
+    print(f"reclass-ng serve: inventory {inventory_dir}, observed state in {state_path}",
+          file=sys.stderr)
+    uvicorn.run(create_app(config), host=host, port=port, log_level=args.log_level)
+    return 0

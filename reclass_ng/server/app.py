@@ -1,0 +1,27 @@
+"""Building the ASGI application: routes, error handlers and the body-size limit."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from reclass_ng.server import group_routes, node_routes
+from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
+from reclass_ng.version import __version__
+
+
+def create_app(config: ServerConfig) -> FastAPI:
+    """The service for one inventory. The OpenAPI document is served at /openapi.json."""
+    app = FastAPI(
+        title="reclass-ng classifier",
+        version=__version__,
+        description="The Node Classifier v1 API over a reclass YAML inventory, with desired "
+                    "state (YAML) kept apart from observed state (check-ins, facts). Errors "
+                    "are `{kind, msg, details}`.",
+        docs_url=None, redoc_url=None,
+    )
+    app.state.service = context_from(config)
+    install_error_handlers(app)
+    app.include_router(group_routes.router)
+    app.include_router(node_routes.router)
+    app.add_middleware(BodyLimit)
+    return app

@@ -1,0 +1,206 @@
+"""`/v1/groups`, `/v1/validate/group` and `/v1/classified/nodes`: the Node Classifier v1 API
+over the inventory's groups/ files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+
+from reclass_ng.classifier.classification import classification_steps, inherited_classification
+from reclass_ng.classifier.errors import CLASSIFICATION_CONFLICT, SCHEMA_VIOLATION
+from reclass_ng.classifier.explanation import explanation_from_steps
+from reclass_ng.classifier.groups import Group
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.classifier.node_classification import render_classification
+from reclass_ng.errors import ReclassError
+from reclass_ng.server import group_writes
+from reclass_ng.server.errors import INVENTORY_ERROR, ApiError, error_responses, not_found
+from reclass_ng.server.http import json_body, require_auth, service
+
+router = APIRouter()
+
+_GROUP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "format": "uuid"}, "name": {"type": "string"},
+        "description": {"type": "string"}, "parent": {"type": "string", "format": "uuid"},
+        "environment": {"type": "string"}, "environment_trumps": {"type": "boolean"},
+        "rule": {"type": "array"}, "classes": {"type": "object"}, "variables": {"type": "object"},
+        "pinned": {"type": "array", "items": {"type": "string"}},
+        "reclass_classes": {"type": "array", "items": {"type": "string"}},
+    },
+}
+_NODE_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"fact": {"type": "object"}, "trusted": {"type": "object"},
+                   "transaction_uuid": {"type": "string"}},
+}
+
+
+def _body_doc(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    return {"requestBody": {"required": required,
+                            "content": {"application/json": {"schema": schema}}}}
+
+
+def _inherited_flag(request: Request) -> bool:
+    value = request.query_params.get("inherited")
+    return value is not None and value.lower() not in ("0", "false")
+
+
+def _inherited_view(tree: GroupTree, group: Group) -> dict[str, Any]:
+    """Classes and variables merged from the ancestors; rule `["and", own, parent..., root]`."""
+    data = group.to_data()
+    merged = inherited_classification(tree, group)
+    data["classes"], data["variables"] = merged["classes"], merged["variables"]
+    rules = [g.rule_data for g in tree.chain(group) if g.rule_data is not None]
+    data["rule"] = ["and", *rules]
+    return data
+
+
+def _group_json(group: dict[str, Any], status: int, etag: str) -> JSONResponse:
+    return JSONResponse(group, status_code=status, headers={"ETag": etag})
+
+
+@router.get("/v1/groups", responses=error_responses(401, 403, 500))
+def list_groups(request: Request) -> JSONResponse:
+    """Every group, read from groups/ (with `?inherited`: classes, variables and rule merged
+    from the ancestors)."""
+    require_auth(request, write=False)
+    snapshot = service(request).inventory.snapshot()
+    if _inherited_flag(request):
+        tree = snapshot.valid_tree()
+        return JSONResponse([_inherited_view(tree, g) for g in tree.walk()])
+    return JSONResponse([g.to_data() for g in snapshot.groups])
+
+
+@router.get("/v1/groups/{group_id}", responses=error_responses(400, 401, 403, 404, 500))
+def get_group(group_id: str, request: Request) -> JSONResponse:
+    """One group, with its file's ETag (send it back as If-Match to update safely)."""
+    require_auth(request, write=False)
+    state = service(request).inventory
+    group_id = group_writes.check_uuid(group_id)
+    snapshot = state.snapshot()
+    group = snapshot.group(group_id)
+    if group is None:
+        raise not_found(str(request.url.path))
+    data = _inherited_view(snapshot.valid_tree(), group) if _inherited_flag(request) \
+        else group.to_data()
+    return _group_json(data, 200, group_writes.group_etag(state, group))
+
+
+@router.put("/v1/groups/{group_id}", openapi_extra=_body_doc(_GROUP_SCHEMA),
+            responses={201: {"description": "created or overwritten"},
+                       **error_responses(400, 401, 403, 409, 413, 422)})
+async def put_group(group_id: str, request: Request) -> JSONResponse:
+    """Create or replace a group: 201 when written, 200 when identical to the stored one."""
+    require_auth(request, write=True)
+    body = await json_body(request)
+    result = group_writes.put_group(service(request).inventory, group_id, body,
+                                    request.headers.get("if-match"))
+    return _group_json(result.group, 201 if result.changed else 200, result.etag)
+
+
+@router.post("/v1/groups", status_code=303, openapi_extra=_body_doc(_GROUP_SCHEMA),
+             responses={303: {"description": "created; Location names the new group"},
+                        **error_responses(400, 401, 403, 413, 422)})
+async def create_group(request: Request) -> Response:
+    """Create a group with a new id; 303 See Other with its Location."""
+    require_auth(request, write=True)
+    body = await json_body(request)
+    result = group_writes.create_group(service(request).inventory, body)
+    return Response(status_code=303, headers={"Location": f"/v1/groups/{result.group['id']}",
+                                               "ETag": result.etag})
+
+
+@router.post("/v1/groups/{group_id}", openapi_extra=_body_doc({"type": "object"}),
+             responses=error_responses(400, 401, 403, 404, 409, 413, 422))
+async def update_group(group_id: str, request: Request) -> JSONResponse:
+    """Apply a delta: classes and variables merge (null removes a key), other fields replace."""
+    require_auth(request, write=True)
+    body = await json_body(request)
+    result = group_writes.apply_delta(service(request).inventory, group_id, body,
+                                      request.headers.get("if-match"))
+    return _group_json(result.group, 200, result.etag)
+
+
+@router.delete("/v1/groups/{group_id}", status_code=204,
+               responses=error_responses(400, 401, 403, 404, 409, 422))
+def delete_group(group_id: str, request: Request) -> Response:
+    """Delete a group's file; 422 children-present while it has children."""
+    require_auth(request, write=True)
+    group_writes.delete_group(service(request).inventory, group_id,
+                              request.headers.get("if-match"))
+    return Response(status_code=204)
+
+
+@router.post("/v1/validate/group", openapi_extra=_body_doc(_GROUP_SCHEMA),
+             responses=error_responses(400, 401, 403, 413, 422))
+async def validate_group(request: Request) -> JSONResponse:
+    """Run every check a write would, write nothing; 200 with the group as validated."""
+    require_auth(request, write=False)
+    body = await json_body(request)
+    return JSONResponse(group_writes.validate_only(service(request).inventory, body))
+
+
+async def _submitted_node(request: Request) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    body = await json_body(request, empty={})
+    if not isinstance(body, dict) or set(body) - {"fact", "trusted", "transaction_uuid"}:
+        raise ApiError(400, SCHEMA_VIOLATION,
+                       "The body must be an object with only `fact`, `trusted` and "
+                       "`transaction_uuid`.", {"submitted": body,
+                                               "schema": _NODE_SCHEMA, "error": "shape"})
+    fact = {} if body.get("fact") is None else body["fact"]
+    trusted = {} if body.get("trusted") is None else body["trusted"]
+    transaction = body.get("transaction_uuid")
+    if not isinstance(fact, dict) or not isinstance(trusted, dict) or \
+            (transaction is not None and not isinstance(transaction, str)):
+        raise ApiError(400, SCHEMA_VIOLATION, "`fact` and `trusted` must be objects and "
+                       "`transaction_uuid` a string.",
+                       {"submitted": body, "schema": _NODE_SCHEMA, "error": "types"})
+    return fact, trusted, transaction
+
+
+def _render(request: Request, steps: Any) -> dict[str, Any]:
+    try:
+        return render_classification(service(request).inventory.inventory(), steps)
+    except ReclassError as err:  # conflicts were handled before rendering
+        raise ApiError(500, INVENTORY_ERROR, str(err), {"node": steps.name}) from err
+
+
+@router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
+             responses=error_responses(400, 401, 403, 413, 500))
+async def classify(name: str, request: Request) -> JSONResponse:
+    """Classify a node by its facts; 500 classification-conflict when unrelated groups
+    disagree. Records a check-in and the node's facts in the observed-state store."""
+    require_auth(request, write=False)
+    fact, trusted, transaction = await _submitted_node(request)
+    context = service(request)
+    tree = context.inventory.snapshot().valid_tree()
+    steps = classification_steps(tree, name, fact, trusted)
+    explanation = explanation_from_steps(tree, steps)["match_explanations"]
+    groups = [g.id for g in steps.matched]
+    context.observed.put_runtime(name, fact, trusted)
+    if steps.conflicts is not None:
+        context.observed.record_check_in(name, transaction, groups, explanation, None)
+        raise ApiError(500, CLASSIFICATION_CONFLICT, steps.conflict_msg or "", steps.conflicts)
+    result = _render(request, steps)
+    context.observed.record_check_in(name, transaction, groups, explanation, result)
+    return JSONResponse(result)
+
+
+@router.post("/v1/classified/nodes/{name}/explanation",
+             openapi_extra=_body_doc(_NODE_SCHEMA, False),
+             responses=error_responses(400, 401, 403, 413, 500))
+async def explain(name: str, request: Request) -> JSONResponse:
+    """How the node is classified: matched rules with fact values, leaves, inherited
+    classifications, then conflicts or the final classification. 200 even with conflicts."""
+    require_auth(request, write=False)
+    fact, trusted, _ = await _submitted_node(request)
+    tree = service(request).inventory.snapshot().valid_tree()
+    steps = classification_steps(tree, name, fact, trusted)
+    document = explanation_from_steps(tree, steps)
+    if steps.conflicts is None:
+        document["classification"] = _render(request, steps)
+    return JSONResponse(document)

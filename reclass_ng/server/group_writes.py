@@ -1,0 +1,258 @@
+"""Changing groups through the API: check the whole proposed tree, then write one YAML file.
+
+Every write runs under the inventory lock and re-reads the files inside it, so the checks see
+what is on disk now (another process or a person may have changed it). A write that would add
+a problem to the tree (missing parent, cycle, duplicate name) changes nothing. Optimistic
+concurrency: a client that sends `If-Match` with the ETag it read gets 409 if the file changed
+since, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from reclass_ng.classifier.errors import ROOT_RULE_EDIT, SCHEMA_VIOLATION
+from reclass_ng.classifier.group_files import GROUPS_DIR_NAME
+from reclass_ng.classifier.groups import (
+    DEFAULT_ENVIRONMENT,
+    ROOT_GROUP_ID,
+    ROOT_RULE_DATA,
+    Group,
+    group_from_data,
+    is_uuid,
+)
+from reclass_ng.classifier.hierarchy import validate_groups
+from reclass_ng.server.errors import (
+    CHILDREN_PRESENT,
+    CONFLICTING_IDS,
+    MALFORMED_UUID,
+    ROOT_DELETE,
+    STALE_WRITE,
+    ApiError,
+    from_problems,
+    not_found,
+)
+from reclass_ng.server.inventory_state import InventoryState, Snapshot, read_bytes
+from reclass_ng.server.yaml_files import atomic_write, file_etag, inventory_lock, render_update
+
+# Values a group has when its file leaves the key out; not written unless the file has the key.
+_DEFAULTS: dict[str, Any] = {
+    "environment": DEFAULT_ENVIRONMENT, "environment_trumps": False, "classes": {}, "variables": {},
+}
+
+
+@attrs.frozen
+class WriteResult:
+    """What a write did: the group as stored now, its file's ETag, and whether it changed."""
+
+    group: dict[str, Any]
+    etag: str
+    changed: bool
+
+
+def check_uuid(text: str) -> str:
+    """A group id from a URL, lower-cased; 400 malformed-uuid if it is not a UUID."""
+    if not is_uuid(text):
+        raise ApiError(400, MALFORMED_UUID, f"{text!r} is not a UUID", text)
+    return text.lower()
+
+
+def group_etag(state: InventoryState, group: Group) -> str:
+    return file_etag(read_bytes(state.group_path(group)))
+
+
+def check_if_match(if_match: str | None, current_etag: str | None) -> None:
+    if if_match is None or (if_match.strip() == "*" and current_etag is not None):
+        return
+    wanted = [tag.strip() for tag in if_match.split(",")]
+    if current_etag is None or current_etag not in wanted:
+        raise ApiError(409, STALE_WRITE,
+                       "The group changed since you read it (If-Match does not match its ETag); "
+                       "nothing was written. Read it again and re-apply your change.",
+                       {"if_match": if_match, "etag": current_etag})
+
+
+def _read_submitted(data: Any, file: str | None) -> Group:
+    group, problems = group_from_data(data, file)
+    if problems:
+        raise from_problems(problems)
+    assert group is not None
+    return group
+
+
+def _check_tree(snapshot: Snapshot, proposed: list[Group]) -> None:
+    """422 for problems the change adds; problems already in the files do not block it."""
+    before = {(p.kind, p.message) for p in snapshot.problems}
+    added = [p for p in validate_groups(proposed) if (p.kind, p.message) not in before]
+    if added:
+        raise from_problems(added)
+
+
+def _file_data(group: Group, existing: Mapping[str, Any]) -> dict[str, Any]:
+    """What goes into the file: the group's fields, minus defaults the file did not spell out."""
+    data = group.to_data()
+    for key, default in _DEFAULTS.items():
+        if key not in existing and data.get(key) == default:
+            data.pop(key, None)
+    if group.is_root:
+        for key in ("parent", "rule"):
+            if key not in existing:
+                data.pop(key, None)
+    return data
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "group"
+
+
+def _new_group_path(state: InventoryState, group: Group) -> Path:
+    directory = state.inventory_dir / GROUPS_DIR_NAME
+    path = directory / f"{_slug(group.name)}.yml"
+    if path.exists():
+        path = directory / f"{_slug(group.name)}-{group.id[:8]}.yml"
+    return path
+
+
+def _existing_mapping(text: str) -> Mapping[str, Any]:
+    try:
+        loaded = yaml.safe_load(text) if text else None
+    except yaml.YAMLError:
+        return {}
+    return loaded if isinstance(loaded, Mapping) else {}
+
+
+def _store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | None,
+           if_match: str | None) -> WriteResult:
+    """Validate `group` (replacing `old`) against the tree and write its file."""
+    path = state.group_path(old) if old is not None else _new_group_path(state, group)
+    current = path.read_text(encoding="utf-8") if old is not None else None
+    check_if_match(if_match, file_etag(current.encode()) if current is not None else None)
+    if old is not None and old.to_data() == group.to_data():
+        return WriteResult(old.to_data(), file_etag(current.encode()), False)  # type: ignore[union-attr]
+    proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
+    _check_tree(snapshot, proposed)
+    text = render_update(current, _file_data(group, _existing_mapping(current or "")))
+    atomic_write(path, text)
+    return WriteResult(group.to_data(), file_etag(text.encode()), True)
+
+
+def put_group(state: InventoryState, group_id: str, body: Any, if_match: str | None) -> WriteResult:
+    """PUT /v1/groups/<id>: create or replace the whole group."""
+    group_id = check_uuid(group_id)
+    if not isinstance(body, Mapping):
+        raise from_problems(group_from_data(body)[1])
+    submitted = body.get("id")
+    if submitted is not None and str(submitted).lower() != group_id:
+        raise ApiError(400, CONFLICTING_IDS,
+                       f"The id in the body ({submitted}) differs from the id in the URL "
+                       f"({group_id}).", {"submitted": submitted, "fromUrl": group_id})
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.snapshot()
+        old = snapshot.group(group_id)
+        file = old.file if old is not None else None
+        group = _read_submitted({**body, "id": group_id}, file)
+        return _store(state, snapshot, group, old, if_match)
+
+
+def create_group(state: InventoryState, body: Any) -> WriteResult:
+    """POST /v1/groups: a new group with a server-chosen id."""
+    if not isinstance(body, Mapping):
+        raise from_problems(group_from_data(body)[1])
+    if "id" in body:
+        raise ApiError(400, SCHEMA_VIOLATION, "POST /v1/groups chooses the id; use PUT "
+                       "/v1/groups/<id> to create a group with an id of your choice",
+                       {"submitted": dict(body), "error": {"id": "disallowed-key"}})
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.snapshot()
+        group = _read_submitted({**body, "id": str(uuid.uuid4())}, None)
+        return _store(state, snapshot, group, None, None)
+
+
+def _merge_dropping_nulls(base: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(dict(base))
+    for key, value in delta.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge_dropping_nulls(merged[key], value)
+        else:
+            merged[key] = _merge_dropping_nulls({}, value) if isinstance(value, Mapping) else value
+    return merged
+
+
+def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str | None
+                ) -> WriteResult:
+    """POST /v1/groups/<id>: merge `classes`/`variables` (null removes), replace other fields."""
+    group_id = check_uuid(group_id)
+    if not isinstance(delta, Mapping):
+        raise ApiError(400, SCHEMA_VIOLATION, "a group delta must be a JSON object",
+                       {"submitted": delta, "error": "not an object"})
+    if "id" in delta and str(delta["id"]).lower() != group_id:
+        raise ApiError(400, CONFLICTING_IDS,
+                       f"The id in the body ({delta['id']}) differs from the id in the URL "
+                       f"({group_id}).", {"submitted": delta["id"], "fromUrl": group_id})
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.snapshot()
+        old = snapshot.group(group_id)
+        if old is None:
+            raise not_found(f"/v1/groups/{group_id}")
+        if old.is_root and "rule" in delta and delta["rule"] != ROOT_RULE_DATA:
+            raise ApiError(422, ROOT_RULE_EDIT,
+                           "Changing the root group's rule is not allowed; none of the delta's "
+                           "edits were applied.", dict(delta))
+        data = old.to_data()
+        for key, value in delta.items():
+            if key in ("classes", "variables") and isinstance(value, Mapping):
+                data[key] = _merge_dropping_nulls(data.get(key) or {}, value)
+            elif value is None:
+                data.pop(key, None)
+            else:
+                data[key] = value
+        group = _read_submitted(data, old.file)
+        return _store(state, snapshot, group, old, if_match)
+
+
+def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> None:
+    """DELETE /v1/groups/<id>: remove the group's file; never the root or a parent."""
+    group_id = check_uuid(group_id)
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.snapshot()
+        group = snapshot.group(group_id)
+        if group is None:
+            raise not_found(f"/v1/groups/{group_id}")
+        if group.is_root:
+            raise ApiError(422, ROOT_DELETE, "The root group cannot be deleted.", group.to_data())
+        children = [g for g in snapshot.groups if g.parent == group.id and g.id != group.id]
+        if children:
+            names = [c.name for c in children]
+            raise ApiError(422, CHILDREN_PRESENT,
+                           f"The group cannot be deleted because it has children: {names}",
+                           {"group": group.to_data(), "children": [c.to_data() for c in children]})
+        check_if_match(if_match, group_etag(state, group))
+        state.group_path(group).unlink()
+
+
+def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:
+    """POST /v1/validate/group: every check a write would make, writing nothing."""
+    if not isinstance(body, Mapping):
+        raise from_problems(group_from_data(body)[1])
+    data = dict(body)
+    data.setdefault("id", str(uuid.uuid4()))
+    if data["id"] == ROOT_GROUP_ID and "rule" in data and data["rule"] != ROOT_RULE_DATA:
+        raise ApiError(422, ROOT_RULE_EDIT, "The root group's rule cannot be changed.", data)
+    group = _read_submitted(data, None)
+    snapshot = state.snapshot()
+    old = snapshot.group(group.id)
+    if old is not None:
+        group = attrs.evolve(group, file=old.file)
+    _check_tree(snapshot, [g for g in snapshot.groups if g.id != group.id] + [group])
+    return group.to_data()
+

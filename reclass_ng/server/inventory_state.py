@@ -1,0 +1,125 @@
+"""The inventory as the service sees it: groups, group tree and reclass inventory, re-read when
+any file changes on disk.
+
+Hand edits (and `git pull`) must show up without a restart, so each request compares a cheap
+signature of the tree (every file's path, size and mtime) with the one the cached snapshot was
+built from, and rebuilds the snapshot when they differ.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import attrs
+
+import reclass_ng
+from reclass_ng.classifier.errors import GroupProblem
+from reclass_ng.classifier.group_files import groups_dir, read_group_files
+from reclass_ng.classifier.groups import Group
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.errors import ReclassError
+from reclass_ng.server.errors import INVALID_INVENTORY, INVENTORY_ERROR, ApiError
+
+Signature = tuple[tuple[str, int, int], ...]
+
+
+def tree_signature(top: Path) -> Signature:
+    """(path, size, mtime_ns) of every non-hidden file below `top`, sorted."""
+    entries = []
+    for parent, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for filename in filenames:
+            if filename.startswith("."):
+                continue  # lock file and our own temporary files
+            path = os.path.join(parent, filename)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue  # removed while we walked; the next request sees the new state
+            entries.append((path, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(entries))
+
+
+@attrs.frozen
+class Snapshot:
+    """The inventory as read at one signature."""
+
+    signature: Signature
+    groups: tuple[Group, ...]
+    problems: tuple[GroupProblem, ...]
+    tree: GroupTree | None
+
+    def group(self, group_id: str) -> Group | None:
+        return next((g for g in self.groups if g.id == group_id), None)
+
+    def valid_tree(self) -> GroupTree:
+        """The group tree, or a 500 listing every problem in the group files."""
+        if self.tree is None and not self.problems:
+            raise ApiError(500, INVALID_INVENTORY, "The inventory has no groups: add groups/ "
+                           "with a root group (see doc/node-groups.rst)", None)
+        if self.tree is None:
+            raise ApiError(500, INVALID_INVENTORY,
+                           f"The groups/ files have {len(self.problems)} problem(s); fix them "
+                           "(`reclass-ng groups validate`) before classifying",
+                           [{"file": p.file, **p.to_error()} for p in self.problems])
+        return self.tree
+
+
+class InventoryState:
+    """Cached snapshot of one inventory directory, refreshed when its files change."""
+
+    def __init__(self, inventory_dir: str | os.PathLike[str]) -> None:
+        self.inventory_dir = Path(inventory_dir).resolve()
+        self._lock = threading.Lock()
+        self._snapshot: Snapshot | None = None
+        self._inventory: tuple[Signature, reclass_ng.Inventory] | None = None
+
+    def snapshot(self) -> Snapshot:
+        signature = tree_signature(self.inventory_dir)
+        with self._lock:
+            if self._snapshot is None or self._snapshot.signature != signature:
+                self._snapshot = self._read(signature)
+            return self._snapshot
+
+    def _read(self, signature: Signature) -> Snapshot:
+        if not groups_dir(self.inventory_dir).is_dir():
+            groups: list[Group] = []
+            problems: list[GroupProblem] = []
+        else:
+            groups, problems = read_group_files(self.inventory_dir)
+        tree = None
+        if not problems and groups:
+            tree = GroupTree.build(groups, str(groups_dir(self.inventory_dir)))
+        return Snapshot(signature, tuple(groups), tuple(problems), tree)
+
+    def inventory(self) -> reclass_ng.Inventory:
+        """The reclass inventory (nodes/ and classes/), reloaded when files change."""
+        signature = self.snapshot().signature
+        with self._lock:
+            if self._inventory is None or self._inventory[0] != signature:
+                try:
+                    loaded = reclass_ng.load(str(self.inventory_dir))
+                except ReclassError as err:
+                    raise ApiError(500, INVENTORY_ERROR, str(err),
+                                   {"inventory": str(self.inventory_dir)}) from err
+                self._inventory = (signature, loaded)
+            return self._inventory[1]
+
+    def node_file(self, name: str) -> Path | None:
+        """The nodes/ file of a node, or None when it has none."""
+        found = self.inventory().storage.nodes.get(name)
+        return Path(found.path) if found is not None else None
+
+    def group_path(self, group: Group) -> Path:
+        assert group.file is not None  # groups read from files always know theirs
+        return self.inventory_dir / group.file
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+

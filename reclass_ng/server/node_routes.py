@@ -1,0 +1,185 @@
+"""Node state, split as the Chef node-state RFC asks.
+
+* `/nodes/<name>/configuration`: desired state, the node's nodes/ YAML file (classes,
+  applications, parameters, exports, environment), edited by people.
+* `/nodes/<name>/runtime`: observed state, the facts the node last reported, in SQLite.
+* `/nodes/<name>`: both. A PUT to one never touches the other.
+* `/v1/nodes[/<name>]`: the classifier's check-in history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.errors import CONFLICTING_IDS, ApiError, error_responses, not_found
+from reclass_ng.server.group_writes import check_if_match
+from reclass_ng.server.http import json_body, require_auth, service
+from reclass_ng.server.yaml_files import atomic_write, file_etag, inventory_lock, render_update
+
+router = APIRouter()
+
+# The keys of a reclass node file, and the type each must have.
+_NODE_FILE_KEYS: dict[str, tuple[type, str]] = {
+    "classes": (list, "a list of class names"),
+    "applications": (list, "a list of application names"),
+    "parameters": (dict, "a mapping"),
+    "exports": (dict, "a mapping"),
+    "environment": (str, "a string"),
+}
+_CONFIGURATION_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"name": {"type": "string"}, "classes": {"type": "array"},
+                   "applications": {"type": "array"}, "parameters": {"type": "object"},
+                   "exports": {"type": "object"}, "environment": {"type": "string"}},
+}
+_RUNTIME_SCHEMA: dict[str, Any] = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"name": {"type": "string"}, "fact": {"type": "object"},
+                   "trusted": {"type": "object"}},
+}
+
+
+def _body_doc(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"requestBody": {"required": True,
+                            "content": {"application/json": {"schema": schema}}}}
+
+
+def _node_path(request: Request, name: str) -> Path | None:
+    return service(request).inventory.node_file(name)
+
+
+def _read_configuration(path: Path, name: str) -> tuple[dict[str, Any], str]:
+    content = path.read_bytes()
+    try:
+        data = yaml.safe_load(content) or {}
+    except yaml.YAMLError as err:
+        raise ApiError(500, "invalid-inventory", f"{path}: not valid YAML: {err}",
+                       {"file": str(path)}) from err
+    if not isinstance(data, Mapping):
+        raise ApiError(500, "invalid-inventory", f"{path}: a node file must be a mapping",
+                       {"file": str(path)})
+    return {"name": name, **data}, file_etag(content)
+
+
+def _check_name(body: Mapping[str, Any], name: str) -> None:
+    if "name" in body and body["name"] != name:
+        raise ApiError(400, CONFLICTING_IDS, f"The name in the body ({body['name']!r}) differs "
+                       f"from the name in the URL ({name!r}).",
+                       {"submitted": body["name"], "fromUrl": name})
+
+
+def _checked_configuration(body: Any, name: str) -> dict[str, Any]:
+    if not isinstance(body, Mapping):
+        raise ApiError(400, SCHEMA_VIOLATION, "The configuration must be a JSON object.",
+                       {"submitted": body, "schema": _CONFIGURATION_SCHEMA, "error": "shape"})
+    _check_name(body, name)
+    data = {k: v for k, v in body.items() if k != "name"}
+    errors = {key: f"unknown key; a node file has {', '.join(_NODE_FILE_KEYS)}"
+              for key in data if key not in _NODE_FILE_KEYS}
+    for key, (kind, expected) in _NODE_FILE_KEYS.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, kind) or (kind is list and
+                                           not all(isinstance(v, str) for v in value)):
+            errors[key] = f"expected {expected}"
+    if errors:
+        raise ApiError(400, SCHEMA_VIOLATION, "The configuration is not a valid node file: "
+                       + "; ".join(f"{k}: {v}" for k, v in errors.items()),
+                       {"submitted": dict(body), "schema": _CONFIGURATION_SCHEMA,
+                        "error": errors})
+    return data
+
+
+@router.get("/nodes/{name}/configuration", responses=error_responses(401, 403, 404))
+def get_configuration(name: str, request: Request) -> JSONResponse:
+    """The node's desired state: its nodes/ file as JSON, with the file's ETag."""
+    require_auth(request, write=False)
+    path = _node_path(request, name)
+    if path is None:
+        raise not_found(str(request.url.path))
+    data, etag = _read_configuration(path, name)
+    return JSONResponse(data, headers={"ETag": etag})
+
+
+@router.put("/nodes/{name}/configuration", openapi_extra=_body_doc(_CONFIGURATION_SCHEMA),
+            responses=error_responses(400, 401, 403, 404, 409, 413))
+async def put_configuration(name: str, request: Request) -> JSONResponse:
+    """Replace the node's nodes/ file (it must exist); comments on unchanged keys survive."""
+    require_auth(request, write=True)
+    data = _checked_configuration(await json_body(request), name)
+    state = service(request).inventory
+    with inventory_lock(state.inventory_dir):
+        path = state.node_file(name)
+        if path is None:
+            raise not_found(str(request.url.path))
+        current = path.read_text(encoding="utf-8")
+        check_if_match(request.headers.get("if-match"), file_etag(current.encode()))
+        text = render_update(current, data)
+        if text != current:
+            atomic_write(path, text)
+    return JSONResponse({"name": name, **data}, headers={"ETag": file_etag(text.encode())})
+
+
+@router.get("/nodes/{name}/runtime", responses=error_responses(401, 403, 404))
+def get_runtime(name: str, request: Request) -> JSONResponse:
+    """The node's observed state: the facts it last reported (PUT here or by classifying)."""
+    require_auth(request, write=False)
+    found = service(request).observed.runtime(name)
+    if found is None:
+        raise not_found(str(request.url.path))
+    return JSONResponse(found)
+
+
+@router.put("/nodes/{name}/runtime", openapi_extra=_body_doc(_RUNTIME_SCHEMA),
+            responses=error_responses(400, 401, 403, 413))
+async def put_runtime(name: str, request: Request) -> JSONResponse:
+    """Replace the node's observed facts; never touches the inventory."""
+    require_auth(request, write=True)
+    body = await json_body(request)
+    if not isinstance(body, Mapping) or set(body) - {"name", "fact", "trusted"} or \
+            not isinstance(body.get("fact", {}), dict) or \
+            not isinstance(body.get("trusted", {}), dict):
+        raise ApiError(400, SCHEMA_VIOLATION, "The runtime state must be an object with "
+                       "`fact` and `trusted` objects (and optionally `name`).",
+                       {"submitted": body, "schema": _RUNTIME_SCHEMA, "error": "shape"})
+    _check_name(body, name)
+    stored = service(request).observed.put_runtime(name, body.get("fact", {}),
+                                                   body.get("trusted", {}))
+    return JSONResponse(stored)
+
+
+@router.get("/nodes/{name}", responses=error_responses(401, 403, 404))
+def get_node(name: str, request: Request) -> JSONResponse:
+    """Desired and observed state together; 404 when the node has neither."""
+    require_auth(request, write=False)
+    path = _node_path(request, name)
+    configuration = _read_configuration(path, name)[0] if path is not None else None
+    runtime = service(request).observed.runtime(name)
+    if configuration is None and runtime is None:
+        raise not_found(str(request.url.path))
+    return JSONResponse({"name": name, "configuration": configuration, "runtime": runtime})
+
+
+@router.get("/v1/nodes", responses=error_responses(401, 403))
+def list_check_ins(request: Request) -> JSONResponse:
+    """Every node that was classified, with its check-ins (time, explanation, transaction)."""
+    require_auth(request, write=False)
+    return JSONResponse(service(request).observed.nodes())
+
+
+@router.get("/v1/nodes/{name}", responses=error_responses(401, 403, 404))
+def node_check_ins(name: str, request: Request) -> JSONResponse:
+    """One node's check-ins; 404 if it never checked in."""
+    require_auth(request, write=False)
+    found = service(request).observed.node(name)
+    if found is None:
+        raise not_found(str(request.url.path))
+    return JSONResponse(found)

@@ -1,0 +1,98 @@
+"""Running `reclass-ng serve` as a real process on loopback, for the HTTP tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+EXAMPLE_INVENTORY = Path(__file__).resolve().parents[2] / "inventory-example"
+TOKEN = "test-token-0123456789"
+ROOT_ID = "00000000-0000-4000-8000-000000000000"
+WEB_ID = "b0f03a26-d797-4a9c-aa99-dbe317af6331"
+LARGE_WEB_ID = "ce75cef1-f707-4a3b-8e43-665d3ef12991"
+DB_ID = "5291d4d6-c981-4347-bddf-233a06d84e3b"
+
+
+def copy_inventory(target: Path) -> Path:
+    """A private copy of the example inventory (the server writes to it)."""
+    shutil.copytree(EXAMPLE_INVENTORY, target)
+    return target
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(inventory: Path, state_db: Path, *args: str, token: str | None = TOKEN,
+                   token_file: Path | None = None) -> Iterator[str]:
+    """Start the server, wait until it answers, yield its base URL, stop it."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"}
+    if token is not None and token_file is None:
+        env["RECLASS_NG_TOKEN"] = token
+    command = [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
+               "--listen", f"127.0.0.1:{port}", "--state-db", str(state_db),
+               "--log-level", "warning", *args]
+    if token_file is not None:
+        command += ["--token-file", str(token_file)]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"server exited early: {process.stdout.read()}")
+            try:
+                httpx.get(base + "/openapi.json", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise AssertionError("server did not start within 30 s") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def client(base: str, token: str | None = TOKEN, *, bearer: bool = False) -> httpx.Client:
+    """An HTTP client for the server, sending the token the classifier's way or as Bearer."""
+    headers = {}
+    if token is not None:
+        headers = {"Authorization": f"Bearer {token}"} if bearer else {"X-Authentication": token}
+    return httpx.Client(base_url=base, headers=headers, timeout=30, follow_redirects=False)
+
+
+def assert_error(response: httpx.Response, status: int, kind: str) -> dict:
+    """The response is the classifier's error object with this status and kind."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"kind", "msg", "details"}, body
+    assert body["kind"] == kind, body
+    assert body["msg"]
+    return body
+
+
+def group_files(inventory: Path) -> dict[str, bytes]:
+    """Every group file's bytes, to show that a refused write changed nothing."""
+    return {str(p.relative_to(inventory)): p.read_bytes()
+            for p in sorted((inventory / "groups").rglob("*.yml"))}
