@@ -6,8 +6,10 @@ reads what is shared (parsed files, settings), so nodes can be rendered in paral
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from reclass_ng.classes import ClassExpander, ClassLoader, ClassMapping, mapped_classes
@@ -18,6 +20,21 @@ from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.values import MDict, Source
+
+
+# Each link of a reference chain costs a few Python frames; real inventories have chains of
+# dozens, generated ones of thousands.
+RECURSION_LIMIT = 30000
+
+
+@contextlib.contextmanager
+def deep_recursion() -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 def timestamp() -> str:
@@ -126,10 +143,14 @@ class NodeRenderer:
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters."""
         try:
-            params = self.resolver(node.parameters, query)
-            params.resolve_all()
-            exports = self.resolver(node.exports, query, group_errors=False, refs=params)
-            exports.resolve_all()
+            with deep_recursion():
+                params = self.resolver(node.parameters, query)
+                params.resolve_all()
+                exports = self.resolver(node.exports, query, group_errors=False, refs=params)
+                exports.resolve_all()
+        except RecursionError:
+            raise ReclassError("Reference chain too deep to resolve (more than a few thousand "
+                               "references in a row)", node=node.name) from None
         except ReclassError as err:
             raise err.with_node(node.name) from None
 

@@ -1,0 +1,118 @@
+"""Shared fixtures for the engine tests: build small inventories on disk and render them.
+
+`make_inventory({"nodes/n1.yml": "...", "classes/a.yml": "..."})` writes the files below a fresh
+temporary directory (creating `nodes/` and `classes/` even when no file lands there) and returns
+that directory. `render(files, node, **settings)` loads such an inventory without reading any
+reclass-config.yml and returns the node's nodeinfo, so a test states everything it depends on.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+
+
+def write_inventory(root: Path, files: Mapping[str, str]) -> Path:
+    """Write `files` (relative path -> text) below `root`; nodes/ and classes/ always exist."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "nodes").mkdir(exist_ok=True)
+    (root / "classes").mkdir(exist_ok=True)
+    for relpath, text in files.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_inventory(tmp_path: Path) -> Callable[..., Path]:
+    """A function writing an inventory below tmp_path (or `root`) and returning its directory."""
+    counter = iter(range(1_000_000))
+
+    def make(files: Mapping[str, str], root: Path | None = None) -> Path:
+        return write_inventory(root or tmp_path / f"inv{next(counter)}", files)
+
+    return make
+
+
+@pytest.fixture
+def load_inventory(make_inventory: Callable[..., Path]) -> Callable[..., Any]:
+    """`load_inventory(files, **settings)`: a reclass_ng Inventory, config files not read.
+
+    Warnings are collected in the returned inventory's `warnings` list instead of stderr.
+    """
+    import reclass_ng
+
+    def load(files: Mapping[str, str], **settings: Any) -> Any:
+        warnings: list[str] = []
+        inv = reclass_ng.load(str(make_inventory(files)), read_config=False,
+                              warn=warnings.append, **settings)
+        inv.warnings = warnings
+        return inv
+
+    return load
+
+
+@pytest.fixture
+def render(load_inventory: Callable[..., Any]) -> Callable[..., dict[str, Any]]:
+    """`render(files, node="n1", **settings)`: the nodeinfo dict of one node."""
+
+    def run(files: Mapping[str, str], node: str = "n1", **settings: Any) -> dict[str, Any]:
+        return load_inventory(files, **settings).nodeinfo(node)
+
+    return run
+
+
+@pytest.fixture
+def params(render: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """`params(files, node="n1", **settings)`: the node's parameters without `_reclass_`."""
+
+    def run(files: Mapping[str, str], node: str = "n1", **settings: Any) -> dict[str, Any]:
+        result = dict(render(files, node, **settings)["parameters"])
+        result.pop("_reclass_", None)
+        return result
+
+    return run
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """Environment for a subprocess: HOME points at `home` so no user config file is read."""
+    env = dict(os.environ)
+    env["HOME"] = str(home)
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+@pytest.fixture
+def reclass_cmd() -> list[str]:
+    """The argv prefix that runs the `reclass` command of this checkout."""
+    return [sys.executable, "-m", "reclass_ng"]
+
+
+@pytest.fixture
+def run_reclass(tmp_path: Path, reclass_cmd: list[str]) -> Callable[..., Any]:
+    """`run_reclass(args, cwd=None, home=None, cmd=None)`: run `reclass` as a user would.
+
+    The working directory and HOME default to an empty directory, so no reclass-config.yml
+    of the developer is read; returns the CompletedProcess (text mode).
+    """
+    import subprocess
+
+    empty = tmp_path / "empty-cwd-and-home"
+    empty.mkdir(exist_ok=True)
+
+    def run(args: list[str], cwd: Path | None = None, home: Path | None = None,
+            cmd: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*(cmd or reclass_cmd), *args], cwd=cwd or empty,
+                              env=clean_env(home or empty), capture_output=True, text=True,
+                              timeout=120)
+
+    return run

@@ -1,0 +1,102 @@
+"""The shared conformance corpus (../shared/conformance), one test per scenario.
+
+The corpus's own runner (run_corpus.py) is imported and its scenario loading, command building,
+output normalisation and checks are reused unchanged. Only *how* the command runs differs: by
+default the `reclass` command line is parsed and run in this process (`reclass_ng.cli.reclass.main`
+with stdout/stderr captured and the scenario's inventory as working directory), which is about
+ten times faster than starting a Python process per scenario. Set
+RECLASS_NG_CORPUS_SUBPROCESS=1 to run every scenario as a real `python -m reclass_ng` process,
+exactly as run_corpus.py does. RECLASS_NG_CONFORMANCE points at another corpus directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import os
+import shlex
+import sys
+import warnings
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+CORPUS_DIR = Path(os.environ.get("RECLASS_NG_CONFORMANCE")
+                  or Path(__file__).resolve().parents[1].parent / "shared" / "conformance")
+USE_SUBPROCESS = os.environ.get("RECLASS_NG_CORPUS_SUBPROCESS", "") not in ("", "0")
+TEMPLATE = "reclass -b {inventory} {args} {mode} -o {format}"
+TIMEOUT = 60
+
+
+def _load_runner() -> ModuleType | None:
+    script = CORPUS_DIR / "run_corpus.py"
+    if not script.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("reclass_ng_corpus_runner", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+RUNNER = _load_runner()
+SCENARIOS: list[dict[str, Any]] = RUNNER.load_scenarios(str(CORPUS_DIR)) if RUNNER else []
+
+
+def run_in_process(cmd: str, cwd: str, timeout: float) -> tuple[int, str, str]:
+    """run_corpus.run_command, but calling the CLI's main() here instead of a shell."""
+    from reclass_ng.cli.reclass import main
+
+    argv = shlex.split(cmd)
+    assert argv[0] == "reclass", cmd
+    out, err = io.StringIO(), io.StringIO()
+    previous = os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv[1:])
+            except SystemExit as exc:  # argparse usage errors and --version
+                status = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(previous)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _scenario_id(scenario: dict[str, Any]) -> str:
+    return f"{scenario.get('topic', '?')}/{scenario['name']}"
+
+
+if not SCENARIOS:
+    def test_corpus_missing() -> None:
+        message = (f"CONFORMANCE CORPUS NOT FOUND at {CORPUS_DIR}: the kapicorp-reclass "
+                   "compatibility scenarios were NOT run (set RECLASS_NG_CONFORMANCE)")
+        warnings.warn(message, stacklevel=1)
+        print(message, file=sys.stderr)
+        pytest.skip(message)
+else:
+    @pytest.mark.parametrize("scenario", SCENARIOS, ids=_scenario_id)
+    def test_scenario(scenario: dict[str, Any], tmp_path: Path,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+        assert RUNNER is not None
+        # No reclass-config.yml from the developer's home directory may leak into a scenario.
+        monkeypatch.setenv("HOME", str(tmp_path))
+        if USE_SUBPROCESS:
+            template = f"{shlex.quote(sys.executable)} -m reclass_ng -b {{inventory}} {{args}} " \
+                       "{mode} -o {format}"
+        else:
+            template = TEMPLATE
+            monkeypatch.setattr(RUNNER, "run_command", run_in_process)
+        result = RUNNER.check(scenario, template, TIMEOUT, False)
+        assert result["ok"], f"{result['reason']}\ncommand: {result.get('cmd')}"
+
+
+def test_corpus_is_complete() -> None:
+    """The README announces 296 public scenarios; losing some silently would hide regressions."""
+    if not SCENARIOS:
+        pytest.skip(f"conformance corpus not found at {CORPUS_DIR}")
+    assert len(SCENARIOS) >= 296
+    assert len({s["name"] for s in SCENARIOS}) == len(SCENARIOS)

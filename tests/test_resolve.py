@@ -1,0 +1,199 @@
+"""Interpolation (spec section 4): late binding, chains, nesting, list indexes, cycles, missing refs."""
+
+from __future__ import annotations
+
+import pytest
+
+from reclass_ng.errors import (
+    BadReferencesError,
+    InfiniteRecursionError,
+    ReclassError,
+    ResolveErrorList,
+)
+
+
+def node(body: str, classes: str = "") -> dict[str, str]:
+    head = f"classes: [{classes}]\n" if classes else ""
+    return {"nodes/n1.yml": head + "parameters:\n" + body}
+
+
+def test_late_binding_sees_the_final_value(params) -> None:
+    files = {"classes/a.yml": "parameters:\n  val: class\n  late: ${val}\n",
+             **node("  val: node\n", "a")}
+    assert params(files)["late"] == "node"
+
+
+def test_chain_resolves(params) -> None:
+    result = params(node("  c1: ${c2}\n  c2: ${c3}\n  c3: ${c4}\n  c4: end\n"))
+    assert result["c1"] == result["c2"] == result["c3"] == "end"
+
+
+def test_hundred_long_chain_resolves(params) -> None:
+    body = "".join(f"  c{i}: ${{c{i + 1}}}\n" for i in range(100)) + "  c100: end\n"
+    assert params(node(body))["c0"] == "end"
+
+
+def test_two_thousand_long_chain_resolves(params) -> None:
+    body = "".join(f"  c{i}: ${{c{i + 1}}}\n" for i in range(2000)) + "  c2000: end\n"
+    assert params(node(body))["c0"] == "end"
+
+
+def test_absurdly_long_chain_is_a_clear_error_not_a_crash(params) -> None:
+    body = "".join(f"  c{i}: ${{c{i + 1}}}\n" for i in range(20000)) + "  c20000: end\n"
+    with pytest.raises(ReclassError, match="too deep"):
+        params(node(body))
+
+
+def test_single_reference_keeps_type(params) -> None:
+    result = params(node("  i: 42\n  b: true\n  n: ~\n  l: [1]\n  d: {a: 1}\n  f: 1.5\n"
+                         "  ri: ${i}\n  rb: ${b}\n  rn: ${n}\n  rl: ${l}\n  rd: ${d}\n  rf: ${f}\n"))
+    for key in "ibnldf":
+        assert result["r" + key] == result[key]
+        assert type(result["r" + key]) is type(result[key])
+
+
+def test_text_around_references_uses_python_str(params) -> None:
+    result = params(node("  i: 42\n  b: true\n  n: ~\n  d: {a: 1, b: [1, 2]}\n  l: [1, two]\n"
+                         "  s1: pre-${i}\n  s2: x${b}\n  s3: x${n}\n  s4: x${d}\n  s5: x${l}\n"))
+    assert result["s1"] == "pre-42"
+    assert result["s2"] == "xTrue"
+    assert result["s3"] == "xNone"
+    assert result["s4"] == "x{'a': 1, 'b': [1, 2]}"
+    assert result["s5"] == "x[1, 'two']"
+
+
+def test_nested_references_resolve_inner_first(params) -> None:
+    result = params(node("  k: two\n  alpha: {two: beta_key}\n  beta: {beta_key: found}\n"
+                         "  r: ${beta:${alpha:${k}}}\n  kk: k\n  rr: ${${kk}}\n"))
+    assert result["r"] == "found"
+    assert result["rr"] == "two"
+
+
+def test_reference_into_subtree_renders_ancestors_first(params) -> None:
+    result = params(node("  base: {x: '${v}', y: 2}\n  v: 1\n  r: ${base:x}\n  whole: ${base}\n"))
+    assert result["r"] == 1
+    assert result["whole"] == {"x": 1, "y": 2}
+
+
+def test_referenced_structures_are_copied(params) -> None:
+    files = node("  a: {x: '${a:y}', y: 1}\n  c: ${a}\n  d: ${a}\n  d2: {z: 1}\n")
+    result = params(files)
+    assert result["c"] == {"x": 1, "y": 1}
+    assert result["c"] is not result["a"]
+
+
+def test_exports_reference_parameters_not_other_exports(render) -> None:
+    ok = render({"nodes/n1.yml": "parameters: {p: 1}\nexports:\n  b: ${p}\n"})
+    assert ok["exports"] == {"b": 1}
+    with pytest.raises(ReclassError, match=r"Cannot resolve \$\{a\}"):
+        render({"nodes/n1.yml": "parameters: {}\nexports:\n  a: 1\n  b: ${a}\n"})
+
+
+# -- list indexes (D2) -----------------------------------------------------------------------
+
+def test_final_list_index_selects_element(params) -> None:
+    result = params(node("  l: [a, b, {k: v}]\n  r1: ${l:1}\n  r2: ${l:-1}\n  r3: ${l:2:k}\n"))
+    assert (result["r1"], result["r2"], result["r3"]) == ("b", {"k": "v"}, "v")
+
+
+@pytest.mark.parametrize("ref", ["${l:5}", "${l:x}", "${s:x}", "${nope}", "${l:0:deeper}"])
+def test_unresolvable_paths_are_resolve_errors(render, ref: str) -> None:
+    with pytest.raises(ResolveErrorList) as info:
+        render(node(f"  l: [a]\n  s: text\n  r: '{ref}'\n"))
+    assert f"Cannot resolve {ref}, at r" in str(info.value)
+    assert info.value.exit_code == 65
+
+
+# -- cycles ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body, ref, at", [
+    ("  a: ${a}\n", "${a}", "a"),
+    ("  a: ${b}\n  b: ${c}\n  c: ${a}\n", "${a}", "c"),
+    ("  a: ${b:${a}}\n", "${a}", "a"),
+    ("  a:\n    b: ${a:c}\n    c: ${a:b}\n", "${a:b}", "a:c"),
+    ("  b:\n    x: ${b}\n", "${b}", "b:x"),
+    ("  a:\n    b: ${c}\n  c: ${a}\n", "${a}", "c"),
+    ("  a: pre-${a}-post\n", "${a}", "a"),
+])
+def test_cycles_are_infinite_recursion_errors(render, body: str, ref: str, at: str) -> None:
+    try:
+        render(node(body))
+    except RecursionError:  # pragma: no cover - the failure this test guards against
+        pytest.fail("reference loop ended in a Python RecursionError")
+    except InfiniteRecursionError as err:
+        message = str(err)
+        assert f"Infinite recursion: {ref}, at {at}" in message
+        assert "loop" in message and "nodes/n1.yml" in message
+        assert message.startswith("-> n1")
+        assert err.exit_code == 65
+    else:
+        pytest.fail("no error for a reference loop")
+
+
+def test_cycle_across_classes_names_the_file(render) -> None:
+    files = {"classes/a.yml": "parameters:\n  x: ${y}\n", **node("  y: ${x}\n", "a")}
+    with pytest.raises(InfiniteRecursionError, match="loop"):
+        render(files)
+
+
+# -- missing references ----------------------------------------------------------------------
+
+def test_missing_references_are_grouped(render) -> None:
+    files = node("  m1: ${nope1}\n  m2: x${nope2}\n  l: ['${nope3}']\n  m3: ${m1}\n")
+    with pytest.raises(ResolveErrorList) as info:
+        render(files)
+    lines = str(info.value).splitlines()
+    assert lines[0] == "-> n1"
+    refs = [line.split(",")[0].strip() for line in lines[1:]]
+    assert refs == ["Cannot resolve ${nope1}", "Cannot resolve ${nope2}",
+                    "Cannot resolve ${nope3}"]
+    assert "at l:0" in lines[3]
+    assert all("nodes/n1.yml" in line for line in lines[1:])
+
+
+def test_single_error_mode_reports_first_only(render) -> None:
+    files = node("  m1: ${nope1}\n  m2: ${nope2}\n")
+    with pytest.raises(ReclassError) as info:
+        render(files, group_errors=False)
+    assert "${nope1}" in str(info.value) and "${nope2}" not in str(info.value)
+
+
+def test_failed_inner_reference_is_bad_references(render) -> None:
+    with pytest.raises(BadReferencesError) as info:
+        render(node("  d: {x: 1}\n  r2: ${d:${nokey}}\n"))
+    assert "Bad references, at r2" in str(info.value)
+    assert "${nokey}" in str(info.value)
+
+
+def test_overwritten_missing_reference_only_warns(load_inventory) -> None:
+    inv = load_inventory({"classes/a.yml": "parameters:\n  k: ${missing}\n",
+                          **node("  k: fine\n", "a")})
+    assert inv.nodeinfo("n1")["parameters"]["k"] == "fine"
+    assert inv.warnings == ["[WARNING] Reference '${missing}' undefined"]
+
+
+def test_overwritten_missing_reference_errors_when_option_off(load_inventory) -> None:
+    inv = load_inventory({"classes/a.yml": "parameters:\n  k: ${missing}\n",
+                          **node("  k: fine\n", "a")},
+                         ignore_overwritten_missing_references=False)
+    with pytest.raises(ResolveErrorList, match=r"Cannot resolve \$\{missing\}, at k"):
+        inv.nodeinfo("n1")
+
+
+def test_overwritten_missing_reference_still_errors_when_result_is_a_dict(render) -> None:
+    files = {"classes/a.yml": "parameters:\n  d: ${x}\n", **node("  d: {k: 1}\n", "a")}
+    with pytest.raises(ResolveErrorList, match=r"Cannot resolve \$\{x\}, at d"):
+        render(files)
+
+
+def test_last_layer_missing_is_always_an_error(render) -> None:
+    files = {"classes/a.yml": "parameters:\n  k: fine\n", **node("  k: ${missing}\n", "a")}
+    with pytest.raises(ResolveErrorList):
+        render(files)
+
+
+def test_custom_delimiter_and_sentinels(params) -> None:
+    files = node("  a: {b: 1}\n  r: '{{a.b}}'\n  keep: '${a.b}'\n")
+    result = params(files, delimiter=".", reference_sentinels=["{{", "}}"])
+    assert result["r"] == 1
+    assert result["keep"] == "${a.b}"
