@@ -21,7 +21,6 @@ from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.values import MDict, Source
 
-
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
 RECURSION_LIMIT = 30000
