@@ -23,3 +23,8 @@ test: tools
 
 corpus: install
 	$(BIN)/python ../shared/conformance/run_corpus.py --cmd "$(CURDIR)/$(BIN)/reclass -b {inventory} {args} {mode} -o json"
+
+# Side-by-side benchmark against kapicorp-reclass and reclass-rs (doc/performance.rst).
+.PHONY: bench
+bench: install
+	$(PYTHON) bench/run.py

@@ -121,12 +121,12 @@ def discover(ng_script: str | None, jobs: list[int], log) -> Environment:
         "kapicorp", f"kapicorp-reclass {versions['kapicorp-reclass']} CLI",
         [kapicorp, "-b", "{inventory}", "--inventory", "-o", "json"],
         [kapicorp, "-b", "{inventory}", "--nodeinfo", "{node}", "-o", "json"], True, peer=True,
-        note="reads kapicorp-reclass-config.yml from the working directory (the inventory)"))
+        note="run in the inventory directory, where it reads kapicorp-reclass-config.yml"))
     env.implementations.append(Implementation(
         "rs", f"reclass-rs {versions['reclass-rs']} API",
         [str(peer_python), str(RENDER_API), "--impl", "reclass-rs", "--inventory", "{inventory}",
          "--output", "{output}"],
         [str(peer_python), str(RENDER_API), "--impl", "reclass-rs", "--inventory", "{inventory}",
          "--nodeinfo", "{node}"], False, queries=False, peer=True,
-        note="Python API in a fresh process: Reclass(...).inventory().as_dict()"))
+        note="Reclass(...).inventory().as_dict() in a fresh process"))
     return env

@@ -2,7 +2,7 @@
 """Benchmark reclass-ng against kapicorp-reclass 2.0.0 and reclass-rs, side by side.
 
     python bench/run.py                 # mcp and kapitan shapes, 100/500/2000 nodes
-    python bench/run.py --with-5000 --queries --jobs 2,4 --out results.md
+    python bench/run.py --with-5000 --queries also --jobs 2,4 --out results.md
 
 For every inventory it first renders the whole inventory with each
 implementation and checks that the outputs are identical, then measures:
@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import asdict
@@ -34,6 +35,7 @@ from implementations import BENCH_DIR, Environment, Implementation, discover  # 
 from inventory_files import MARKER  # noqa: E402
 from measure import describe_failure, run_measured  # noqa: E402
 from report import CaseResult, ImplResult, case_table, targets_section  # noqa: E402
+from rst import markdown_to_rst, update_document  # noqa: E402
 from targets import evaluate_targets  # noqa: E402
 
 RS_INVENTORY = BENCH_DIR.parent.parent / "shared" / "conformance" / "model-reclass-rs-inventory"
@@ -245,6 +247,14 @@ def machine_header(env: Environment, started: float, load_before: tuple) -> str:
     ]
     for name, reason in env.unavailable.items():
         lines.append(f"{name}: not measured ({reason}).")
+    commands = ["Commands of the full render (the latency runs use `--nodeinfo NODE` instead of "
+                "`--inventory` or `--output`):", ""]
+    for impl in env.implementations:
+        shown = " ".join(impl.full).replace(str(BENCH_DIR.parent) + "/", "")
+        shown = shown.replace(str(Path.home()), "~")
+        note = f" ({impl.note})" if impl.note else ""
+        commands.append(f"- {impl.label}: `{shown}`{note}")
+    lines.append("\n".join(commands))
     return "\n\n".join(lines) + "\n"
 
 
@@ -253,8 +263,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--shapes", default="mcp,kapitan", help="comma-separated (mcp,kapitan)")
     parser.add_argument("--sizes", default="100,500,2000", help="comma-separated node counts")
     parser.add_argument("--with-5000", action="store_true", help="add the 5000-node size")
-    parser.add_argument("--queries", action="store_true",
-                        help="also run inventories with exports and queries (not reclass-rs)")
+    parser.add_argument("--queries", choices=("no", "also", "only"), default="no",
+                        help="inventories with exports and queries too, or only those "
+                             "(reclass-rs supports neither)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", default="2",
                         help="comma-separated --jobs values for extra reclass-ng rows "
@@ -275,6 +286,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--reclass-ng", help="path of reclass-ng's reclass script")
     parser.add_argument("--work", type=Path, default=BENCH_DIR / ".work")
     parser.add_argument("--out", type=Path, help="markdown report (default WORK/results.md)")
+    parser.add_argument("--update-doc", type=Path, metavar="RST",
+                        help="also replace the results section of this document "
+                             "(doc/performance.rst)")
     args = parser.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.with_5000 and 5000 not in args.sizes:
@@ -290,12 +304,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started, load_before = time.time(), os.getloadavg()
     args.work.mkdir(parents=True, exist_ok=True)
-    env = discover(args.reclass_ng, args.jobs, log)
+    try:
+        env = discover(args.reclass_ng, args.jobs, log)
+    except (OSError, subprocess.CalledProcessError) as error:
+        log(f"cannot set up the peers in bench/.peers/venv (is PyPI reachable?): {error}")
+        return 1
     for name, reason in env.unavailable.items():
         log(f"{name} not available: {reason}")
     bench = Bench(args, env)
     cases: list[tuple[dict, CaseResult]] = []
-    variants = [False, True] if args.queries else [False]
+    variants = {"no": [False], "also": [False, True], "only": [True]}[args.queries]
     for queries in variants:
         for shape in args.shapes:
             for size in sorted(args.sizes):
@@ -329,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     write_atomic(args.out.with_suffix(".json"), json.dumps(raw, indent=1, default=str))
     print(targets_section(evaluate_targets(cases)))
     log(f"report written to {args.out}")
+    if args.update_doc:
+        update_document(args.update_doc, markdown_to_rst(text))
+        log(f"results section of {args.update_doc} updated")
     mismatches = [r for _, c in cases for r in c.impls if r.mismatch]
     return 1 if mismatches else 0
 

@@ -81,13 +81,11 @@ OPENSTACK_RELEASES = ("queens", "rocky", "stein", "train", "ussuri", "victoria")
 class McpLibrary:
     """The shared ``service.*`` and ``system.*`` classes (about 750 of them)."""
 
-    def __init__(self, seed: int, files: InventoryFiles, schema: Schema,
-                 ref_share: float) -> None:
+    def __init__(self, seed: int, files: InventoryFiles, schema: Schema) -> None:
         self.rng = random.Random(f"{seed}:mcp:library")
         self.values = LeafValues(self.rng)
         self.files = files
         self.schema = schema
-        self.ref_share = ref_share
         self.roles: dict[str, list[str]] = {}
         self.leaves: dict[tuple[str, str], list[Path]] = {}
         self.system: dict[str, list[str]] = {}      # formula -> its system class names
@@ -107,10 +105,10 @@ class McpLibrary:
         return "${_param:" + key + "}"
 
     def leaf_value(self, formula: str, role: str, section: str, leaf: str,
-                   share: float | None = None) -> object:
+                   share: float) -> object:
         """A literal or, with probability ``share``, a reference suited to the leaf."""
         literal = self.values.for_leaf(leaf, formula)
-        if self.rng.random() >= (self.ref_share if share is None else share):
+        if self.rng.random() >= share:
             return literal
         own = "${" + f"{formula}:{role}:bind"
         pick = self.rng.random()
@@ -131,7 +129,7 @@ class McpLibrary:
         return self._param_ref(formula, f"{section}_{leaf}", literal)
 
     def random_tree(self, formula: str, role: str, base: Path, sections: int,
-                    leaves: tuple[int, int], share: float | None = None) -> dict:
+                    leaves: tuple[int, int], share: float) -> dict:
         """A tree of ``sections`` sections under ``base`` (a path below formula:role)."""
         tree: dict = {}
         for section in self.rng.sample(SECTIONS, sections):

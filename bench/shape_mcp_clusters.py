@@ -252,7 +252,7 @@ def generate_mcp(seed: int, nodes: int, queries: bool) -> InventoryFiles:
     """The whole ``mcp`` inventory for ``nodes`` nodes."""
     files = InventoryFiles()
     schema = Schema()
-    library = McpLibrary(seed, files, schema, ref_share=0.35)
+    library = McpLibrary(seed, files, schema)
     templates = role_templates(seed, library)
     counter = [0]
     for index, size in enumerate(cluster_sizes(seed, nodes)):

@@ -24,6 +24,7 @@ sys.path.insert(0, str(BENCH))
 from compare import compare_outputs  # noqa: E402
 from inventory_stats import expand_classes, inventory_stats, read_inventory  # noqa: E402
 from measure import run_measured  # noqa: E402
+from rst import markdown_to_rst, update_document  # noqa: E402
 from yaml_emit import dump, needs_quotes  # noqa: E402
 
 PEERS_PYTHON = BENCH / ".peers" / "venv" / "bin" / "python"
@@ -249,6 +250,40 @@ def test_peak_memory_does_not_include_the_measuring_process(tmp_path):
     sample = run_measured([sys.executable, "-c", "pass"], cwd=tmp_path)
     assert sample.ok and sample.max_rss_mb < 100
     del ballast
+
+
+REPORT = """## Results
+
+Run of today.
+
+### mcp, 100 nodes
+
+| implementation | full render | `--nodeinfo` |
+|---|---:|---:|
+| reclass-ng CLI | 2.11 s | |
+
+- **MISMATCH** reclass-ng CLI vs kapicorp: 1 node(s) differ; first differences:
+  - `nodes:n1:parameters:a: 1 != 2`
+- reclass-rs: output identical
+"""
+
+
+def test_report_becomes_restructuredtext_in_the_results_section(tmp_path):
+    rst = markdown_to_rst(REPORT)
+    assert "## Results" not in rst and "Results\n" not in rst
+    assert "mcp, 100 nodes\n--------------\n" in rst
+    assert ".. list-table::\n   :header-rows: 1\n\n   * - implementation\n" in rst
+    assert "     - ``--nodeinfo``\n" in rst
+    # a nested list needs blank lines around it in reStructuredText
+    assert "differences:\n\n  - ``nodes:n1:parameters:a: 1 != 2``\n\n- reclass-rs" in rst
+    document = tmp_path / "performance.rst"
+    document.write_text("Title\n=====\n\n.. results-start\n\nold\n\n.. results-end\n\nafter\n")
+    update_document(document, rst)
+    text = document.read_text()
+    assert "old" not in text and "mcp, 100 nodes" in text and text.endswith("after\n")
+    document.write_text("no markers\n")
+    with pytest.raises(ValueError, match="results-start"):
+        update_document(document, rst)
 
 
 @pytest.mark.skipif(not PEERS_PYTHON.exists(),
