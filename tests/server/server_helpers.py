@@ -96,3 +96,13 @@ def group_files(inventory: Path) -> dict[str, bytes]:
     """Every group file's bytes, to show that a refused write changed nothing."""
     return {str(p.relative_to(inventory)): p.read_bytes()
             for p in sorted((inventory / "groups").rglob("*.yml"))}
+
+
+@contextlib.contextmanager
+def serve_example_copy(base_dir: Path, prepare=None) -> Iterator[tuple[str, Path]]:
+    """Run `reclass-ng serve` on a fresh copy of inventory-example; yields (base URL, inventory)."""
+    inventory = copy_inventory(base_dir / "inventory")
+    if prepare is not None:
+        prepare(inventory)
+    with running_server(inventory, base_dir / "state.sqlite3") as base:
+        yield base, inventory

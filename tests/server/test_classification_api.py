@@ -13,6 +13,7 @@ from server_helpers import (
     copy_inventory,
     group_files,
     running_server,
+    serve_example_copy,
 )
 
 WEB1 = {"fact": {"role": "web", "processors": {"count": 2}},
@@ -21,16 +22,8 @@ WEB1 = {"fact": {"role": "web", "processors": {"count": 2}},
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    base_dir = tmp_path_factory.mktemp("classify-api")
-    inventory = copy_inventory(base_dir / "inventory")
-    with running_server(inventory, base_dir / "state.sqlite3") as base:
-        yield base, inventory
-
-
-@pytest.fixture
-def api(server):
-    with client(server[0]) as http:
-        yield http
+    with serve_example_copy(tmp_path_factory.mktemp("classify-api")) as running:
+        yield running
 
 
 def test_classify_node(api):

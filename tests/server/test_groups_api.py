@@ -15,24 +15,15 @@ from server_helpers import (
     WEB_ID,
     assert_error,
     client,
-    copy_inventory,
     group_files,
-    running_server,
+    serve_example_copy,
 )
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    base_dir = tmp_path_factory.mktemp("groups-api")
-    inventory = copy_inventory(base_dir / "inventory")
-    with running_server(inventory, base_dir / "state.sqlite3") as base:
-        yield base, inventory
-
-
-@pytest.fixture
-def api(server):
-    with client(server[0]) as http:
-        yield http
+    with serve_example_copy(tmp_path_factory.mktemp("groups-api")) as running:
+        yield running
 
 
 def new_group(name: str, parent: str = ROOT_ID, **fields) -> dict:

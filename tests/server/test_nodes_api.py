@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from server_helpers import assert_error, client, copy_inventory, running_server
+from server_helpers import assert_error, client, serve_example_copy
 
 NODE = "web1.example.com"
 NODE_FILE = "nodes/production/web1.example.com.yml"
@@ -12,18 +12,12 @@ NODE_FILE = "nodes/production/web1.example.com.yml"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory):
-    base_dir = tmp_path_factory.mktemp("nodes-api")
-    inventory = copy_inventory(base_dir / "inventory")
-    path = inventory / NODE_FILE
-    path.write_text("# Shop front end, keep in sync with the load balancer.\n" + path.read_text())
-    with running_server(inventory, base_dir / "state.sqlite3") as base:
-        yield base, inventory
+    def add_comment(inventory):
+        path = inventory / NODE_FILE
+        path.write_text("# Shop front end, keep in sync with the load balancer.\n" + path.read_text())
 
-
-@pytest.fixture
-def api(server):
-    with client(server[0]) as http:
-        yield http
+    with serve_example_copy(tmp_path_factory.mktemp("nodes-api"), add_comment) as running:
+        yield running
 
 
 def test_configuration_is_the_node_file(api):
