@@ -1,0 +1,129 @@
+"""`reclass-ng diff -b DIR --from REV [--to REV]`: what a change does to every node.
+
+Both sides are rendered completely and compared per node and key. A side is a git revision of
+the repository holding DIR (`--from`/`--to`), a directory (`--from-dir`/`--to-dir`), or, for
+the new side by default, DIR as it is now (the working tree, uncommitted edits included).
+
+Exit status, as for diff(1): 0 when no node differs, 1 when some do, 2 for a bad command line
+or revision, and reclass-ng's error codes (65, 74, 78) when a side cannot be opened at all.
+A node that fails to render on one side is a difference, not an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.diff import InventoryDiff, KeyChange, NodeChange, compare, render_side
+from reclass_ng.diff_sources import exported_revision, short_revision
+from reclass_ng.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_inventory_argument(parser)
+    parser.add_argument("--from", dest="from_rev", metavar="REV",
+                        help="the old side: a git revision of the repository holding DIR")
+    parser.add_argument("--to", dest="to_rev", metavar="REV",
+                        help="the new side: a git revision (default: DIR as it is now)")
+    parser.add_argument("--from-dir", metavar="DIR", help="the old side: an inventory directory")
+    parser.add_argument("--to-dir", metavar="DIR", help="the new side: an inventory directory")
+    parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
+                        help="output format (default: text)")
+    parser.epilog = "exit status: 0 no difference, 1 differences, >1 trouble"
+
+
+@contextlib.contextmanager
+def _side(directory: str, revision: str | None, other_dir: str | None, which: str
+          ) -> Iterator[tuple[str, str]]:
+    """(inventory directory, label) of one side."""
+    if revision and other_dir:
+        raise UsageError(f"reclass-ng diff: give --{which} or --{which}-dir, not both")
+    if other_dir:
+        yield os.path.expanduser(other_dir), other_dir
+    elif revision:
+        with exported_revision(directory, revision) as exported:
+            yield exported, f"{revision} ({short_revision(directory, revision)})"
+    else:
+        yield directory, f"{directory} (working tree)"
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.from_rev and not args.from_dir:
+        raise UsageError("reclass-ng diff: give the old side with --from REV or --from-dir DIR")
+    directory = inventory_dir_from_args(args)
+    with _side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
+            _side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
+        result = compare(render_side(old_dir), render_side(new_dir))
+    if args.output == "json":
+        sys.stdout.write(json.dumps(as_json(result, old_label, new_label), indent=2) + "\n")
+    else:
+        sys.stdout.write(as_text(result, old_label, new_label))
+    return 1 if result.nodes else 0
+
+
+def summary(result: InventoryDiff) -> str:
+    return (f"{len(result.nodes)} nodes changed, {result.keys_changed} keys changed "
+            f"({result.count('added')} nodes added, {result.count('removed')} removed)")
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _key_line(change: KeyChange) -> str:
+    if change.change == "added":
+        line = f"    + {change.path}: {_value(change.new)}"
+    elif change.change == "removed":
+        line = f"    - {change.path}: {_value(change.old)}"
+    else:
+        line = f"    ~ {change.path}: {_value(change.old)} -> {_value(change.new)}"
+    if change.origin is not None:
+        line += f"   [{'was ' if change.change == 'removed' else ''}{change.origin.text()}]"
+    return line
+
+
+def _node_lines(node: NodeChange) -> list[str]:
+    if node.status == "added":
+        return [f"+ {node.node} (node added)"
+                + (f": fails to render: {node.new_error}" if node.new_error else "")]
+    if node.status == "removed":
+        return [f"- {node.node} (node removed)"]
+    lines = [f"~ {node.node}"]
+    if node.old_error != node.new_error:
+        if node.new_error:
+            lines.append(f"    ! now fails to render: {node.new_error}")
+        if node.old_error:
+            lines.append(f"    ! failed to render before: {node.old_error}")
+    lines.extend(_key_line(change) for change in node.keys)
+    return lines
+
+
+def as_text(result: InventoryDiff, old_label: str, new_label: str) -> str:
+    lines = [f"--- {old_label}", f"+++ {new_label}"]
+    for node in result.nodes:
+        lines.extend(_node_lines(node))
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def as_json(result: InventoryDiff, old_label: str, new_label: str) -> dict[str, Any]:
+    nodes = []
+    for node in result.nodes:
+        nodes.append({
+            "node": node.node, "status": node.status,
+            "old_error": node.old_error, "new_error": node.new_error,
+            "changes": [{"path": c.path, "keys": list(c.keys), "change": c.change,
+                         "old": c.old, "new": c.new,
+                         "source": c.origin.as_dict() if c.origin else None}
+                        for c in node.keys],
+        })
+    return {"from": old_label, "to": new_label, "nodes": nodes,
+            "summary": {"nodes_changed": len(result.nodes), "keys_changed": result.keys_changed,
+                        "nodes_added": result.count("added"),
+                        "nodes_removed": result.count("removed")}}

@@ -1,0 +1,230 @@
+"""A semantic inventory diff: render every node on two sides and compare key by key.
+
+Each side is an inventory directory (a git revision is exported to one first, see
+`diff_sources`). For every node present on either side the rendered classes, applications,
+environment, parameters and exports are flattened to key paths (lists are compared whole) and
+compared; each added or changed value says which class or node file wrote it, found by a
+last-writer search over the entities the engine merged for that node.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+import reclass_ng
+from reclass_ng.entity import Entity
+from reclass_ng.errors import ReclassError
+from reclass_ng.lint.layers import Write, attach_recorder, prefixes, writes_of
+from reclass_ng.lint.yaml_pass import key_lines
+from reclass_ng.values import to_plain
+
+SECTIONS = ("parameters", "exports")
+
+
+@attrs.frozen
+class Origin:
+    """Where a rendered value was written: a class or node file and the line of its key."""
+
+    kind: str  # "class", "node", "automatic", ...
+    name: str
+    file: str | None  # relative to the inventory directory of its side
+    line: int | None
+    via: str | None = None  # the reference text when the value written there was one
+
+    def text(self) -> str:
+        label = f"{self.kind} {self.name}" if self.kind in ("class", "node") else self.kind
+        if self.file:
+            label += f", {self.file}" + (f":{self.line}" if self.line else "")
+        return label + (f", via {self.via}" if self.via else "")
+
+    def as_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+
+@attrs.define
+class RenderedNode:
+    """One node of one side: its flattened values, or the error that stopped it."""
+
+    values: dict[tuple, Any]
+    error: str | None
+    entities: list[Entity]
+    base: str
+    # Shared by the nodes of one side: class entities are shared, and so are their files.
+    _writes: dict[tuple[int, str], dict[tuple, Write]] = attrs.field(factory=dict)
+    _lines: dict[str, dict[tuple, int]] = attrs.field(factory=dict)
+
+    def origin(self, keys: tuple) -> Origin | None:
+        """The entity whose write survives at `keys` (section first), with file and line."""
+        section, path = keys[0], keys[1:]
+        if section not in SECTIONS or not path:
+            return None
+        winners = self._winners(section, path)
+        if not winners:
+            return None
+        write = self._writes_of(winners[-1], section).get(path)
+        via = write.value.text if write is not None and write.kind == "reference" else None
+        return self._origin(winners[-1], keys, via)
+
+    def _origin(self, entity: Entity, keys: tuple, via: str | None) -> Origin:
+        source = entity.source
+        path = source.path if source else None
+        line = shown = None
+        if path:
+            if path not in self._lines:
+                self._lines[path] = key_lines(path)
+            table = self._lines[path]
+            line = next((table[k] for k in prefixes(keys) if k in table), None)
+            rel = os.path.relpath(path, self.base)
+            shown = path if rel.startswith("..") else rel
+        return Origin(source.kind if source else "extra", entity.name, shown, line, via)
+
+    def _winners(self, section: str, path: tuple) -> list[Entity]:
+        """Entities writing `path` (or replacing a mapping above it); an `=` constant wins."""
+        found = []
+        for entity in self.entities:
+            writes = self._writes_of(entity, section)
+            write = writes.get(path)
+            if write is not None and write.constant:
+                return [entity]
+            if write is not None or any(
+                    (w := writes.get(p)) is not None and w.kind not in ("dict", "null")
+                    for p in prefixes(path[:-1])):
+                found.append(entity)
+        return found
+
+    def _writes_of(self, entity: Entity, section: str) -> dict[tuple, Write]:
+        key = (id(entity), section)
+        if key not in self._writes:
+            self._writes[key] = writes_of(entity, section)
+        return self._writes[key]
+
+
+def flatten(info: dict[str, Any]) -> dict[tuple, Any]:
+    """Key paths of a nodeinfo (without `__reclass__`, which holds timestamps and paths)."""
+    out: dict[tuple, Any] = {}
+    for key in ("classes", "applications", "environment"):
+        out[(key,)] = to_plain(info[key])
+    for section in SECTIONS:
+        _flatten_mapping(info[section], (section,), out)
+    return out
+
+
+def _flatten_mapping(mapping: dict, prefix: tuple, out: dict[tuple, Any]) -> None:
+    if not mapping and len(prefix) > 1:
+        out[prefix] = {}
+    for key, value in mapping.items():
+        path = prefix + (key,)
+        if isinstance(value, dict):
+            _flatten_mapping(value, path, out)
+        else:
+            out[path] = to_plain(value)
+
+
+def render_side(base: str, progress: Callable[[str], None] | None = None
+                ) -> dict[str, RenderedNode]:
+    """Every node of the inventory in `base`, rendered (a failing node keeps its error)."""
+    warnings: list[str] = []
+    inventory = reclass_ng.load(base, warn=warnings.append)
+    recorder = attach_recorder(inventory)
+    renderer = inventory.renderer
+    root = os.path.abspath(base)
+    nodes: dict[str, RenderedNode] = {}
+    writes: dict[tuple[int, str], dict[tuple, Write]] = {}
+    lines: dict[str, dict[tuple, int]] = {}
+    for name in inventory.node_names:
+        if progress:
+            progress(name)
+        recorder.entities = []
+        entities = recorder.entities
+        try:
+            node = renderer.merge(name)
+            recorder.entities = []  # queries may merge other nodes while this one renders
+            renderer.interpolate(node, inventory.queries.evaluator_for(node))
+            values, error = flatten(renderer.nodeinfo(node)), None
+        except ReclassError as err:
+            values, error = {}, " ".join(line.strip() for line in err.detail_lines())
+        except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
+            values, error = {}, f"internal error: {type(err).__name__}: {err}"
+        nodes[name] = RenderedNode(values, error, entities, root, writes, lines)
+    return nodes
+
+
+@attrs.frozen
+class KeyChange:
+    keys: tuple
+    change: str  # "added", "removed" or "changed"
+    old: Any
+    new: Any
+    origin: Origin | None  # of the new value (of the old one for a removal)
+
+    @property
+    def path(self) -> str:
+        return ":".join(str(k) for k in self.keys)
+
+
+@attrs.frozen
+class NodeChange:
+    node: str
+    status: str  # "added", "removed" or "changed"
+    keys: list[KeyChange]
+    old_error: str | None = None
+    new_error: str | None = None
+
+
+@attrs.frozen
+class InventoryDiff:
+    nodes: list[NodeChange]
+
+    @property
+    def keys_changed(self) -> int:
+        return sum(len(n.keys) for n in self.nodes)
+
+    def count(self, status: str) -> int:
+        return sum(1 for n in self.nodes if n.status == status)
+
+
+def compare(old: dict[str, RenderedNode], new: dict[str, RenderedNode]) -> InventoryDiff:
+    """What changed between two rendered sides, node by node in name order."""
+    changes: list[NodeChange] = []
+    for name in sorted(set(old) | set(new)):
+        before, after = old.get(name), new.get(name)
+        if before is None:
+            changes.append(NodeChange(name, "added", [], new_error=after.error if after else None))
+        elif after is None:
+            changes.append(NodeChange(name, "removed", [], old_error=before.error))
+        else:
+            keys = compare_node(before, after)
+            if keys or before.error != after.error:
+                changes.append(NodeChange(name, "changed", keys, before.error, after.error))
+    return InventoryDiff(changes)
+
+
+def compare_node(before: RenderedNode, after: RenderedNode) -> list[KeyChange]:
+    """Key changes of one node; nothing is compared on a side that failed to render."""
+    if before.error or after.error:
+        return []
+    out: list[KeyChange] = []
+    old, new = before.values, after.values
+    for keys in sorted(set(old) | set(new), key=lambda k: [str(p) for p in k]):
+        if keys not in new:
+            out.append(KeyChange(keys, "removed", old[keys], None, before.origin(keys)))
+        elif keys not in old:
+            out.append(KeyChange(keys, "added", None, new[keys], after.origin(keys)))
+        elif not _same(old[keys], new[keys]):
+            out.append(KeyChange(keys, "changed", old[keys], new[keys], after.origin(keys)))
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    # 1 == True == 1.0 in Python, but a changed YAML type is a change worth showing.
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, dict)):
+        return json.dumps(a, sort_keys=True, default=repr) == json.dumps(b, sort_keys=True,
+                                                                         default=repr)
+    return a == b

@@ -1,0 +1,118 @@
+"""`reclass-ng lint`: find mistakes in an inventory that rendering alone does not show.
+
+`lint_inventory(base)` runs every rule and returns the findings; it never raises for a broken
+inventory (a broken file or setting is itself a finding). Rules are listed in `findings.RULES`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+
+import attrs
+
+import reclass_ng
+from reclass_ng.errors import NotFoundError, ReclassError, UsageError
+from reclass_ng.lint.findings import ERROR, RULES, Finding, finding
+from reclass_ng.lint.inventory_rules import (
+    dead_value,
+    layer_rules,
+    render_rules,
+    unreachable_class,
+)
+from reclass_ng.lint.nodes import WriteCache, render_nodes
+from reclass_ng.lint.yaml_pass import LineIndex, check_files
+from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
+from reclass_ng.storage.yaml_fs import _walk_yaml_files
+
+__all__ = ["RULES", "Finding", "LintResult", "lint_inventory", "check_rule_names"]
+
+CONFIG_KEY = "lint_disable"
+
+
+@attrs.frozen
+class LintResult:
+    findings: list[Finding]
+    nodes: int  # nodes rendered
+    files: int  # YAML files read
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+
+def check_rule_names(names: Iterable[str], where: str) -> set[str]:
+    unknown = sorted(set(names) - set(RULES))
+    if unknown:
+        raise UsageError(f"{where}: unknown lint rule(s) {', '.join(unknown)}; "
+                         f"known rules: {', '.join(RULES)}")
+    return set(names)
+
+
+def disabled_in_config(base: str) -> set[str]:
+    """Rules listed under `lint_disable` in the reclass-config.yml the inventory uses."""
+    path = find_config_file(base)
+    if path is None:
+        return set()
+    try:
+        value = read_config_file(path).get(CONFIG_KEY)
+    except ReclassError:
+        return set()  # reported as load-error by the run itself
+    if value is None:
+        return set()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{path}: {CONFIG_KEY} must be a list of rule names")
+    return check_rule_names(value, f"{path}: {CONFIG_KEY}")
+
+
+def lint_inventory(base: str, disabled: Iterable[str] = (),
+                   progress: Callable[[str], None] | None = None) -> LintResult:
+    """Every finding of every enabled rule, sorted by file and line."""
+    if not os.path.isdir(base):
+        raise NotFoundError(f"No such directory: {base}")
+    off = set(disabled) | disabled_in_config(base)
+    found: list[Finding] = []
+    try:
+        settings = load_settings(base, {})
+        settings_ok = True
+    except ReclassError as err:
+        found.append(finding("load-error", find_config_file(base), None, err.message))
+        settings, settings_ok = Settings(inventory_base_uri=base), False
+    root = os.path.abspath(os.path.expanduser(base))
+    dirs = [os.path.join(root, os.path.expanduser(d))
+            for d in (settings.nodes_uri, settings.classes_uri)]
+    files = [path for d in dirs if os.path.isdir(d) for path, _ in _walk_yaml_files(d)]
+    index = LineIndex(root)
+    prefixes = settings.dict_key_override_prefix + settings.dict_key_constant_prefix
+    found.extend(check_files(files, settings.delimiter, prefixes, index))
+    yaml_broken = {f.path for f in found if f.rule == "yaml-syntax"}
+    nodes = 0
+    warnings: list[str] = []
+    inventory = None
+    try:
+        # With broken settings only the file rules run (the error is reported above).
+        inventory = reclass_ng.load(base, group_errors=True, warn=warnings.append) \
+            if settings_ok else None
+    except ReclassError as err:
+        found.append(finding("load-error", "", None, " ".join(err.lines())))
+    if inventory is not None:
+        runs = render_nodes(inventory, progress)
+        nodes = len(runs)
+        writes = WriteCache()
+        if "unreachable-class" not in off:
+            found.extend(unreachable_class(inventory, runs))
+        if "dead-value" not in off:
+            found.extend(dead_value(runs, writes, index))
+        types, constants = layer_rules(runs, writes, index,
+                                       inventory.settings.strict_constant_parameters)
+        refs, node_errors = render_rules(runs, index, yaml_broken)
+        found.extend(types + constants + refs + node_errors)
+    kept = [f for f in found if f.rule not in off]
+    kept.sort(key=lambda f: (f.path, f.line or 0, f.rule, f.message))
+    return LintResult(kept, nodes, len(files))

@@ -1,0 +1,62 @@
+"""What a lint rule reports: a Finding, and the catalogue of rules with their severities."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+ERROR = "error"
+WARNING = "warning"
+
+# name -> (severity, what it finds). Every rule can be disabled by name.
+RULES: dict[str, tuple[str, str]] = {
+    "yaml-syntax": (ERROR, "a file that is not valid YAML"),
+    "load-error": (ERROR, "the inventory cannot be opened (configuration, duplicate names)"),
+    "duplicate-key": (ERROR, "a key written twice in one YAML mapping (YAML keeps the last)"),
+    "delimiter-in-key": (WARNING, "a parameter key containing the reference delimiter"),
+    "unreachable-class": (WARNING, "a class that no node can reach"),
+    "dead-value": (WARNING, "a class value that every node using the class overrides"),
+    "type-change": (WARNING, "a key whose type changes between layers"),
+    "constant-ignored": (ERROR, "a write to a key an earlier `=` constant fixed"),
+    "failing-reference": (ERROR, "a reference that cannot be resolved on some nodes"),
+    "node-error": (ERROR, "a node that cannot be rendered for another reason"),
+}
+
+
+@attrs.frozen
+class Finding:
+    """One problem at one place."""
+
+    rule: str
+    severity: str
+    path: str  # the file, or "" when no file is concerned
+    line: int | None
+    message: str
+
+    def location(self, base: str | None = None) -> str:
+        shown = self.path
+        if base and shown and os.path.isabs(shown):
+            rel = os.path.relpath(shown, base)
+            shown = shown if rel.startswith("..") else rel
+        if not shown:
+            return "<inventory>"
+        return f"{shown}:{self.line}" if self.line else shown
+
+    def text(self, base: str | None = None) -> str:
+        return f"{self.location(base)}: {self.severity} {self.rule}: {self.message}"
+
+    def as_dict(self, base: str | None = None) -> dict[str, Any]:
+        file = self.path
+        if base and file and os.path.isabs(file):
+            rel = os.path.relpath(file, base)
+            file = file if rel.startswith("..") else rel
+        return {"file": file, "line": self.line, "severity": self.severity, "rule": self.rule,
+                "message": self.message}
+
+
+def finding(rule: str, path: str | None, line: int | None, message: str,
+            severity: str | None = None) -> Finding:
+    """A Finding with the rule's default severity unless one is given."""
+    return Finding(rule, severity or RULES[rule][0], path or "", line, message)

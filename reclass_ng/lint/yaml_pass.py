@@ -1,0 +1,150 @@
+"""The rules that read the YAML files themselves, before any rendering.
+
+PyYAML's loaders keep the last of two equal keys without a word, so duplicates can only be seen
+on the composed node tree (the C composer when libyaml is there, for speed). The same pass
+records the line of every key below `parameters` and `exports`, which the other rules use to
+point at the file and line of what they report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import yaml
+
+from reclass_ng.lint.findings import Finding, finding
+from reclass_ng.storage.yaml_load import SafeLoader
+
+SECTIONS = ("parameters", "exports")
+
+
+class LineIndex:
+    """Lines of keys per file: (section, key, key, ...) -> 1-based line."""
+
+    def __init__(self, base: str = "") -> None:
+        self.lines: dict[str, dict[tuple, int]] = {}
+        self.base = base  # files are shown relative to it in messages
+
+    def show(self, path: str) -> str:
+        """`path` as messages show it: relative to the inventory when it is inside."""
+        if not self.base or not os.path.isabs(path):
+            return path
+        rel = os.path.relpath(path, self.base)
+        return path if rel.startswith("..") else rel
+
+    def line(self, path: str | None, keys: Iterable[object]) -> int | None:
+        """The line of the deepest key of `keys` found in `path` (None when nothing matches)."""
+        if not path or path not in self.lines:
+            return None
+        table = self.lines[path]
+        keys = tuple(str(k) for k in keys)
+        for length in range(len(keys), 0, -1):
+            found = table.get(keys[:length])
+            if found is not None:
+                return found
+        return None
+
+
+def strip_prefixes(key: str, prefixes: str) -> str:
+    """A parameter key without its `~`/`=` flags (reclass strips up to two)."""
+    for _ in range(2):
+        if key and key[0] in prefixes:
+            key = key[1:]
+    return key
+
+
+def check_files(paths: Iterable[str], delimiter: str, prefixes: str, index: LineIndex
+                ) -> list[Finding]:
+    """yaml-syntax, duplicate-key and delimiter-in-key findings of every file."""
+    found: list[Finding] = []
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                root = yaml.compose(handle, Loader=SafeLoader)
+        except OSError as err:
+            found.append(finding("yaml-syntax", path, None, f"cannot read file: {err.strerror}"))
+            continue
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or err.context_mark
+            problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+            found.append(finding("yaml-syntax", path, mark.line + 1 if mark else None,
+                                 f"invalid YAML: {problem}"))
+            continue
+        except yaml.YAMLError as err:
+            found.append(finding("yaml-syntax", path, None, f"invalid YAML: {err}"))
+            continue
+        table: dict[tuple, int] = {}
+        index.lines[path] = table
+        if root is None:
+            continue
+        found.extend(_duplicates(root, path))
+        if isinstance(root, yaml.MappingNode):
+            for key_node, value_node in root.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                table[(key_node.value,)] = key_node.start_mark.line + 1
+                if key_node.value in SECTIONS:
+                    found.extend(_index_keys(value_node, (key_node.value,), path, table,
+                                             delimiter, prefixes))
+    return found
+
+
+def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
+    found: list[Finding] = []
+    stack = [root]
+    seen: set[int] = set()  # aliases share nodes, and may even make loops
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key_node, value_node in node.value:
+                stack.append(value_node)
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
+                    continue
+                line = key_node.start_mark.line + 1
+                ident = (key_node.tag, key_node.value)
+                if ident in first:
+                    found.append(finding(
+                        "duplicate-key", path, line,
+                        f"key {key_node.value!r} is already written at line {first[ident]} of "
+                        "this mapping; YAML keeps only this last value"))
+                else:
+                    first[ident] = line
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    found.sort(key=lambda f: f.line or 0)
+    return found
+
+
+def _index_keys(node: yaml.Node, prefix: tuple, path: str, table: dict[tuple, int],
+                delimiter: str, prefixes: str, depth: int = 0) -> list[Finding]:
+    found: list[Finding] = []
+    # An alias can make a mapping contain itself; nothing real is nested 200 levels deep.
+    if not isinstance(node, yaml.MappingNode) or depth > 200:
+        return found
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = strip_prefixes(key_node.value, prefixes)
+        line = key_node.start_mark.line + 1
+        keys = prefix + (key,)
+        table.setdefault(keys, line)
+        if delimiter and delimiter in key:
+            shown = ":".join(keys[1:])
+            found.append(finding(
+                "delimiter-in-key", path, line,
+                f"key {key!r} (at {keys[0]}:{shown}) contains the delimiter {delimiter!r}: "
+                "references cannot reach it"))
+        found.extend(_index_keys(value_node, keys, path, table, delimiter, prefixes, depth + 1))
+    return found
+
+
+def key_lines(path: str, delimiter: str = ":", prefixes: str = "~=") -> dict[tuple, int]:
+    """(section, key, ...) -> line of every key of one file ({} when it cannot be read)."""
+    index = LineIndex()
+    check_files([path], delimiter, prefixes, index)
+    return index.lines.get(path, {})

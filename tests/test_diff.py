@@ -1,0 +1,135 @@
+"""`reclass-ng diff`, driven through the command line: git revisions and directories."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import VENV_BIN, write_inventory
+
+GIT = ["git", "-c", "user.name=Lint Test", "-c", "user.email=test@example.invalid",
+       "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+
+FIRST = {
+    "nodes/web1.yml": "classes: [web]\nparameters:\n  web:\n    workers: 2\n",
+    "nodes/web2.yml": "classes: [web]\n",
+    "nodes/old.yml": "classes: [base]\n",
+    "classes/base.yml": "parameters:\n  site:\n    domain: example.com\n    port: 80\n",
+    "classes/web.yml": ("classes: [base]\nparameters:\n  web:\n    workers: 1\n"
+                        "    url: http://${site:domain}:${site:port}/\n"),
+}
+
+
+def reclass_ng(*args: str, cwd: Path, tmpdir: Path | None = None
+               ) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir else None
+    proc = subprocess.run([str(VENV_BIN / "reclass-ng"), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120, env=env)
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def two_commits(tmp_path: Path) -> tuple[Path, Path, str]:
+    """A repository with the inventory below `inv/`, committed twice; (repo, inventory, rev1)."""
+    repo = tmp_path / "repo"
+    inventory = write_inventory(repo / "inv", FIRST)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    first = git(repo, "rev-parse", "HEAD")
+    (inventory / "classes/base.yml").write_text(
+        "parameters:\n  site:\n    domain: example.com\n    port: 8080\n    tls: true\n")
+    (inventory / "nodes/old.yml").unlink()
+    (inventory / "nodes/new.yml").write_text("classes: [web]\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "second")
+    return repo, inventory, first
+
+
+def test_diff_across_two_git_commits(tmp_path: Path) -> None:
+    repo, inventory, first = two_commits(tmp_path)
+    status_before = git(repo, "status", "--porcelain")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", first, "--to", "HEAD", cwd=repo,
+                      tmpdir=scratch)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    old_short, new_short = (git(repo, "rev-parse", "--short", rev) for rev in (first, "HEAD"))
+    assert lines[:2] == [f"--- {first} ({old_short})", f"+++ HEAD ({new_short})"]
+    assert "+ new (node added)" in lines
+    assert "- old (node removed)" in lines
+    web1 = lines[lines.index("~ web1") + 1: lines.index("~ web2")]
+    assert web1 == [
+        "    ~ parameters:site:port: 80 -> 8080   [class base, classes/base.yml:4]",
+        "    + parameters:site:tls: true   [class base, classes/base.yml:5]",
+        '    ~ parameters:web:url: "http://example.com:80/" -> "http://example.com:8080/"'
+        "   [class web, classes/web.yml:5, via http://${site:domain}:${site:port}/]",
+    ]
+    assert lines[-1] == "4 nodes changed, 6 keys changed (1 nodes added, 1 removed)"
+    # Read-only: nothing changed in the repository, no worktree or export left behind.
+    assert git(repo, "status", "--porcelain") == status_before
+    assert git(repo, "worktree", "list").count("\n") == 0
+    assert list(scratch.iterdir()) == []
+
+
+def test_working_tree_is_the_default_new_side(tmp_path: Path) -> None:
+    repo, inventory, _ = two_commits(tmp_path)
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", "HEAD", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == (
+        "0 nodes changed, 0 keys changed (0 nodes added, 0 removed)")
+    (inventory / "nodes/web2.yml").write_text(
+        "classes: [web]\nparameters:\n  web:\n    workers: 3\n")
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", "HEAD", "-o", "json", cwd=repo)
+    assert proc.returncode == 1
+    document: dict[str, Any] = json.loads(proc.stdout)
+    assert document["summary"] == {"nodes_changed": 1, "keys_changed": 1, "nodes_added": 0,
+                                   "nodes_removed": 0}
+    [node] = document["nodes"]
+    assert node["node"] == "web2" and node["status"] == "changed"
+    assert node["changes"] == [{
+        "path": "parameters:web:workers", "keys": ["parameters", "web", "workers"],
+        "change": "changed", "old": 1, "new": 3,
+        "source": {"kind": "node", "name": "web2", "file": "nodes/web2.yml", "line": 4,
+                   "via": None}}]
+
+
+def test_two_directories_and_a_node_that_starts_failing(tmp_path: Path) -> None:
+    old = write_inventory(tmp_path / "a", FIRST)
+    new = write_inventory(tmp_path / "b", {
+        **FIRST, "classes/base.yml": "parameters:\n  site:\n    port: 80\n",
+        "nodes/web2.yml": "classes: [web]\nparameters:\n  site:\n    domain: two.example\n"})
+    proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(new), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "~ web1" in lines
+    assert lines[lines.index("~ web1") + 1].startswith(
+        "    ! now fails to render: Cannot resolve ${site:domain}, at web:url")
+    assert "    - parameters:site:domain: \"example.com\"   [was class base, classes/base.yml:3]" \
+        in lines
+    assert '    ~ parameters:site:domain: "example.com" -> "two.example"   ' \
+        '[node web2, nodes/web2.yml:4]' in lines
+    assert lines[-1] == "3 nodes changed, 3 keys changed (0 nodes added, 0 removed)"
+
+
+def test_errors_exit_above_one(tmp_path: Path) -> None:
+    inventory = write_inventory(tmp_path / "plain", FIRST)
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", "HEAD", cwd=tmp_path)
+    assert proc.returncode == 2 and "not inside a git repository" in proc.stderr
+    repo, inventory, _ = two_commits(tmp_path)
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", "no-such-rev", cwd=repo)
+    assert proc.returncode == 2 and "unknown revision 'no-such-rev'" in proc.stderr
+    proc = reclass_ng("diff", "-b", str(inventory), cwd=repo)
+    assert proc.returncode == 2 and "--from REV or --from-dir DIR" in proc.stderr
+    proc = reclass_ng("diff", "--from-dir", str(tmp_path / "absent"), "--to-dir", str(inventory),
+                      cwd=repo)
+    assert proc.returncode == 74 and "No such directory" in proc.stderr
