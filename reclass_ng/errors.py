@@ -8,7 +8,9 @@ layout kapicorp-reclass uses, so scripts that grep its messages keep working.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 EX_USAGE = 2  # argparse/optparse exit status for bad command lines
 EX_DATAERR = 65
@@ -25,24 +27,153 @@ def format_path(path: Sequence[object]) -> str:
 
 
 class ReclassError(Exception):
-    """Base of every error reclass-ng reports to a user."""
+    """Base of every error reclass-ng reports to a user.
+
+    Besides its message an error may know where the problem is written (`source`, a
+    values.Source, and `written`, the text to point at), the key paths that were being rendered
+    when it happened (`chain`, outermost first) and how to find "did you mean" candidates
+    (`suggest`). Positions and suggestions are worked out only when the error is reported.
+    """
 
     exit_code = EX_DATAERR
+    kind = ""  # a short name for machine-readable reports; derived from the class name if empty
 
     def __init__(self, text: str = "", *, node: str | None = None) -> None:
         super().__init__(text)
         self.text = text
         self.node = node
+        self.source: Any = None
+        self.written: str | None = None
+        self.chain: list[str] = []
+        self.suggest: Callable[[], list[str]] | None = None
+        self.pick: Callable[[Any], bool] | None = None  # which item of a YAML list is meant
+        self._found: dict[str, Any] = {}
+
+    # -- what an error knows about its place (all optional) -----------------------------
+
+    @property
+    def error_kind(self) -> str:
+        return self.kind or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+
+    def file(self) -> str | None:
+        """The file the problem is written in, when known."""
+        from reclass_ng.diagnostics import file_of_uri
+
+        if self.source is not None and self.source.path:
+            return self.source.path
+        return file_of_uri(getattr(self, "uri", None))
+
+    def key_path(self) -> str | None:
+        return None
+
+    def yaml_keys(self) -> tuple | None:
+        """The keys leading to the problem inside its file, to find its line."""
+        return None
+
+    def position(self) -> tuple[int, int] | None:
+        """1-based (line, column) of the problem in its file, found when first asked."""
+        if "position" not in self._found:
+            from reclass_ng.diagnostics import locate
+
+            keys = self.yaml_keys()
+            self._found["position"] = None if keys is None else locate(
+                self.file(), keys, self.written, self.pick)
+        return self._found["position"]
+
+    def suggestions(self) -> list[str]:
+        """"Did you mean" candidates, worked out when first asked."""
+        if "suggestions" not in self._found:
+            try:
+                self._found["suggestions"] = list(self.suggest()) if self.suggest else []
+            except Exception:  # noqa: BLE001 - a failed suggestion must not hide the error
+                self._found["suggestions"] = []
+        return self._found["suggestions"]
+
+    def context_lines(self) -> list[str]:
+        """Lines after the message: where it is written, the reference chain, suggestions."""
+        lines = []
+        position, path = self.position(), self.file()
+        if position is not None and path:
+            where = f"{path}:{position[0]}:{position[1]}"
+            if self.source is not None and self.source.kind in ("class", "node"):
+                where += f" ({self.source.kind} {self.source.name})"
+            lines.append("written at " + where)
+        if len(self.chain) > 1:
+            lines.append("reference chain: " + " -> ".join(self.chain))
+        suggestions = self.suggestions()
+        if suggestions:
+            lines.append("did you mean " + ", ".join(suggestions) + "?")
+        return lines
+
+    def record(self, node: str | None = None) -> dict[str, Any]:
+        """This error as one entry of a machine-readable report."""
+        position = self.position() or (None, None)
+        source = self.source
+        return {
+            "node": node or self.node,
+            "class": source.name if source is not None and source.kind == "class" else None,
+            "file": self.file(),
+            "line": position[0],
+            "column": position[1],
+            "key_path": self.key_path(),
+            "message": "\n".join(self.message_lines()),
+            "kind": self.error_kind,
+            "suggestions": self.suggestions(),
+            "reference_chain": list(self.chain),
+        }
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every error this one stands for, as machine-readable entries."""
+        return [self.record()]
+
+    # -- the message ----------------------------------------------------------------------
 
     def detail_lines(self) -> list[str]:
         """The lines describing this error, without the node header."""
         return self.text.splitlines() or [type(self).__name__]
 
+    def described_lines(self) -> list[str]:
+        """The details followed by the context lines (indented once more)."""
+        return self.detail_lines() + [INDENT + line for line in self.context_lines()]
+
     def lines(self) -> list[str]:
-        """All message lines: a `-> node` header when the node is known, then the details."""
+        """All message lines, as kapicorp-reclass lays them out: a `-> node` header when the
+        node is known, then the details (this is `str(error)`, for API users)."""
         if self.node is None:
             return self.detail_lines()
         return [f"-> {self.node}"] + [INDENT + line for line in self.detail_lines()]
+
+    def _own_layout(self) -> bool:
+        # A subclass that lays out lines() itself (e.g. an error rebuilt from another process)
+        # is reported as it is.
+        return type(self).lines is not ReclassError.lines
+
+    def report_lines(self) -> list[str]:
+        """lines() with the diagnostic context after each error: where it is written, the
+        reference chain and "did you mean" suggestions (what the command line prints)."""
+        if self._own_layout():
+            return self.lines()
+        if self.node is None:
+            return self.described_lines()
+        return [f"-> {self.node}"] + [INDENT + line for line in self.described_lines()]
+
+    def message_lines(self) -> list[str]:
+        """The message without the node header, for machine-readable reports."""
+        if not self._own_layout():
+            return self.detail_lines()
+        lines = self.lines()
+        if self.node is not None and lines and lines[0] == f"-> {self.node}":
+            lines = [line[len(INDENT):] if line.startswith(INDENT) else line
+                     for line in lines[1:]]
+        return lines
+
+    def __reduce__(self) -> Any:
+        # Errors travel between processes (parallel rendering): what needs the parameter tree
+        # or the files is worked out here, and the functions that would do it are left behind.
+        self.position()
+        self.suggestions()
+        state = dict(self.__dict__, suggest=None, pick=None)
+        return _rebuild_error, (type(self), self.args, state)
 
     @property
     def message(self) -> str:
@@ -56,6 +187,13 @@ class ReclassError(Exception):
         if self.node is None:
             self.node = node
         return self
+
+
+def _rebuild_error(cls: type, args: tuple, state: dict[str, Any]) -> ReclassError:
+    err = cls.__new__(cls)
+    Exception.__init__(err, *args)
+    err.__dict__.update(state)
+    return err
 
 
 class UsageError(ReclassError):
@@ -73,6 +211,8 @@ class NotFoundError(ReclassError):
 
 
 class NodeNotFound(NotFoundError):
+    kind = "node_not_found"
+
     def __init__(self, name: str, where: str) -> None:
         super().__init__(f"Node '{name}' not found under {where}")
         self.name = name
@@ -81,10 +221,21 @@ class NodeNotFound(NotFoundError):
 class YamlFileError(ReclassError):
     """A file that is not valid YAML or not a reclass entity."""
 
+    kind = "invalid_yaml"
+
     def __init__(self, path: str, problem: str, line: int | None = None, column: int | None = None):
         where = path if line is None else f"{path}:{line}" + ("" if column is None else f":{column}")
         super().__init__(f"{where}: {problem}")
         self.path, self.line, self.column = path, line, column
+
+    def file(self) -> str | None:
+        return self.path
+
+    def position(self) -> tuple[int, int] | None:
+        return None if self.line is None else (self.line, self.column or 1)
+
+    def context_lines(self) -> list[str]:
+        return []  # the message starts with file:line:column already
 
 
 class DuplicateNameError(ReclassError):
@@ -125,9 +276,17 @@ class LocatedError(ReclassError):
 
 
 class ClassNotFound(LocatedError):
+    kind = "class_not_found"
+
     def __init__(self, name: str, classes_uri: str, uri: str | None) -> None:
         super().__init__(f"Class {name} not found under {classes_uri}", uri)
         self.name = name
+
+    def key_path(self) -> str | None:
+        return "classes"
+
+    def yaml_keys(self) -> tuple | None:
+        return ("classes",)
 
 
 class ClassNameResolveError(LocatedError):
@@ -135,6 +294,12 @@ class ClassNameResolveError(LocatedError):
         text = f"Class name {name} not resolvable" + (f" ({reason})" if reason else "")
         super().__init__(text, uri)
         self.name = name
+
+    def key_path(self) -> str | None:
+        return "classes"
+
+    def yaml_keys(self) -> tuple | None:
+        return ("classes",)
 
 
 class ClassIncludeCycle(LocatedError):
@@ -155,6 +320,20 @@ class ValueAtPathError(ReclassError):
         super().__init__(text)
         self.path = tuple(path)
         self.uri = uri
+        self.section: str | None = None  # "parameters" or "exports" when the resolver knows
+
+    def key_path(self) -> str | None:
+        return format_path(self.path) if self.path else None
+
+    def yaml_keys(self) -> tuple | None:
+        if not self.path:
+            return None
+        if self.section:
+            return (self.section, *self.path)
+        # Paths from reading a file name their section when it is not `parameters`.
+        if self.path[0] in ("exports", "classes"):
+            return self.path
+        return ("parameters", *self.path)
 
     def location(self) -> str:
         where = f", at {format_path(self.path)}" if self.path else ""
@@ -166,6 +345,8 @@ class ValueAtPathError(ReclassError):
 
 class ResolveError(ValueAtPathError):
     """A reference whose path does not exist."""
+
+    kind = "missing_reference"
 
     def __init__(self, ref: str, path: Sequence[object] = (), uri: str | None = None,
                  hint: str | None = None) -> None:
@@ -181,6 +362,8 @@ class ResolveError(ValueAtPathError):
 class ResolveErrorList(ReclassError):
     """Several missing references of one node, reported together (group_errors)."""
 
+    kind = "missing_reference"
+
     def __init__(self, errors: Sequence[ResolveError]) -> None:
         super().__init__("")
         self.errors = list(errors)
@@ -188,8 +371,16 @@ class ResolveErrorList(ReclassError):
     def detail_lines(self) -> list[str]:
         return [line for err in self.errors for line in err.detail_lines()]
 
+    def described_lines(self) -> list[str]:
+        return [line for err in self.errors for line in err.described_lines()]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [err.record(self.node) for err in self.errors]
+
 
 class BadReferencesError(ValueAtPathError):
+    kind = "bad_reference"
+
     def __init__(self, refs: Iterable[str], path: Sequence[object], uri: str | None) -> None:
         super().__init__("Bad references", path, uri)
         self.refs = list(refs)
@@ -209,6 +400,8 @@ class ChangedConstantError(ValueAtPathError):
 
 
 class InfiniteRecursionError(ValueAtPathError):
+    kind = "reference_loop"
+
     def __init__(self, ref: str, path: Sequence[object], uri: str | None, loop: str = "") -> None:
         super().__init__(f"Infinite recursion: {ref}", path, uri)
         self.loop = loop
@@ -261,3 +454,33 @@ class InventoryQueryNodeError(ReclassError):
 
     def detail_lines(self) -> list[str]:
         return ["Inventory Queries:"] + self.cause.lines()
+
+
+class ReferenceDefaultError(ValueAtPathError):
+    """`${path::default}` whose default is not a complete YAML value (reference_defaults)."""
+
+    kind = "bad_reference_default"
+
+    def __init__(self, ref: str, problem: str, path: Sequence[object], uri: str | None) -> None:
+        super().__init__(f"Invalid default value in {ref}: {problem}", path, uri)
+        self.ref = ref
+
+
+class MultipleErrors(ReclassError):
+    """Errors of several nodes of one run, reported together; the first decides the exit code."""
+
+    kind = "multiple"
+
+    def __init__(self, errors: Sequence[ReclassError]) -> None:
+        super().__init__("")
+        self.errors = list(errors)
+        self.exit_code = self.errors[0].exit_code
+
+    def lines(self) -> list[str]:
+        return [line for err in self.errors for line in err.lines()]
+
+    def report_lines(self) -> list[str]:
+        return [line for err in self.errors for line in err.report_lines()]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [record for err in self.errors for record in err.records()]

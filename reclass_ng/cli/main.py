@@ -10,13 +10,16 @@ import argparse
 import importlib
 import sys
 
-from reclass_ng.cli.failures import run_reporting_errors
+from reclass_ng.cli.failures import add_errors_option, run_reporting_errors
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
 SUBCOMMANDS["classify"] = ("reclass_ng.cli.classify", "classify a node by its facts with the node groups")
 SUBCOMMANDS["groups"] = ("reclass_ng.cli.groups", "work with node groups (validate)")
 SUBCOMMANDS["serve"] = ("reclass_ng.cli.serve", "serve the Node Classifier v1 HTTP API")
+SUBCOMMANDS["lint"] = ("reclass_ng.cli.lint", "check an inventory for mistakes (duplicate keys, dead values, ...)")
+SUBCOMMANDS["diff"] = ("reclass_ng.cli.diff", "compare every node of two revisions or directories of an inventory")
+SUBCOMMANDS["explain"] = ("reclass_ng.cli.explain", "explain where a node's value, class or application came from")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,13 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         sp = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sp)
+        add_errors_option(sp)
         sp.set_defaults(_module=module)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run_reporting_errors(lambda: args._module.run(args))
+    return run_reporting_errors(lambda: args._module.run(args),
+                                errors_format=getattr(args, "errors", "text"))
 
 
 if __name__ == "__main__":

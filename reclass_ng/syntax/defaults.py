@@ -1,0 +1,63 @@
+"""Reference default values, `${path::default}`, as reclass-rs writes them (setting
+`reference_defaults`, off by default).
+
+The reference text is rendered first (nested references substituted), then split at the first
+`::`: what comes before is the path, what comes after is the default, read as a YAML value
+(`42` is an int, an empty default is null, `[1, 2]` a list, `{a: 1\\}` a mapping since a `}`
+inside a reference has to be escaped). The default is used only when the path does not exist; a
+path whose value is null gives null. When the default is one nested reference and nothing else
+(`${a::${b}}`), the value of `b` is used as it is, with its type, instead of a YAML reading of its
+text. With the setting off none of this happens and `${a::b}` is an ordinary (missing) reference,
+as in kapicorp-reclass.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import yaml
+
+from reclass_ng.syntax.ast import Ref, Text
+
+SEPARATOR = "::"
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class DefaultSyntaxProblem(ValueError):
+    """A default value that is not a complete YAML value."""
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as err:
+        problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+        raise DefaultSyntaxProblem(problem) from None
+    except yaml.YAMLError as err:
+        raise DefaultSyntaxProblem(str(err)) from None
+
+
+def parse_default(text: str) -> Any:
+    """The value of a default's text read as YAML (a fresh copy every time: callers own it)."""
+    value = _parse(text)
+    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+
+
+def nested_default(ref: Ref) -> tuple[Ref, Ref] | None:
+    """(reference before the default, the nested reference) for `${path::${other}}`, else None.
+
+    The reference before the default still ends with the separator; the caller checks, after
+    rendering it, that this separator is the first one (a nested reference in the path could
+    itself produce a `::`).
+    """
+    items = ref.items
+    if len(items) < 2 or type(items[-1]) is not Ref:
+        return None
+    before = items[-2]
+    if type(before) is not Text or not before.value.endswith(SEPARATOR):
+        return None
+    return Ref(items[:-1]), items[-1]
