@@ -14,9 +14,8 @@ import shlex
 import threading
 from collections.abc import Callable
 
-import attrs
-
-from reclass_ng.entity import Entity, EntityPreparer
+from reclass_ng.diagnostics import similar_names
+from reclass_ng.entity import Entity, EntityPreparer, absolute_class_name
 from reclass_ng.errors import (
     ClassIncludeCycle,
     ClassNameResolveError,
@@ -26,6 +25,7 @@ from reclass_ng.errors import (
     ReclassError,
 )
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
@@ -55,14 +55,23 @@ class ClassLoader:
             return self._cache.setdefault(name, entity)
 
 
-@attrs.frozen
-class ClassMapping:
+class ClassMapping(Record):
     """`<pattern> <class> ...` from the class_mappings setting."""
 
+    __slots__ = ("text", "regex", "glob", "classes")
+    _fields = __slots__
     text: str
     regex: re.Pattern[str] | None
     glob: str | None
     classes: tuple[str, ...]
+
+    def __init__(self, text: str, regex: re.Pattern[str] | None, glob: str | None,
+                 classes: tuple[str, ...]) -> None:
+        _set = object.__setattr__
+        _set(self, "text", text)
+        _set(self, "regex", regex)
+        _set(self, "glob", glob)
+        _set(self, "classes", classes)
 
     def classes_for(self, subject: str) -> list[str]:
         if self.regex is not None:
@@ -130,12 +139,24 @@ class ClassExpander:
             if class_entity is None:
                 if self._ignored_missing(name):
                     continue
-                raise ClassNotFound(name, self.loader.storage.classes_uri, entity.uri)
+                raise self._not_found(name, listed, entity)
             walking.append(name)
             self.walk(node, class_entity, seen, walking)
             walking.pop()
             seen.add(name)
         self.merger.merge_entity(node, entity)
+
+    def _not_found(self, name: str, listed: str, entity: Entity) -> ClassNotFound:
+        """ClassNotFound pointing at the list entry, with the nearest existing class names."""
+        err = ClassNotFound(name, self.loader.storage.classes_uri, entity.uri)
+        err.source = entity.source
+        relative_base = entity.name
+        # The entry as written may be relative (`.web`); match it the way it was resolved.
+        err.pick = lambda item: (getattr(item, "value", None) == listed or absolute_class_name(
+            str(getattr(item, "value", "")), relative_base) == listed)
+        class_names = self.loader.storage.class_paths
+        err.suggest = lambda: similar_names(name, class_names)
+        return err
 
     def _ignored_missing(self, name: str) -> bool:
         if not self.settings.ignore_class_notfound or self.ignorable is None:
@@ -166,5 +187,9 @@ class ClassExpander:
                             group_errors=False)
         try:
             return str(resolver.render_interp(value, ("classes",)))
-        except ReclassError:
-            raise ClassNameResolveError(listed, entity.uri) from None
+        except ReclassError as err:
+            failed = ClassNameResolveError(listed, entity.uri)
+            # Point at the list entry; suggest what the failing reference may have meant.
+            failed.source, failed.suggest = entity.source, err.suggest
+            failed.pick = lambda item: getattr(item, "value", None) == listed
+            raise failed from None

@@ -10,26 +10,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from reclass_ng.errors import EntityFormatError, ParseError, YamlFileError
+from reclass_ng.records import Record
 from reclass_ng.settings import Settings
 from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
 from reclass_ng.values import Interp, Layer, RDict, RList, Source, Stack
 
 
-@attrs.frozen
-class Entity:
+class Entity(Record):
     """A node or class (or an entity given through the API), ready to be merged."""
 
+    __slots__ = ("name", "uri", "classes", "applications", "parameters", "exports",
+                 "environment", "source")
+    _fields = __slots__
     name: str
     uri: str
-    classes: tuple[str, ...] = ()
-    applications: tuple[str, ...] = ()
-    parameters: Any = attrs.field(factory=dict)
-    exports: Any = attrs.field(factory=dict)
-    environment: str | None = None
-    source: Source | None = None
+    classes: tuple[str, ...]
+    applications: tuple[str, ...]
+    parameters: Any
+    exports: Any
+    environment: str | None
+    source: Source | None
+
+    def __init__(self, name: str, uri: str, classes: Sequence[str] = (),
+                 applications: Sequence[str] = (), parameters: Any = None, exports: Any = None,
+                 environment: str | None = None, source: Source | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "uri", uri)
+        _set(self, "classes", classes)
+        _set(self, "applications", applications)
+        _set(self, "parameters", {} if parameters is None else parameters)
+        _set(self, "exports", {} if exports is None else exports)
+        _set(self, "environment", environment)
+        _set(self, "source", source)
 
 
 class EntityPreparer:

@@ -12,22 +12,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from reclass_ng.diagnostics import similar_paths
 from reclass_ng.errors import (
     BadReferencesError,
     InfiniteRecursionError,
     QueryPositionError,
     ReclassError,
+    ReferenceDefaultError,
     ResolveError,
     ResolveErrorList,
     format_path,
 )
 from reclass_ng.merge import Merger
+from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import Interp, Layer, MDict, MList, RDict, RList, Stack, owned_copy
 
 QueryEvaluator = Callable[[Query, Interp, tuple, "Resolver"], Any]
 
 _DICTS = (dict, RDict, MDict)
+# Values that never need rendering: skipped with one set lookup.
+_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
 
 
 class MissingPath(Exception):
@@ -49,8 +54,10 @@ class Resolver:
         self.warn = warn or (lambda message: None)
         self.query = query
         self.list_index_last = list_index_last  # deviation D2: `${l:1}` selects an element
-        self.in_progress: dict[tuple, str] = {}  # path -> uri of the value being rendered
+        self.in_progress: dict[tuple, None] = {}  # paths being rendered, in order
         self.errors: list[ResolveError] = []
+        self._split: dict[str, tuple[str, ...]] = _split_cache(delimiter)
+        self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
 
     # -- whole trees --------------------------------------------------------------------
 
@@ -62,19 +69,19 @@ class Resolver:
             raise ResolveErrorList(errors)
 
     def _render_children(self, container: Any, path: tuple) -> None:
-        keys = list(container) if isinstance(container, dict) else range(len(container))
-        for key in keys:
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, value in list(items):
+            if type(value) in _PLAIN:
+                continue
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interp or kind is Stack:
                 self._render_at(container, key, path + (key,))
             elif kind is RDict:
-                copy = MDict(value)
-                container[key] = copy
+                copy = container[key] = MDict(value)
                 self._render_children(copy, path + (key,))
             elif kind is RList:
-                copy = MList(value)
-                container[key] = copy
+                copy = container[key] = MList(value)
                 self._render_children(copy, path + (key,))
             elif kind is MDict or kind is MList:
                 self._render_children(value, path + (key,))
@@ -82,15 +89,19 @@ class Resolver:
     def _render_at(self, container: Any, key: Any, path: tuple) -> Any:
         """Render the unrendered value at container[key] (path), store and return it."""
         value = container[key]
-        uri = value.source.uri if type(value) is Interp else _stack_uri(value)
-        self.in_progress[path] = uri
+        in_progress = self.in_progress
+        in_progress[path] = None
         try:
             if type(value) is Interp:
                 new = self.render_interp(value, path)
             else:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
                                        path, self.warn)
-            new = self._own(new)
+            kind = type(new)
+            if kind is RDict:
+                new = MDict(new)
+            elif kind is RList:
+                new = MList(new)
             container[key] = new
             if type(new) is MDict or type(new) is MList:
                 self._render_children(new, path)
@@ -100,7 +111,7 @@ class Resolver:
             self.errors.append(err)
             new = container[key] = None  # dependants see null and report nothing more
         finally:
-            del self.in_progress[path]
+            del in_progress[path]
         return new
 
     @staticmethod
@@ -142,8 +153,8 @@ class Resolver:
         return str(self._lookup_ref(item, interp, path))  # type: ignore[arg-type]
 
     def _ref_path(self, ref: Ref, interp: Interp, path: tuple) -> str:
-        if ref.is_simple:
-            return ref.simple_path
+        if ref.path is not None:
+            return ref.path
         parts = []
         for item in ref.items:
             if type(item) is Text:
@@ -152,29 +163,81 @@ class Resolver:
             try:
                 parts.append(str(self._lookup_ref(item, interp, path)))
             except ResolveError as err:
-                raise BadReferencesError([err.ref], path, interp.source.uri) from None
+                bad = BadReferencesError([err.ref], path, interp.source.uri)
+                bad.source, bad.written, bad.section = err.source, err.written, err.section
+                bad.chain, bad.suggest = err.chain, err.suggest
+                raise bad from None
         return "".join(parts)
 
     def _lookup_ref(self, ref: Ref, interp: Interp, path: tuple) -> Any:
-        ref_path = self._ref_path(ref, interp, path)
+        ref_path = ref.path
+        if ref_path is None:
+            ref_path = self._ref_path(ref, interp, path)
         try:
-            return owned_copy(self.refs.lookup(ref_path, interp, path))
+            value = self.refs.lookup(ref_path, interp, path)
         except MissingPath:
-            raise ResolveError("${" + ref_path + "}", path, interp.source.uri) from None
+            if self.reference_defaults and defaults.SEPARATOR in ref_path:
+                return self._with_default(ref, ref_path, interp, path)
+            raise self._missing(ref, ref_path, interp, path) from None
+        kind = type(value)
+        return owned_copy(value) if kind is MDict or kind is MList else value
+
+    # -- failures and defaults (only reached when a lookup failed) ------------------------
+
+    def _missing(self, ref: Ref, ref_path: str, interp: Interp, path: tuple) -> ResolveError:
+        """A ResolveError that knows where the reference is written and how it was reached."""
+        err = ResolveError("${" + ref_path + "}", path, interp.source.uri)
+        err.source, err.written = interp.source, ref.source_text()
+        err.section = "parameters" if self.refs is self else "exports"
+        err.chain = [format_path(p) for p in self.in_progress]
+        root, delimiter = self.refs.root, self.delimiter
+        err.suggest = lambda: ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)]
+        return err
+
+    def _with_default(self, ref: Ref, ref_path: str, interp: Interp, path: tuple) -> Any:
+        """`${path::default}`: the value at path, or the default when the path is missing."""
+        nested = defaults.nested_default(ref)
+        if nested is not None:
+            head = self._ref_path(nested[0], interp, path)
+            if head.find(defaults.SEPARATOR) == len(head) - len(defaults.SEPARATOR):
+                try:
+                    return owned_copy(self.refs.lookup(head[:-len(defaults.SEPARATOR)], interp,
+                                                       path))
+                except MissingPath:
+                    return self._lookup_ref(nested[1], interp, path)  # typed, like `${b}`
+        target, text = ref_path.split(defaults.SEPARATOR, 1)
+        try:
+            value = defaults.parse_default(text)
+        except defaults.DefaultSyntaxProblem as err:
+            bad = ReferenceDefaultError("${" + ref_path + "}", str(err), path, interp.source.uri)
+            bad.source, bad.written = interp.source, ref.source_text()
+            bad.section = "parameters" if self.refs is self else "exports"
+            raise bad from None
+        try:
+            return owned_copy(self.refs.lookup(target, interp, path))
+        except MissingPath:
+            return value
 
     # -- paths --------------------------------------------------------------------------
 
     def lookup(self, ref_path: str, interp: Interp | None, path: tuple) -> Any:
         """The fully rendered value at `ref_path` (keys split on the delimiter)."""
-        keys = ref_path.split(self.delimiter)
+        keys = self._split.get(ref_path)
+        if keys is None:
+            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
         node: Any = self.root
         walked: tuple = ()
         last = len(keys) - 1
         for i, key in enumerate(keys):
-            if isinstance(node, _DICTS):
+            kind = type(node)
+            if kind is MDict or kind is dict or kind is RDict:
                 if key not in node:
                     raise MissingPath
                 index: Any = key
+            elif isinstance(node, dict):
+                if key not in node:
+                    raise MissingPath
+                index = key
             elif isinstance(node, list) and (i < last or self.list_index_last):
                 try:
                     index = int(key)
@@ -184,8 +247,15 @@ class Resolver:
             else:
                 raise MissingPath
             walked += (index,)
-            node = self._rendered_child(node, index, walked, ref_path, interp, path)
-        self._ensure_rendered(node, walked, ref_path, interp, path)
+            child = node[index]
+            kind = type(child)
+            if kind in _PLAIN or kind is MDict or kind is MList:
+                node = child
+            else:
+                node = self._rendered_child(node, index, walked, ref_path, interp, path)
+        kind = type(node)
+        if kind is MDict or kind is MList:
+            self._ensure_rendered(node, walked, ref_path, interp, path)
         return node
 
     def _rendered_child(self, container: Any, index: Any, walked: tuple, ref_path: str,
@@ -219,11 +289,12 @@ class Resolver:
         raise InfiniteRecursionError("${" + ref_path + "}", path, uri, loop)
 
 
-def _stack_uri(stack: Stack) -> str:
-    for layer in reversed(stack.layers):
-        if layer.source is not None:
-            return layer.source.uri
-    return ""
+_SPLIT_CACHES: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
+def _split_cache(delimiter: str) -> dict[str, tuple[str, ...]]:
+    """Reference paths split on `delimiter`, shared by every resolver (paths repeat a lot)."""
+    return _SPLIT_CACHES.setdefault(delimiter, {})
 
 
 def located(err: ReclassError, node: str) -> ReclassError:

@@ -16,19 +16,26 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
+from reclass_ng.records import Record
 from reclass_ng.syntax.ast import Query, Ref, Template
 
 
-@attrs.frozen(slots=True)
-class Source:
+class Source(Record):
     """Where a value came from: a class or node file, or something reclass-ng made up."""
 
+    __slots__ = ("uri", "name", "kind", "path")
+    _fields = __slots__
     uri: str
     name: str
     kind: str  # "class", "node", "automatic", "mapping" or "extra"
-    path: str | None = None  # the file, when there is one
+    path: str | None  # the file, when there is one
+
+    def __init__(self, uri: str, name: str, kind: str, path: str | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "uri", uri)
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "path", path)
 
 
 class RDict(dict):

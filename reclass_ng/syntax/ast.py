@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
-import attrs
+from reclass_ng.records import Record
+
+_set = object.__setattr__
 
 
-@attrs.frozen(slots=True)
-class Text:
+class Text(Record):
     """Literal text, escapes already applied."""
 
+    __slots__ = ("value",)
+    _fields = ("value",)
     value: str
 
+    def __init__(self, value: str) -> None:
+        _set(self, "value", value)
 
-@attrs.frozen(slots=True)
-class Ref:
+
+class Ref(Record):
     """`${...}`: the path is the concatenation of its items, nested references rendered first."""
 
+    __slots__ = ("items", "path")
+    _fields = ("items",)
     items: tuple[Text | Ref, ...]
+    # The path when no reference is nested inside, else None: computed once, read per lookup.
+    path: str | None
+
+    def __init__(self, items: tuple[Text | Ref, ...]) -> None:
+        _set(self, "items", items)
+        simple = all(type(item) is Text for item in items)
+        _set(self, "path", "".join(item.value for item in items) if simple else None)  # type: ignore
 
     @property
     def is_simple(self) -> bool:
-        return all(isinstance(item, Text) for item in self.items)
+        return self.path is not None
 
     @property
     def simple_path(self) -> str:
@@ -32,21 +46,35 @@ class Ref:
         ) + "}"
 
 
-@attrs.frozen(slots=True)
-class Query:
+class Query(Record):
     """`$[ ... ]`: the raw query text, parsed further by the query grammar when evaluated."""
 
+    __slots__ = ("text",)
+    _fields = ("text",)
     text: str
+
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
     def source_text(self) -> str:
         return "$[" + self.text + "]"
 
 
-@attrs.frozen(slots=True)
-class Template:
+class Template(Record):
     """A parsed string: a sequence of text, references and queries."""
 
+    __slots__ = ("items", "single", "has_query")
+    _fields = ("items",)
     items: tuple[Text | Ref | Query, ...]
+    # Read once per rendered value: computed when the template is made.
+    single: Ref | Query | None  # the reference or query when it is the whole value (typed)
+    has_query: bool
+
+    def __init__(self, items: tuple[Text | Ref | Query, ...]) -> None:
+        _set(self, "items", items)
+        single = items[0] if len(items) == 1 and type(items[0]) is not Text else None
+        _set(self, "single", single)
+        _set(self, "has_query", any(type(item) is Query for item in items))
 
     @property
     def is_literal(self) -> bool:
@@ -55,17 +83,6 @@ class Template:
     @property
     def literal(self) -> str:
         return "".join(item.value for item in self.items)  # type: ignore[union-attr]
-
-    @property
-    def single(self) -> Ref | Query | None:
-        """The reference or query when it is the whole value (its result keeps its type)."""
-        if len(self.items) == 1 and not isinstance(self.items[0], Text):
-            return self.items[0]
-        return None
-
-    @property
-    def has_query(self) -> bool:
-        return any(isinstance(item, Query) for item in self.items)
 
     def references(self) -> list[Ref]:
         return [item for item in self.items if isinstance(item, Ref)]

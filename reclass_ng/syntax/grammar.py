@@ -9,17 +9,21 @@ In words (sentinels shown with their defaults):
 * inside a query: text up to the closing `]`, where `\\]` is a literal `]`.
 
 Parsing is the slow part of interpolation, so results are memoised per distinct string, and
-strings without a sentinel never get here.
+strings without a sentinel never get here. Most strings are plain text around references that
+do not nest and have no escape character: `simple_template` reads those directly, and pyparsing
+(whose import alone costs more than rendering one node) is loaded only for the others.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-
-import pyparsing as pp
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
+
+if TYPE_CHECKING:
+    import pyparsing as pp
 
 
 class SyntaxProblem(Exception):
@@ -35,7 +39,7 @@ def _not_starting_with(forbidden: list[str]) -> str:
     return "(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+"
 
 
-def _join_text(tokens: pp.ParseResults) -> list[object]:
+def _join_text(tokens: Any) -> list[object]:
     """Merge adjacent Text tokens so a template has as few items as possible."""
     merged: list[object] = []
     for token in tokens:
@@ -58,7 +62,7 @@ class ValueParser:
         self.ref_open, self.ref_close = reference_sentinels
         self.query_open, self.query_close = export_sentinels
         self.escape = escape
-        self._grammar = self._build()
+        self._grammar: pp.ParserElement | None = None  # built on first need
         self._cache: dict[str, Template] = {}
         self._lock = threading.Lock()
 
@@ -71,16 +75,54 @@ class ValueParser:
         cached = self._cache.get(text)
         if cached is not None:
             return cached
-        try:
-            with self._lock:  # pyparsing's packrat-free parsers are not re-entrant across threads
-                items = self._grammar.parse_string(text, parse_all=True)
-        except pp.ParseBaseException as err:
-            raise SyntaxProblem(f"{err.msg} at char {err.loc}", err.loc + 1) from None
-        template = Template(tuple(_join_text(items)))
+        template = self.simple_template(text)
+        if template is None:
+            template = self._parse_with_grammar(text)
         self._cache[text] = template
         return template
 
+    def simple_template(self, text: str) -> Template | None:
+        """The Template of text whose references do not nest and which has no escape character
+        and no query; None for anything else (the grammar decides those, errors included)."""
+        if not text or self.escape in text or self.query_open in text:
+            return None
+        r_open, r_close = self.ref_open, self.ref_close
+        items: list[Text | Ref] = []
+        pos = 0
+        while True:
+            start = text.find(r_open, pos)
+            if start < 0:
+                break
+            inner = start + len(r_open)
+            end = text.find(r_close, inner)
+            if end <= inner:  # unclosed or empty reference: an error, let the grammar say it
+                return None
+            nested = text.find(r_open, inner, end)
+            if nested >= 0:
+                return None
+            if start > pos:
+                items.append(Text(text[pos:start]))
+            items.append(Ref((Text(text[inner:end]),)))
+            pos = end + len(r_close)
+        if pos < len(text):
+            items.append(Text(text[pos:]))
+        return Template(tuple(items))
+
+    def _parse_with_grammar(self, text: str) -> Template:
+        import pyparsing as pp
+
+        with self._lock:  # pyparsing's packrat-free parsers are not re-entrant across threads
+            if self._grammar is None:
+                self._grammar = self._build()
+            try:
+                items = self._grammar.parse_string(text, parse_all=True)
+            except pp.ParseBaseException as err:
+                raise SyntaxProblem(f"{err.msg} at char {err.loc}", err.loc + 1) from None
+        return Template(tuple(_join_text(items)))
+
     def _build(self) -> pp.ParserElement:
+        import pyparsing as pp
+
         # Whitespace is significant everywhere (`${ a }` names the key " a "), so no element may
         # skip it; pyparsing reads the default when an element is created.
         previous = pp.ParserElement.DEFAULT_WHITE_CHARS
@@ -91,6 +133,8 @@ class ValueParser:
             pp.ParserElement.set_default_whitespace_chars(previous)
 
     def _build_elements(self) -> pp.ParserElement:
+        import pyparsing as pp
+
         esc, r_open, r_close = self.escape, self.ref_open, self.ref_close
         q_open, q_close = self.query_open, self.query_close
         lit = pp.Literal

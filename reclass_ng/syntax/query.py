@@ -13,45 +13,72 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import attrs
-import pyparsing as pp
-
+from reclass_ng.records import Record
 from reclass_ng.syntax.grammar import SyntaxProblem
 
+if TYPE_CHECKING:
+    import pyparsing as pp
 
-@attrs.frozen(slots=True)
-class ExportPath:
+
+_set = object.__setattr__
+
+
+class ExportPath(Record):
     """`exports:a:b` in a test: a path into the queried node's exports."""
 
+    __slots__ = ("keys",)
+    _fields = __slots__
     keys: tuple[str, ...]
 
+    def __init__(self, keys: tuple[str, ...]) -> None:
+        _set(self, "keys", keys)
 
-@attrs.frozen(slots=True)
-class SelfPath:
+
+class SelfPath(Record):
     """`self:a:b`: a path into the querying node's own parameters."""
 
+    __slots__ = ("text",)
+    _fields = __slots__
     text: str  # the path after `self:`, as a reference would write it
 
+    def __init__(self, text: str) -> None:
+        _set(self, "text", text)
 
-@attrs.frozen(slots=True)
-class Test:
+
+class Test(Record):
+    __slots__ = ("left", "op", "right")
+    _fields = __slots__
     left: Any
     op: str  # "==" or "!="
     right: Any
+
+    def __init__(self, left: Any, op: str, right: Any) -> None:
+        _set(self, "left", left)
+        _set(self, "op", op)
+        _set(self, "right", right)
 
     def source_text(self) -> str:
         return f"{_operand_text(self.left)} {self.op} {_operand_text(self.right)}"
 
 
-@attrs.frozen(slots=True)
-class QueryExpr:
+class QueryExpr(Record):
+    __slots__ = ("all_envs", "ignore_errors", "value_path", "tests", "logic")
+    _fields = __slots__
     all_envs: bool
     ignore_errors: bool
     value_path: tuple[str, ...] | None  # None for a list query (`if ...` alone)
     tests: tuple[Test, ...]
     logic: tuple[str, ...]  # "and"/"or" between consecutive tests
+
+    def __init__(self, all_envs: bool, ignore_errors: bool, value_path: tuple[str, ...] | None,
+                 tests: tuple[Test, ...], logic: tuple[str, ...]) -> None:
+        _set(self, "all_envs", all_envs)
+        _set(self, "ignore_errors", ignore_errors)
+        _set(self, "value_path", value_path)
+        _set(self, "tests", tests)
+        _set(self, "logic", logic)
 
 
 def _operand_text(operand: Any) -> str:
@@ -86,7 +113,7 @@ class QueryParser:
 
     def __init__(self, delimiter: str = ":") -> None:
         self.delimiter = delimiter
-        self._grammar = self._build()
+        self._grammar: pp.ParserElement | None = None  # built on the first query (pyparsing)
         self._cache: dict[str, QueryExpr] = {}
         self._lock = threading.Lock()
 
@@ -94,8 +121,12 @@ class QueryParser:
         cached = self._cache.get(text)
         if cached is not None:
             return cached
+        import pyparsing as pp
+
         try:
             with self._lock:
+                if self._grammar is None:
+                    self._grammar = self._build()
                 result = self._grammar.parse_string(text, parse_all=True)
         except pp.ParseBaseException as err:
             raise SyntaxProblem(f"{err.msg} at char {err.loc}", err.loc + 1) from None
@@ -104,6 +135,8 @@ class QueryParser:
         return expr
 
     def _build(self) -> pp.ParserElement:
+        import pyparsing as pp
+
         keyword = pp.CaselessKeyword
         if_, and_, or_ = keyword("if"), keyword("and"), keyword("or")
         not_keyword = ~(if_ | and_ | or_)
