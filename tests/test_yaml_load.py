@@ -1,0 +1,73 @@
+"""The fast YAML loader gives what PyYAML's safe loader gives, and refuses recursive aliases."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.yaml_load import SafeLoader, _parse, load_yaml_file
+
+DOCUMENTS = [
+    "",
+    "a: 1\nb: [1, 2.5, .inf, -.inf, 0x1f, 0o17, 017, 1_000, 190:20:30, yes, No, ~, null]\n",
+    "t: 2001-12-14t21:59:43.10-05:00\nd: 2002-12-14\nbin: !!binary aGVsbG8=\n",
+    "base: &b {x: 1, y: [1]}\nuse:\n  <<: *b\n  y: 2\nmany:\n  <<: [*b, {z: 3}]\n",
+    "s: !!set {a, b}\no: !!omap [{a: 1}, {b: 2}]\np: !!pairs [{a: 1}, {a: 2}]\n",
+    "? [1, 2]\n: unhashable\n",
+    "? {a: 1}\n: x\n",
+    "=: value key\n'quoted': 'yes'\n\"d\": \"1\"\nplain: '1'\n",
+    "dup: 1\ndup: 2\n",
+    "a: &x [1, 2]\nb: *x\n",
+    "1: int key\n2.5: float key\ntrue: bool key\n~: null key\n",
+    "text: |\n  multi\n  line\nfolded: >\n  a\n  b\n",
+    "!!str 1: x\ny: !!int '3'\nz: !!float '1'\nn: !!null ''\n",
+]
+
+
+def _reference(text: str):
+    return yaml.load(text, Loader=SafeLoader)
+
+
+@pytest.mark.parametrize("text", DOCUMENTS)
+def test_same_values_as_pyyaml(text):
+    try:
+        expected = _reference(text)
+    except yaml.YAMLError as err:
+        with pytest.raises(type(err)):
+            _parse(text.encode())
+        return
+    assert _parse(text.encode()) == expected
+
+
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+           | st.text(max_size=12) | st.dates()
+           | st.sampled_from(["yes", "off", "~", "0x10", "1:30", "1e3", "-.5", ".NaN", "<<", "="]))
+trees = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
+                     | st.dictionaries(scalars.filter(lambda v: v == v), c, max_size=4),
+                     max_leaves=25)
+
+
+@settings(max_examples=300)
+@given(trees, st.booleans())
+def test_dumped_trees_load_the_same(tree, flow):
+    text = yaml.safe_dump(tree, default_flow_style=flow)
+    assert _parse(text.encode()) == _reference(text)
+
+
+def test_recursive_alias_is_a_clear_error(tmp_path):
+    path = tmp_path / "c.yml"
+    path.write_text("parameters: &a\n  x: *a\n")
+    with pytest.raises(YamlFileError) as info:
+        load_yaml_file(str(path))
+    message = str(info.value)
+    assert str(path) in message and "alias to itself" in message and ":1:13:" in message
+
+
+def test_timestamps_are_datetimes():
+    loaded = _parse(b"t: 2001-12-14 21:59:43\n")
+    assert loaded == {"t": datetime.datetime(2001, 12, 14, 21, 59, 43)}
