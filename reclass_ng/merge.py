@@ -68,18 +68,32 @@ class Merger:
 
     def merge_mapping(self, target: MDict, new: Any, source: Source | None, path: tuple) -> None:
         """Merge a mapping into an owned mapping, recording which source set each key."""
+        # The hottest loop of a render: MDict.set_origin/source_of are inlined here.
+        origin = target.origin
+        default_source = target.src
+        record_new = source is not None and source is not default_source
         for key, value in new.items():
             if key not in target:
                 target[key] = value
-                if source is not None and source is not target.src:
-                    target.set_origin(key, source)
+                if record_new:
+                    if origin is None:
+                        origin = target.origin = {}
+                    origin[key] = source
                 continue
             old = target[key]
-            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,))
-            if merged is not old:
-                target[key] = merged
+            old_source = origin.get(key, default_source) if origin else default_source
+            old_type = type(old)
+            new_type = type(value)
+            if old_type is MDict and (new_type in _SHARED_DICTS or new_type is MDict):
+                self.merge_mapping(old, value, source, path + (key,))
+            else:
+                merged = self.merge_value(old, value, old_source, source, path + (key,))
+                if merged is not old:
+                    target[key] = merged
             if source is not None:
-                target.set_origin(key, source)
+                if origin is None:
+                    origin = target.origin = {}
+                origin[key] = source
 
     def merge_value(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
                     path: tuple) -> Any:

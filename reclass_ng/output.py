@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from json.encoder import INFINITY, encode_basestring_ascii
+from json.encoder import INFINITY, c_make_encoder, encode_basestring_ascii
 from typing import IO, Any
 
 import yaml
@@ -99,6 +99,8 @@ def _json_object(mapping: dict, indent: str) -> str:
     if not mapping:
         return "{}"
     inner = indent + "  "
+    if _LEAF_TYPES.issuperset(map(type, mapping.values())):
+        return "{\n" + inner + _leaf_body(mapping, inner) + "\n" + indent + "}"
     parts = []
     append = parts.append
     for key, value in mapping.items():
@@ -119,6 +121,8 @@ def _json_array(items: list, indent: str) -> str:
     if not items:
         return "[]"
     inner = indent + "  "
+    if _LEAF_TYPES.issuperset(map(type, items)):
+        return "[\n" + inner + _leaf_body(items, inner) + "\n" + indent + "]"
     parts = []
     append = parts.append
     for value in items:
@@ -132,6 +136,32 @@ def _json_array(items: list, indent: str) -> str:
         else:
             append(_json_other(value, inner))
     return "[\n" + inner + (",\n" + inner).join(parts) + "\n" + indent + "]"
+
+
+# A container of scalars only has no nested indentation, so CPython's C encoder can write
+# its items, with the newline and indent of its level as the item separator.
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None), datetime.date, datetime.datetime})
+_leaf_encoders: dict[str, Any] = {}
+
+
+def _leaf_body(container: Any, inner: str) -> str:
+    """The items of a container of scalars, separated for nesting level `inner`."""
+    encoder = _leaf_encoders.get(inner)
+    if encoder is None:
+        if c_make_encoder is None:  # no C accelerator (e.g. PyPy): the plain loop
+            return _plain_leaf_body(container, inner)
+        encoder = _leaf_encoders[inner] = c_make_encoder(
+            None, _json_default, encode_basestring_ascii, None, ": ", ",\n" + inner,
+            False, False, True)
+    return "".join(encoder(container, 0))[1:-1]
+
+
+def _plain_leaf_body(container: Any, inner: str) -> str:
+    if isinstance(container, dict):
+        parts = [_json_key(k) + ": " + _json_other(v, inner) for k, v in container.items()]
+    else:
+        parts = [_json_other(v, inner) for v in container]
+    return (",\n" + inner).join(parts)
 
 
 def _json_other(value: Any, indent: str) -> str:
