@@ -1,0 +1,334 @@
+"""The explanations `reclass-ng explain` prints, as plain data (the JSON output is exactly this).
+
+Built from a NodeTrace (reclass_ng.explain): a parameter path (a leaf, or a mapping explained
+leaf by leaf), the include chain of a class, and the history of an application.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from reclass_ng.entity import absolute_class_name
+from reclass_ng.errors import UsageError
+from reclass_ng.explain import (
+    MAX_REFERENCE_DEPTH,
+    MISSING,
+    Contribution,
+    ExplainNotFound,
+    NodeTrace,
+    Visit,
+    as_written,
+    did_you_mean,
+    lookup,
+    plain,
+    references_in,
+)
+from reclass_ng.syntax.ast import Query, Ref
+from reclass_ng.values import Interp
+
+# -- parameters -------------------------------------------------------------------------------
+
+def explain_parameter(trace: NodeTrace, path: str, section: str = "parameters"
+                      ) -> dict[str, Any]:
+    """The final value at `path` (in parameters or exports) and every write that made it (each
+    leaf, for a mapping)."""
+    tree = trace.trees[section]
+    keys = trace.split(path)
+    if not keys or any(k == "" for k in keys):
+        raise UsageError(f"Invalid parameter path {path!r} (keys are separated by "
+                         f"{trace.delimiter!r}, e.g. nginx{trace.delimiter}port)")
+    report: dict[str, Any] = {"node": trace.node, "section": section, "path": path}
+    leaf, element = _leaf_and_element(tree, keys)
+    if element:
+        # Lists are values, not places: explain the whole list and say which item was asked.
+        report["path"] = trace.join(leaf)
+        report["note"] = (f"{path} is item {trace.join(element)} of the list "
+                          f"{trace.join(leaf)}; the list is explained")
+    final = lookup(tree, leaf)
+    written = trace.written_leaves(leaf, section)
+    if final is MISSING and not written:
+        what = "parameter" if section == "parameters" else "export"
+        hint = (" (for classes and applications use --class NAME or --application NAME)"
+                if leaf[0] in ("classes", "applications") and len(leaf) == 1 else "")
+        raise ExplainNotFound(f"Node '{trace.node}' has no {what} '{trace.join(leaf)}'"
+                              + (hint or _nearest_keys(trace, tree, leaf)))
+    report["present"] = final is not MISSING
+    if final is not MISSING:
+        report["value"] = plain(final)
+    mapping = isinstance(final, dict) and bool(final)
+    if final is MISSING and any(w != leaf for w in written):
+        mapping = True
+    if not mapping:
+        report["kind"] = "value"
+        report["contributions"] = _contributions(trace, leaf, section)
+        if element and isinstance(final, list):
+            origin = _element_origin(trace, leaf, element[0], section)
+            if origin is not None:
+                report["element"] = origin
+        return report
+    report["kind"] = "mapping"
+    leaves = dict.fromkeys(_final_leaves(final, leaf) if final is not MISSING else [])
+    leaves.update(dict.fromkeys(w for w in written if w != leaf or final is MISSING))
+    report["leaves"] = [_leaf_report(trace, item, section) for item in leaves]
+    return report
+
+
+def _element_origin(trace: NodeTrace, leaf: tuple, index_text: str, section: str
+                    ) -> dict[str, Any] | None:
+    """Which write put item `index_text` into the (appended) list at `leaf`, when knowable."""
+    final = lookup(trace.trees[section], leaf)
+    try:
+        index = int(index_text)
+        value = final[index]
+    except (ValueError, IndexError):
+        return None
+    index %= len(final)
+    start = 0
+    for contribution in trace.trace(leaf, section):
+        if not contribution.final:
+            continue
+        written = contribution.written
+        if isinstance(written, list):
+            size = len(written)
+        elif type(written) is Interp and type(written.template.single) is Ref:
+            target = trace.ref_value(written.template.single)
+            size = len(target) if isinstance(target, list) else 1
+        else:
+            size = 1  # a scalar a later list was appended to (allow_list_over_scalar)
+        if index < start + size:
+            return {"index": index, "value": plain(value), "from": _where(trace, contribution)}
+        start += size
+    return None
+
+
+def _leaf_report(trace: NodeTrace, leaf: tuple, section: str) -> dict[str, Any]:
+    value = lookup(trace.trees[section], leaf)
+    report: dict[str, Any] = {"path": trace.join(leaf), "present": value is not MISSING}
+    if value is not MISSING:
+        report["value"] = plain(value)
+    report["contributions"] = _contributions(trace, leaf, section)
+    return report
+
+
+def _contributions(trace: NodeTrace, leaf: tuple, section: str) -> list[dict[str, Any]]:
+    return [_contribution(trace, c, 0, frozenset()) for c in trace.trace(leaf, section)]
+
+
+def _leaf_and_element(tree: dict, keys: tuple) -> tuple[tuple, tuple]:
+    """Split a path at the first list on its way: (path of the list, index part)."""
+    node: Any = tree
+    for i, key in enumerate(keys):
+        if isinstance(node, list):
+            return keys[:i], keys[i:]
+        if not isinstance(node, dict) or key not in node:
+            break
+        node = node[key]
+    return keys, ()
+
+
+def _final_leaves(value: Any, path: tuple) -> list[tuple]:
+    if isinstance(value, dict) and value:
+        out: list[tuple] = []
+        for key, child in value.items():
+            out.extend(_final_leaves(child, path + (key,)))
+        return out
+    return [path]
+
+
+def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> str:
+    """`(did you mean ...)` from the keys at the deepest level of `keys` that exists."""
+    node: Any = tree
+    walked: tuple = ()
+    for key in keys:
+        if not isinstance(node, dict):
+            shown = json.dumps(plain(node), default=str)
+            return f" ({trace.join(walked)} is a value ({shown[:60]}), not a mapping)"
+        if key not in node:
+            candidates = [str(k) for k in node]
+            if not candidates:
+                break
+            close = difflib.get_close_matches(str(key), candidates, n=3, cutoff=0.6)
+            if not close:
+                return f" (keys at this level: {', '.join(sorted(candidates)[:10])})"
+            return f" (did you mean: {', '.join(trace.join(walked + (c,)) for c in close)}?)"
+        node = node[key]
+        walked += (key,)
+    return ""
+
+
+def _where(trace: NodeTrace, contribution: Contribution) -> dict[str, Any]:
+    visit = contribution.visit
+    key = contribution.key
+    written_key = trace.join(key[:-1] + (contribution.flag + str(key[-1]),))
+    return {"source": visit.entity.name, "source_kind": visit.kind,
+            "file": trace.display_file(visit.path),
+            "line": trace.line_of(visit.path, (contribution.section,) + key),
+            "key": written_key}
+
+
+def _contribution(trace: NodeTrace, contribution: Contribution, depth: int,
+                  seen: frozenset[str]) -> dict[str, Any]:
+    out = _where(trace, contribution)
+    out["flag"] = contribution.flag
+    out["written"] = as_written(contribution.written)
+    out["effect"] = contribution.effect
+    out["final"] = contribution.final
+    if contribution.by is not None:
+        out["by"] = _where(trace, contribution.by)
+    if contribution.via is not None:
+        out["via"] = contribution.via
+    # Through a reference to a mapping, only the part holding the leaf matters: follow that.
+    below = contribution.leaf[len(contribution.key):] if contribution.via is not None else ()
+    references = [_reference(trace, ref, depth, seen, below)
+                  for ref in references_in(contribution.written)]
+    if references:
+        out["references"] = references
+    return out
+
+
+def _reference(trace: NodeTrace, ref: Ref | Query, depth: int, seen: frozenset[str],
+               below: tuple = ()) -> dict[str, Any]:
+    """A reference: the path it points at (or `below` it), its final value, and the writes that
+    made that."""
+    if isinstance(ref, Query):
+        return {"reference": ref.source_text(), "note": "inventory query (not traced)"}
+    path, default = trace.ref_target(ref)
+    if below:
+        path = trace.join(trace.split(path) + below)
+    out: dict[str, Any] = {"reference": ref.source_text(), "path": path}
+    inner = [_reference(trace, item, depth, seen) for item in ref.items if isinstance(item, Ref)]
+    if inner:
+        out["inner"] = inner
+    keys = trace.split(path)
+    value = lookup(trace.params, keys)
+    if value is MISSING:
+        out["note"] = "missing" if default is None else f"missing: the default {default!r} is used"
+        return out
+    out["value"] = plain(value)
+    if path in seen:
+        out["note"] = "loop: already explained above"
+        return out
+    if depth >= MAX_REFERENCE_DEPTH:
+        out["note"] = "depth limit reached"
+        return out
+    leaf, _ = _leaf_and_element(trace.params, keys)
+    if isinstance(value, dict) and value:
+        # A whole mapping: name who wrote its leaves, without following their references.
+        writers: dict[tuple, dict[str, Any]] = {}
+        for item in _final_leaves(value, leaf):
+            for contribution in trace.trace(item):
+                if contribution.final:
+                    where = _where(trace, contribution)
+                    writers.setdefault((where["source"], where["key"]), where)
+        out["sources"] = list(writers.values())
+        return out
+    out["sources"] = [_contribution(trace, c, depth + 1, seen | {path})
+                      for c in trace.trace(leaf) if c.final]
+    return out
+
+
+# -- classes and applications ------------------------------------------------------------------
+
+def explain_class(trace: NodeTrace, name: str) -> dict[str, Any]:
+    """Why the node has class `name`: the include chain, each link with its file:line."""
+    classes = trace.info["classes"]
+    if name not in classes:
+        exists = name in trace.inventory.storage.class_paths
+        raise ExplainNotFound(
+            f"Node '{trace.node}' does not have class '{name}'"
+            + (" (the class exists, but nothing this node includes lists it)" if exists
+               else did_you_mean(name, classes)))
+    visit = next(v for v in trace.visits if v.kind == "class" and v.entity.name == name)
+    position = [v.entity.name for v in trace.visits if v.kind == "class"].index(name) + 1
+    also = [_link(trace, other, name) for other in trace.visits
+            if other is not visit.parent and name in other.entity.classes]
+    return {"node": trace.node, "class": name, "merge_position": position,
+            "merged_classes": len(classes), "chain": _chain(trace, visit),
+            "also_listed_by": also}
+
+
+def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
+    """Which entities add or remove application `name`, in merge order, and their chains."""
+    present: list[str] = []
+    events: list[dict[str, Any]] = []
+    adder: Visit | None = None
+    for visit in trace.visits:
+        for index, app in enumerate(visit.entity.applications):
+            if app not in (name, "~" + name):
+                continue
+            if app == name:
+                effect = "already present" if present else "added"
+                if not present:
+                    present.append(name)
+                    adder = visit
+            else:
+                effect = "removed" if present else "nothing to remove"
+                present.clear()
+                adder = None if effect == "removed" else adder
+            events.append({"source": visit.entity.name, "source_kind": visit.kind,
+                           "file": trace.display_file(visit.path),
+                           "line": trace.line_of(visit.path, ("applications", index)),
+                           "written": app, "effect": effect})
+    if not events:
+        raise ExplainNotFound(f"Node '{trace.node}' does not have application '{name}'"
+                              + did_you_mean(name, trace.info["applications"]))
+    report: dict[str, Any] = {"node": trace.node, "application": name,
+                              "present": bool(present), "events": events}
+    if adder is not None:
+        report["chain"] = _chain(trace, adder)
+    return report
+
+
+def _chain(trace: NodeTrace, visit: Visit) -> list[dict[str, Any]]:
+    """Links from the node (or class mappings) down to `visit`'s entity."""
+    links = []
+    while visit.parent is not None:
+        links.append(_link(trace, visit.parent, visit.entity.name))
+        visit = visit.parent
+    return links[::-1]
+
+
+def _link(trace: NodeTrace, parent: Visit, name: str) -> dict[str, Any]:
+    """Where `parent` lists class `name`."""
+    link: dict[str, Any] = {"source": parent.entity.name, "source_kind": parent.kind,
+                            "class": name}
+    if parent.kind == "automatic":
+        return {**link, **_mapping_place(trace, name)}
+    listed, line = name, None
+    if parent.path is not None:
+        raw = trace.inventory.storage.parsed(parent.path)
+        entries = raw.get("classes") if isinstance(raw, dict) else None
+        index = _listed_index(entries or [], name, parent.entity.name)
+        if index is not None:
+            listed = entries[index]
+            line = trace.line_of(parent.path, ("classes", index))
+    return {**link, "file": trace.display_file(parent.path), "line": line, "listed": listed}
+
+
+def _listed_index(entries: list[Any], name: str, base: str) -> int | None:
+    """The entry of a `classes:` list naming `name` (relative names resolved)."""
+    for index, entry in enumerate(entries):
+        if isinstance(entry, str) and absolute_class_name(entry, base) == name:
+            return index
+    # A name built from a reference: the first entry that has one is the best guess.
+    for index, entry in enumerate(entries):
+        if isinstance(entry, str) and "${" in entry:
+            return index
+    return None
+
+
+def _mapping_place(trace: NodeTrace, name: str) -> dict[str, Any]:
+    """The class_mappings entry that gave the node class `name`."""
+    renderer = trace.renderer
+    subject = trace.node
+    if trace.settings.class_mappings_match_path:
+        node_file = trace.inventory.storage.nodes.get(trace.node)
+        subject = node_file.pathname if node_file else subject
+    config = trace.settings.config_file
+    for index, mapping in enumerate(renderer.mappings):
+        if name in mapping.classes_for(subject):
+            line = trace.line_of(config, ("class_mappings", index)) if config else None
+            return {"file": trace.display_file(config), "line": line, "listed": mapping.text}
+    return {"file": None, "line": None, "listed": name}

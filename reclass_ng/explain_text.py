@@ -1,0 +1,183 @@
+"""Text output of `reclass-ng explain`, from the plain reports of reclass_ng.explain_report."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reclass_ng.output import dump
+
+INDENT = "  "
+
+
+def show(value: Any) -> str:
+    """A value on one line: strings as written, everything else as JSON."""
+    if isinstance(value, str):
+        return value if value else "''"
+    return json.dumps(value, default=str)
+
+
+def label(item: dict[str, Any]) -> str:
+    kind = item.get("source_kind")
+    if kind == "node":
+        return f"node {item['source']}"
+    if kind == "automatic":
+        return "automatic parameters"
+    if kind == "extra":
+        return f"extra entity {item['source']}"
+    return str(item["source"])
+
+
+def place(item: dict[str, Any]) -> str:
+    file = item.get("file")
+    if file is None:
+        return "(no file)"
+    line = item.get("line")
+    return f"{file}:{line}" if line is not None else file
+
+
+def _by(item: dict[str, Any]) -> str:
+    return f"{label(item)} ({place(item)}, {item['key']})"
+
+
+def effect_text(c: dict[str, Any]) -> str:
+    effect, by = c["effect"], c.get("by")
+    if effect == "set":
+        text = "set"
+        if "~" in c.get("flag", ""):
+            text += " with ~ (replaces what was there)"
+        if "=" in c.get("flag", ""):
+            text += " as a constant (later writes are ignored)"
+    elif effect == "merged":
+        text = "merged (mappings merge key by key)"
+    elif effect == "appended":
+        text = "appended to the list"
+    elif effect == "removes":
+        text = "removes what earlier writes put below it"
+    elif by is None:
+        text = effect
+    elif effect == "overridden":
+        text = f"overridden by {_by(by)}"
+    elif effect == "replaced":
+        text = f"replaced by {_by(by)} with ~"
+    elif effect == "ignored":
+        text = f"ignored: constant set by {_by(by)}"
+    elif effect == "removed":
+        text = f"removed by {_by(by)}"
+    else:
+        text = effect
+    return text + (" -> in the final value" if c.get("final") else "")
+
+
+def contribution_lines(c: dict[str, Any], indent: str, number: int | None = None) -> list[str]:
+    head = f"{number}. " if number is not None else ""
+    lines = [f"{indent}{head}{label(c)}  {place(c)}"]
+    inner = indent + " " * len(head)
+    via = "  (a reference to a mapping; the value comes from inside it)" if c.get("via") else ""
+    lines.append(f"{inner}{c['key']}: {show(c['written'])}{via}")
+    lines.append(f"{inner}{effect_text(c)}")
+    for ref in c.get("references", []):
+        lines.extend(reference_lines(ref, inner + INDENT))
+    return lines
+
+
+def reference_lines(ref: dict[str, Any], indent: str) -> list[str]:
+    head = ref["reference"]
+    if "path" in ref and ref["path"] != ref["reference"][2:-1]:
+        head += f" -> {ref['path']}"
+    if "value" in ref:
+        head += f" = {show(ref['value'])}"
+    if "note" in ref:
+        head += f"  [{ref['note']}]"
+    lines = [indent + head]
+    for inner in ref.get("inner", []):
+        lines.extend(reference_lines(inner, indent + INDENT))
+    for source in ref.get("sources", []):
+        if "effect" in source:
+            lines.append(f"{indent}{INDENT}{label(source)}  {place(source)}  "
+                         f"{source['key']}: {show(source['written'])}")
+            for deeper in source.get("references", []):
+                lines.extend(reference_lines(deeper, indent + INDENT * 2))
+        else:
+            lines.append(f"{indent}{INDENT}{label(source)}  {place(source)}  {source['key']}")
+    return lines
+
+
+def _value_lines(value: Any, indent: str) -> list[str]:
+    if isinstance(value, (dict, list)) and value:
+        return [indent + line for line in dump(value, "yaml").rstrip("\n").splitlines()]
+    return [indent + show(value)]
+
+
+def _leaf_lines(report: dict[str, Any], indent: str) -> list[str]:
+    if report["present"]:
+        value = report["value"]
+        if isinstance(value, (dict, list)) and len(show(value)) > 60:
+            lines = [f"{indent}{report['path']} =", *_value_lines(value, indent + INDENT * 2)]
+        else:
+            lines = [f"{indent}{report['path']} = {show(value)}"]
+    else:
+        lines = [f"{indent}{report['path']}: not in the final parameters"]
+    for number, c in enumerate(report["contributions"], 1):
+        lines.extend(contribution_lines(c, indent + INDENT, number))
+    return lines
+
+
+def parameter_text(report: dict[str, Any]) -> str:
+    what = "parameter" if report.get("section", "parameters") == "parameters" else "export"
+    lines = [f"node {report['node']}, {what} {report['path']}"]
+    if "note" in report:
+        lines.append(f"note: {report['note']}")
+    if "element" in report:
+        element = report["element"]
+        lines.append(f"item {element['index']} ({show(element['value'])}) was written by "
+                     f"{_by(element['from'])}")
+    if report["present"]:
+        lines.append("final value:")
+        lines.extend(_value_lines(report["value"], INDENT))
+    else:
+        lines.append("final value: none (the key is not in the final parameters)")
+    if report["kind"] == "value":
+        lines.append("writes, in merge order:")
+        for number, c in enumerate(report["contributions"], 1):
+            lines.extend(contribution_lines(c, INDENT, number))
+    else:
+        count = len(report["leaves"])
+        lines.append(f"a mapping: {'its leaf' if count == 1 else f'each of its {count} leaves'}"
+                     ", with the writes in merge order:")
+        for leaf in report["leaves"]:
+            lines.append("")
+            lines.extend(_leaf_lines(leaf, INDENT))
+    return "\n".join(lines) + "\n"
+
+
+def _link_line(link: dict[str, Any]) -> str:
+    if link["source_kind"] == "automatic":
+        return f"{INDENT}class_mappings  {place(link)}  {link['listed']}"
+    listed = link["listed"]
+    shown = listed if listed == link["class"] else f"{listed} (= {link['class']})"
+    return f"{INDENT}{label(link)}  {place(link)}  classes: {shown}"
+
+
+def class_text(report: dict[str, Any]) -> str:
+    lines = [f"node {report['node']} has class {report['class']} "
+             f"(class {report['merge_position']} of {report['merged_classes']} in merge order)",
+             "include chain:"]
+    lines.extend(_link_line(link) for link in report["chain"])
+    if report["also_listed_by"]:
+        lines.append("also listed by (already merged there, so not merged again):")
+        lines.extend(_link_line(link) for link in report["also_listed_by"])
+    return "\n".join(lines) + "\n"
+
+
+def application_text(report: dict[str, Any]) -> str:
+    state = "has" if report["present"] else "does not have"
+    lines = [f"node {report['node']} {state} application {report['application']}",
+             "applications entries, in merge order:"]
+    for event in report["events"]:
+        lines.append(f"{INDENT}{label(event)}  {place(event)}  applications: {event['written']}"
+                     f"  -> {event['effect']}")
+    if report.get("chain"):
+        lines.append("added through:")
+        lines.extend(_link_line(link) for link in report["chain"])
+    return "\n".join(lines) + "\n"
