@@ -11,10 +11,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
 import yaml
 
 from reclass_ng.errors import ConfigError
+from reclass_ng.records import Record
 
 CONFIG_FILE_NAME = "reclass-config.yml"
 DEFAULT_CONFIG_DIRS = ("~", "/etc/reclass")
@@ -67,45 +67,97 @@ def _char(value: Any, name: str) -> str:
     raise ConfigError(f"Setting {name}: expected a single character, got {value!r}")
 
 
-@attrs.frozen
-class Settings:
-    """Every setting of reclass-config.yml; attribute names are the file's keys."""
-
-    storage_type: str = "yaml_fs"
-    inventory_base_uri: str | None = None
-    nodes_uri: str = "nodes"
-    classes_uri: str = "classes"
-    class_mappings: tuple[str, ...] = ()
-    class_mappings_match_path: bool = False
-    compose_node_name: bool = False
-    ignore_class_notfound: bool = False
-    ignore_class_notfound_regexp: tuple[str, ...] = (".*",)
-    ignore_class_notfound_warning: bool = True
-    ignore_overwritten_missing_references: bool = True
-    group_errors: bool = True
-    strict_constant_parameters: bool = True
-    allow_scalar_over_dict: bool = False
-    allow_scalar_over_list: bool = False
-    allow_list_over_scalar: bool = False
-    allow_dict_over_scalar: bool = False
-    allow_none_override: bool = False
-    automatic_parameters: bool = True
-    default_environment: str = "base"
-    inventory_ignore_failed_node: bool = False
-    inventory_ignore_failed_render: bool = False
-    delimiter: str = ":"
-    reference_sentinels: tuple[str, str] = ("${", "}")
-    export_sentinels: tuple[str, str] = ("$[", "]")
-    escape_character: str = "\\"
-    dict_key_override_prefix: str = "~"
-    dict_key_constant_prefix: str = "="
-    output: str = "yaml"
-    pretty_print: bool = True
-    no_refs: bool = False
-    applications_postfix: str = "_hosts"
+# Every setting of reclass-config.yml with its default; attribute names are the file's keys.
+DEFAULTS: dict[str, Any] = {
+    "storage_type": "yaml_fs",
+    "inventory_base_uri": None,
+    "nodes_uri": "nodes",
+    "classes_uri": "classes",
+    "class_mappings": (),
+    "class_mappings_match_path": False,
+    "compose_node_name": False,
+    "ignore_class_notfound": False,
+    "ignore_class_notfound_regexp": (".*",),
+    "ignore_class_notfound_warning": True,
+    "ignore_overwritten_missing_references": True,
+    "group_errors": True,
+    "strict_constant_parameters": True,
+    "allow_scalar_over_dict": False,
+    "allow_scalar_over_list": False,
+    "allow_list_over_scalar": False,
+    "allow_dict_over_scalar": False,
+    "allow_none_override": False,
+    "automatic_parameters": True,
+    "default_environment": "base",
+    "inventory_ignore_failed_node": False,
+    "inventory_ignore_failed_render": False,
+    "delimiter": ":",
+    "reference_sentinels": ("${", "}"),
+    "export_sentinels": ("$[", "]"),
+    "escape_character": "\\",
+    "dict_key_override_prefix": "~",
+    "dict_key_constant_prefix": "=",
+    "output": "yaml",
+    "pretty_print": True,
+    "no_refs": False,
+    "applications_postfix": "_hosts",
     # reclass-ng settings (off by default where they would change how an inventory renders)
-    reference_defaults: bool = False
-    config_file: str | None = None  # the reclass-config.yml that was read, for messages
+    "reference_defaults": False,
+    "config_file": None,  # the reclass-config.yml that was read, for messages
+}
+
+
+class Settings(Record):
+    """Every setting of reclass-config.yml (see DEFAULTS); immutable, compared by value.
+
+    A plain record rather than an attrs class: this is imported by every `reclass --nodeinfo`,
+    and generating the methods of a 34-field attrs class cost more than rendering a node.
+    """
+
+    __slots__ = tuple(DEFAULTS)
+    _fields = __slots__
+
+    storage_type: str
+    inventory_base_uri: str | None
+    nodes_uri: str
+    classes_uri: str
+    class_mappings: tuple[str, ...]
+    class_mappings_match_path: bool
+    compose_node_name: bool
+    ignore_class_notfound: bool
+    ignore_class_notfound_regexp: tuple[str, ...]
+    ignore_class_notfound_warning: bool
+    ignore_overwritten_missing_references: bool
+    group_errors: bool
+    strict_constant_parameters: bool
+    allow_scalar_over_dict: bool
+    allow_scalar_over_list: bool
+    allow_list_over_scalar: bool
+    allow_dict_over_scalar: bool
+    allow_none_override: bool
+    automatic_parameters: bool
+    default_environment: str
+    inventory_ignore_failed_node: bool
+    inventory_ignore_failed_render: bool
+    delimiter: str
+    reference_sentinels: tuple[str, str]
+    export_sentinels: tuple[str, str]
+    escape_character: str
+    dict_key_override_prefix: str
+    dict_key_constant_prefix: str
+    output: str
+    pretty_print: bool
+    no_refs: bool
+    applications_postfix: str
+    reference_defaults: bool
+    config_file: str | None
+
+    def __init__(self, **values: Any) -> None:
+        unknown = set(values) - set(DEFAULTS)
+        if unknown:
+            raise TypeError(f"Settings() got unknown settings: {', '.join(sorted(unknown))}")
+        for name, default in DEFAULTS.items():
+            object.__setattr__(self, name, values.get(name, default))
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> Settings:
@@ -118,15 +170,19 @@ class Settings:
 
     def updated(self, values: Mapping[str, Any]) -> Settings:
         """A copy with the given config keys changed (checked like a config file's values)."""
-        merged = attrs.asdict(self, recurse=False)
+        merged = self.as_mapping()
         merged.update(values)
         return Settings.from_mapping(merged)
 
+    def replace(self, **values: Any) -> Settings:
+        """A copy with the given settings changed, unchecked (for values already checked)."""
+        return Settings(**{**self.as_mapping(), **values})
+
     def as_mapping(self) -> dict[str, Any]:
-        return attrs.asdict(self, recurse=False)
+        return {name: getattr(self, name) for name in DEFAULTS}
 
 
-_BOOLS = [f.name for f in attrs.fields(Settings) if f.type in ("bool", bool)]
+_BOOLS = [name for name, default in DEFAULTS.items() if isinstance(default, bool)]
 _CHECKS: dict[str, Any] = {name: parse_bool for name in _BOOLS}
 _CHECKS.update(
     storage_type=_string, inventory_base_uri=_optional_string,

@@ -12,16 +12,14 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 import reclass_ng
 from reclass_ng.errors import ConfigError
-from reclass_ng.settings import Settings, load_settings
+from reclass_ng.settings import DEFAULTS, load_settings
 
 INVENTORY_ENV_VAR = "RECLASS_NG_INVENTORY"
 
 # Settings an adapter caller may pass; the file-only bookkeeping field is not one of them.
-_SETTING_NAMES = frozenset(f.name for f in attrs.fields(Settings)) - {"config_file"}
+_SETTING_NAMES = frozenset(DEFAULTS) - {"config_file"}
 
 
 def inventory_base(base_uri: str | None) -> str | None:
