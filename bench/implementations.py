@@ -1,8 +1,9 @@
 """The implementations under test and how each is invoked.
 
-reclass-ng runs from the project's virtualenv (or PATH); kapicorp-reclass
-2.0.0 and reclass-rs from PyPI run from a virtualenv the bench creates under
-bench/.peers/, so the project's environment never sees them.
+reclass-ng is installed from this checkout, as a user installs it (`pip install .`, not the
+editable install of the development virtualenv, whose import hooks cost every process start),
+into bench/.ng/venv; kapicorp-reclass 2.0.0 and reclass-rs from PyPI run from a virtualenv the
+bench creates under bench/.peers/, so the project's environment never sees them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
 PEERS_VENV = BENCH_DIR / ".peers" / "venv"
+NG_VENV = BENCH_DIR / ".ng" / "venv"
 PEER_REQUIREMENTS = ("kapicorp-reclass==2.0.0", "reclass-rs")
 RENDER_API = BENCH_DIR / "render_api.py"
 
@@ -68,9 +70,31 @@ def ensure_peers(log) -> tuple[Path, dict[str, str]]:
     return python, json.loads(probe.stdout)
 
 
-def find_reclass_ng(explicit: str | None) -> tuple[Path | None, str]:
+def install_reclass_ng(log) -> Path | None:
+    """Install this checkout into bench/.ng/venv (fresh each run, so the bench measures the
+    code as it is now); None when that fails (the project venv is used instead)."""
+    python = NG_VENV / "bin" / "python"
+    try:
+        if not python.exists():
+            log(f"creating {NG_VENV}")
+            subprocess.run([sys.executable, "-m", "venv", str(NG_VENV)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet",
+                            "--disable-pip-version-check", str(BENCH_DIR.parent)], check=True)
+        log(f"installing reclass-ng from {BENCH_DIR.parent} into {NG_VENV}")
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--force-reinstall", "--disable-pip-version-check",
+                        str(BENCH_DIR.parent)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as err:
+        log(f"could not install reclass-ng into {NG_VENV}: {err}")
+        return None
+    return NG_VENV / "bin" / "reclass"
+
+
+def find_reclass_ng(explicit: str | None, log=print) -> tuple[Path | None, str]:
     """The reclass-ng ``reclass`` script and its interpreter, or None and the reason."""
+    installed = None if explicit else install_reclass_ng(log)
     candidates = [Path(explicit)] if explicit else [
+        *([installed] if installed else []),
         BENCH_DIR.parent / ".venv" / "bin" / "reclass",
         *([Path(found)] if (found := shutil.which("reclass")) else []),
     ]
@@ -95,7 +119,7 @@ def discover(ng_script: str | None, jobs: list[int], log) -> Environment:
     peer_python, versions = ensure_peers(log)
     env.peer_python = peer_python
     env.versions.update(versions)
-    script, reason = find_reclass_ng(ng_script)
+    script, reason = find_reclass_ng(ng_script, log)
     if script is None:
         env.unavailable["reclass-ng"] = reason
     else:
