@@ -14,12 +14,23 @@ When the inventory has a `groups/` directory (node-classifier mode, doc/node-gro
 is classified by its groups first, with the facts Puppet cached for it, and reclass's data on
 top; the classifier then applies the subtree rule itself.
 
+In client mode (`reclass-puppet --server URL NODE`) the classification is done by a running
+`reclass-ng serve`: the node's cached facts are POSTed to `URL/v1/classified/nodes/NODE` and the
+answer is turned into the same ENC hash, so Puppet sees no difference (and the service records
+the check-in and the facts as observed state).
+
 `$trusted`, `$facts` and `$server_facts` are Puppet's own: an ENC that sets them breaks every
 catalog, so a node with such a parameter is an error rather than a silent rename.
 """
 
 from __future__ import annotations
 
+import http.client
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,7 +38,7 @@ import yaml
 
 import reclass_ng
 from reclass_ng.adapters.plain_data import plain_data
-from reclass_ng.errors import ReclassError, UsageError
+from reclass_ng.errors import EX_DATAERR, EX_IOERR, ReclassError, UsageError
 
 # How application classes get their parameters; see the module docstring.
 CLASS_PARAMETER_RULES = ("subtree", "none")
@@ -85,9 +96,29 @@ def enc_data(
     return plain_data(data, dates_as_text=True)
 
 
+class _PuppetSafeDumper(yaml.SafeDumper):
+    """SafeDumper that also quotes strings Ruby's YAML loader would read as numbers.
+
+    Ruby (Psych) reads base-60 numbers with a leading zero, such as `03:00`, as integers
+    (180), while PyYAML's resolver only knows them without one and so would write the string
+    `"03:00"` unquoted: Puppet would then get an Integer for a String parameter. Teaching the
+    dumper those forms makes it quote such strings.
+    """
+
+
+_PuppetSafeDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$"),
+    list("-+0123456789"))
+_PuppetSafeDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$"),
+    list("-+0123456789"))
+
+
 def enc_yaml(data: Mapping[str, Any]) -> str:
-    """The ENC hash as YAML Puppet's safe loader accepts (plain types only, strings quoted as needed)."""
-    return yaml.safe_dump(dict(data), default_flow_style=False, sort_keys=False, allow_unicode=True)
+    """The ENC hash as YAML Puppet's safe loader accepts (plain types only, strings quoted as
+    needed, including the base-60 forms only Ruby reads as numbers)."""
+    return yaml.dump(dict(data), Dumper=_PuppetSafeDumper, default_flow_style=False,
+                     sort_keys=False, allow_unicode=True)
 
 
 def enc_data_from_classification(classification: Mapping[str, Any], *,
@@ -128,6 +159,88 @@ def classify(
     found = classifier.read_puppet_facts(facts_dir, node, tree)
     classification = classifier.classify_node(base, node, found.facts, found.trusted,
                                               tree=tree, inventory=inventory)
+    return enc_data_from_classification(classification, include_environment=include_environment)
+
+
+class ClassifierServerError(ReclassError):
+    """The classifier service could not be reached, or refused to classify the node."""
+
+    def __init__(self, message: str, exit_code: int = EX_DATAERR) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _server_error_text(body: bytes) -> str:
+    """`kind: msg` from the service's `{kind, msg, details}` error, else the body's start."""
+    try:
+        error = json.loads(body)
+    except ValueError:
+        error = None
+    if isinstance(error, Mapping) and "kind" in error:
+        return f"{error.get('kind')}: {error.get('msg')}"
+    return body[:500].decode("utf-8", "replace").strip() or "(empty body)"
+
+
+def request_classification(server_url: str, node: str, fact: Mapping[str, Any],
+                           trusted: Mapping[str, Any], *, token: str | None = None,
+                           timeout: float = 30.0) -> dict[str, Any]:
+    """POST `{fact, trusted}` to `<server_url>/v1/classified/nodes/<node>` and return the
+    classification; ClassifierServerError (naming URL and node) when that fails."""
+    if urllib.parse.urlsplit(server_url).scheme not in ("http", "https"):
+        raise UsageError(f"--server {server_url!r}: expected an http:// or https:// URL such as "
+                         "http://127.0.0.1:1261")
+    url = f"{server_url.rstrip('/')}/v1/classified/nodes/{urllib.parse.quote(node, safe='')}"
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if token:
+        headers["X-Authentication"] = token
+    body = json.dumps({"fact": dict(fact), "trusted": dict(trusted)}).encode()
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - URL from the operator
+            raw = response.read()
+    except urllib.error.HTTPError as err:
+        text = _server_error_text(err.read())
+        raise ClassifierServerError(
+            f"The classifier at {url} refused node {node}: HTTP {err.code} {text}") from None
+    except (OSError, http.client.HTTPException) as err:  # refused, reset, timed out, garbled
+        reason = getattr(err, "reason", err)
+        raise ClassifierServerError(
+            f"Cannot reach the classifier at {url} to classify node {node}: {reason}",
+            EX_IOERR) from None
+    except ValueError as err:  # a malformed URL (no scheme, bad port)
+        raise UsageError(f"--server {server_url!r} is not a usable URL: {err}") from None
+    try:
+        result = json.loads(raw)
+    except ValueError:
+        result = None
+    if not (isinstance(result, Mapping) and isinstance(result.get("classes"), Mapping)
+            and "environment" in result):
+        raise ClassifierServerError(
+            f"The classifier at {url} answered for node {node} with something that is not a "
+            f"classification: {raw[:200].decode('utf-8', 'replace')!r}")
+    return {**result, "name": result.get("name", node)}
+
+
+def classify_with_server(server_url: str, node: str, *, facts_dir: str = DEFAULT_FACTS_DIR,
+                         token: str | None = None, include_environment: bool = True,
+                         timeout: float = 30.0) -> dict[str, Any]:
+    """Client mode: the ENC hash of `node` as a `reclass-ng serve` at `server_url` classifies
+    it, given the facts Puppet cached for the node."""
+    from reclass_ng.classifier.errors import FactsNotFoundError
+    from reclass_ng.classifier.facts import load_facts_file, puppet_fact_cache_path
+
+    path = puppet_fact_cache_path(facts_dir, node)
+    if not path.is_file():
+        # The server's rules may read facts; classifying without them would silently put the
+        # node into fewer groups, so refuse as the local node-groups mode does.
+        raise FactsNotFoundError(
+            f"No facts for node {node}: {path} does not exist, so there is nothing to send to "
+            f"the classifier at {server_url}. Point --facts-dir at Puppet's YAML fact cache or "
+            "run the agent once so its facts are stored.")
+    found = load_facts_file(path)
+    trusted = found.trusted if found.trusted is not None else {"certname": node}
+    classification = request_classification(server_url, node, found.facts, trusted,
+                                            token=token, timeout=timeout)
     return enc_data_from_classification(classification, include_environment=include_environment)
 
 

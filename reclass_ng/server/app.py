@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from reclass_ng.server import group_routes, node_routes
+from reclass_ng.server import group_routes, node_routes, pin_routes
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
 from reclass_ng.version import __version__
 
@@ -22,6 +22,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.state.service = context_from(config)
     install_error_handlers(app)
     app.include_router(group_routes.router)
+    app.include_router(pin_routes.router)
     app.include_router(node_routes.router)
     app.add_middleware(BodyLimit)
     return app

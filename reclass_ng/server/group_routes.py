@@ -16,8 +16,10 @@ from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.node_classification import render_classification
 from reclass_ng.errors import ReclassError
 from reclass_ng.server import group_writes
-from reclass_ng.server.errors import INVENTORY_ERROR, ApiError, error_responses, not_found
+from reclass_ng.server.errors import NODE_RENDER_ERROR, ApiError, error_responses, not_found
 from reclass_ng.server.http import json_body, require_auth, service
+from reclass_ng.server.inventory_state import Snapshot, read_bytes
+from reclass_ng.server.yaml_files import file_etag
 
 router = APIRouter()
 
@@ -30,6 +32,7 @@ _GROUP_SCHEMA: dict[str, Any] = {
         "rule": {"type": "array"}, "classes": {"type": "object"}, "variables": {"type": "object"},
         "pinned": {"type": "array", "items": {"type": "string"}},
         "reclass_classes": {"type": "array", "items": {"type": "string"}},
+        "serial_number": {"type": "integer"},
     },
 }
 _NODE_SCHEMA: dict[str, Any] = {
@@ -68,16 +71,19 @@ def list_groups(request: Request) -> JSONResponse:
     """Every group, read from groups/ (with `?inherited`: classes, variables and rule merged
     from the ancestors)."""
     require_auth(request, write=False)
-    snapshot = service(request).inventory.snapshot()
+    state = service(request).inventory
+    snapshot = state.snapshot()
     if _inherited_flag(request):
         tree = snapshot.valid_tree()
-        return JSONResponse([_inherited_view(tree, g) for g in tree.walk()])
-    return JSONResponse([g.to_data() for g in snapshot.groups])
+        return JSONResponse([group_writes.group_view(state, g, _inherited_view(tree, g))
+                             for g in tree.walk()])
+    return JSONResponse([group_writes.group_view(state, g) for g in snapshot.groups])
 
 
 @router.get("/v1/groups/{group_id}", responses=error_responses(400, 401, 403, 404, 500))
 def get_group(group_id: str, request: Request) -> JSONResponse:
-    """One group, with its file's ETag (send it back as If-Match to update safely)."""
+    """One group, with its file's ETag and its `serial_number` (send either back, as If-Match
+    or in the body, to update safely)."""
     require_auth(request, write=False)
     state = service(request).inventory
     group_id = group_writes.check_uuid(group_id)
@@ -87,7 +93,8 @@ def get_group(group_id: str, request: Request) -> JSONResponse:
         raise not_found(str(request.url.path))
     data = _inherited_view(snapshot.valid_tree(), group) if _inherited_flag(request) \
         else group.to_data()
-    return _group_json(data, 200, group_writes.group_etag(state, group))
+    content = read_bytes(state.group_path(group))  # read once: ETag and serial must agree
+    return _group_json(group_writes.with_serial(data, content), 200, file_etag(content))
 
 
 @router.put("/v1/groups/{group_id}", openapi_extra=_body_doc(_GROUP_SCHEMA),
@@ -162,22 +169,26 @@ async def _submitted_node(request: Request) -> tuple[dict[str, Any], dict[str, A
     return fact, trusted, transaction
 
 
-def _render(request: Request, steps: Any) -> dict[str, Any]:
+def _render(request: Request, steps: Any, snapshot: Snapshot) -> dict[str, Any]:
     try:
-        return render_classification(service(request).inventory.inventory(), steps)
+        return render_classification(service(request).inventory.inventory(snapshot), steps)
     except ReclassError as err:  # conflicts were handled before rendering
-        raise ApiError(500, INVENTORY_ERROR, str(err), {"node": steps.name}) from err
+        # The request is fine and the service works; this node's data does not resolve (e.g. a
+        # group parameter refers to ${site:name}, which only the node's classes define): 422,
+        # like the classifier's other "valid request, data cannot be processed" answers.
+        raise ApiError(422, NODE_RENDER_ERROR, str(err), {"node": steps.name}) from err
 
 
 @router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
-             responses=error_responses(400, 401, 403, 413, 500))
+             responses=error_responses(400, 401, 403, 413, 422, 500))
 async def classify(name: str, request: Request) -> JSONResponse:
     """Classify a node by its facts; 500 classification-conflict when unrelated groups
     disagree. Records a check-in and the node's facts in the observed-state store."""
     require_auth(request, write=False)
     fact, trusted, transaction = await _submitted_node(request)
     context = service(request)
-    tree = context.inventory.snapshot().valid_tree()
+    snapshot = context.inventory.snapshot()
+    tree = snapshot.valid_tree()
     steps = classification_steps(tree, name, fact, trusted)
     explanation = explanation_from_steps(tree, steps)["match_explanations"]
     groups = [g.id for g in steps.matched]
@@ -185,22 +196,23 @@ async def classify(name: str, request: Request) -> JSONResponse:
     if steps.conflicts is not None:
         context.observed.record_check_in(name, transaction, groups, explanation, None)
         raise ApiError(500, CLASSIFICATION_CONFLICT, steps.conflict_msg or "", steps.conflicts)
-    result = _render(request, steps)
+    result = _render(request, steps, snapshot)
     context.observed.record_check_in(name, transaction, groups, explanation, result)
     return JSONResponse(result)
 
 
 @router.post("/v1/classified/nodes/{name}/explanation",
              openapi_extra=_body_doc(_NODE_SCHEMA, False),
-             responses=error_responses(400, 401, 403, 413, 500))
+             responses=error_responses(400, 401, 403, 413, 422, 500))
 async def explain(name: str, request: Request) -> JSONResponse:
     """How the node is classified: matched rules with fact values, leaves, inherited
     classifications, then conflicts or the final classification. 200 even with conflicts."""
     require_auth(request, write=False)
     fact, trusted, _ = await _submitted_node(request)
-    tree = service(request).inventory.snapshot().valid_tree()
+    snapshot = service(request).inventory.snapshot()
+    tree = snapshot.valid_tree()
     steps = classification_steps(tree, name, fact, trusted)
     document = explanation_from_steps(tree, steps)
     if steps.conflicts is None:
-        document["classification"] = _render(request, steps)
+        document["classification"] = _render(request, steps, snapshot)
     return JSONResponse(document)

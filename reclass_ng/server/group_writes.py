@@ -3,8 +3,10 @@
 Every write runs under the inventory lock and re-reads the files inside it, so the checks see
 what is on disk now (another process or a person may have changed it). A write that would add
 a problem to the tree (missing parent, cycle, duplicate name) changes nothing. Optimistic
-concurrency: a client that sends `If-Match` with the ETag it read gets 409 if the file changed
-since, and nothing is written.
+concurrency: a client that sends `If-Match` with the ETag it read, or the group's
+`serial_number` in the body (as the classifier's clients do), gets 409 if the file changed since,
+and nothing is written. Both are hashes of the group file's bytes, so they need no stored counter
+and see hand edits too.
 """
 
 from __future__ import annotations
@@ -41,7 +43,13 @@ from reclass_ng.server.errors import (
     not_found,
 )
 from reclass_ng.server.inventory_state import InventoryState, Snapshot, read_bytes
-from reclass_ng.server.yaml_files import atomic_write, file_etag, inventory_lock, render_update
+from reclass_ng.server.yaml_files import (
+    atomic_write,
+    file_etag,
+    file_serial,
+    inventory_lock,
+    render_update,
+)
 
 # Values a group has when its file leaves the key out; not written unless the file has the key.
 _DEFAULTS: dict[str, Any] = {
@@ -49,13 +57,22 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
+SERIAL_NUMBER = "serial_number"
+
+
 @attrs.frozen
 class WriteResult:
-    """What a write did: the group as stored now, its file's ETag, and whether it changed."""
+    """What a write did: the group as stored now (with its serial_number), its file's ETag, and
+    whether it changed."""
 
     group: dict[str, Any]
     etag: str
     changed: bool
+
+
+def with_serial(data: dict[str, Any], content: bytes) -> dict[str, Any]:
+    """The group's API form: its data plus the `serial_number` of its file's bytes."""
+    return {**data, SERIAL_NUMBER: file_serial(content)}
 
 
 def check_uuid(text: str) -> str:
@@ -69,6 +86,39 @@ def group_etag(state: InventoryState, group: Group) -> str:
     return file_etag(read_bytes(state.group_path(group)))
 
 
+def group_view(state: InventoryState, group: Group, data: dict[str, Any] | None = None
+               ) -> dict[str, Any]:
+    """`data` (default: the group's own) with the group's current serial_number."""
+    return with_serial(group.to_data() if data is None else data,
+                       read_bytes(state.group_path(group)))
+
+
+def split_serial(body: Any) -> tuple[Any, int | None]:
+    """The body without `serial_number`, and that number (None when absent or null); 400
+    schema-violation when it is not an integer."""
+    if not isinstance(body, Mapping) or SERIAL_NUMBER not in body:
+        return body, None
+    rest = {k: v for k, v in body.items() if k != SERIAL_NUMBER}
+    serial = body[SERIAL_NUMBER]
+    if serial is not None and (isinstance(serial, bool) or not isinstance(serial, int)):
+        raise ApiError(400, SCHEMA_VIOLATION, f"serial_number: expected an integer (as GET "
+                       f"returned it), got {serial!r}",
+                       {"submitted": dict(body), "error": {SERIAL_NUMBER: "expected an integer"}})
+    return rest, serial
+
+
+def check_serial(serial: int | None, current: bytes | None) -> None:
+    """409 when the client's serial_number is not the one of the file as it is now."""
+    if serial is None:
+        return
+    now = file_serial(current) if current is not None else None
+    if serial != now:
+        raise ApiError(409, STALE_WRITE,
+                       f"The group changed since you read it (serial_number {serial} is stale; "
+                       f"it is now {now}); nothing was written. Read it again and re-apply your "
+                       "change.", {SERIAL_NUMBER: serial, "current": now})
+
+
 def check_if_match(if_match: str | None, current_etag: str | None) -> None:
     if if_match is None or (if_match.strip() == "*" and current_etag is not None):
         return
@@ -80,7 +130,7 @@ def check_if_match(if_match: str | None, current_etag: str | None) -> None:
                        {"if_match": if_match, "etag": current_etag})
 
 
-def _read_submitted(data: Any, file: str | None) -> Group:
+def read_submitted(data: Any, file: str | None) -> Group:
     group, problems = group_from_data(data, file)
     if problems:
         raise from_problems(problems)
@@ -129,24 +179,29 @@ def _existing_mapping(text: str) -> Mapping[str, Any]:
     return loaded if isinstance(loaded, Mapping) else {}
 
 
-def _store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | None,
-           if_match: str | None) -> WriteResult:
+def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | None,
+          if_match: str | None, serial: int | None) -> WriteResult:
     """Validate `group` (replacing `old`) against the tree and write its file."""
     path = state.group_path(old) if old is not None else _new_group_path(state, group)
     current = path.read_text(encoding="utf-8") if old is not None else None
-    check_if_match(if_match, file_etag(current.encode()) if current is not None else None)
-    if old is not None and old.to_data() == group.to_data():
-        return WriteResult(old.to_data(), file_etag(current.encode()), False)  # type: ignore[union-attr]
+    current_bytes = current.encode() if current is not None else None
+    check_if_match(if_match, file_etag(current_bytes) if current_bytes is not None else None)
+    check_serial(serial, current_bytes)
+    if current_bytes is not None and old is not None and old.to_data() == group.to_data():
+        return WriteResult(with_serial(old.to_data(), current_bytes), file_etag(current_bytes),
+                           False)
     proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
     _check_tree(snapshot, proposed)
     text = render_update(current, _file_data(group, _existing_mapping(current or "")))
     atomic_write(path, text)
-    return WriteResult(group.to_data(), file_etag(text.encode()), True)
+    return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
+                       True)
 
 
 def put_group(state: InventoryState, group_id: str, body: Any, if_match: str | None) -> WriteResult:
     """PUT /v1/groups/<id>: create or replace the whole group."""
     group_id = check_uuid(group_id)
+    body, serial = split_serial(body)
     if not isinstance(body, Mapping):
         raise from_problems(group_from_data(body)[1])
     submitted = body.get("id")
@@ -158,12 +213,14 @@ def put_group(state: InventoryState, group_id: str, body: Any, if_match: str | N
         snapshot = state.snapshot()
         old = snapshot.group(group_id)
         file = old.file if old is not None else None
-        group = _read_submitted({**body, "id": group_id}, file)
-        return _store(state, snapshot, group, old, if_match)
+        group = read_submitted({**body, "id": group_id}, file)
+        return store(state, snapshot, group, old, if_match, serial)
 
 
 def create_group(state: InventoryState, body: Any) -> WriteResult:
-    """POST /v1/groups: a new group with a server-chosen id."""
+    """POST /v1/groups: a new group with a server-chosen id (a serial_number is ignored: there
+    is nothing it could be stale against)."""
+    body, _ = split_serial(body)
     if not isinstance(body, Mapping):
         raise from_problems(group_from_data(body)[1])
     if "id" in body:
@@ -172,8 +229,8 @@ def create_group(state: InventoryState, body: Any) -> WriteResult:
                        {"submitted": dict(body), "error": {"id": "disallowed-key"}})
     with inventory_lock(state.inventory_dir):
         snapshot = state.snapshot()
-        group = _read_submitted({**body, "id": str(uuid.uuid4())}, None)
-        return _store(state, snapshot, group, None, None)
+        group = read_submitted({**body, "id": str(uuid.uuid4())}, None)
+        return store(state, snapshot, group, None, None, None)
 
 
 def _merge_dropping_nulls(base: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
@@ -192,6 +249,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
                 ) -> WriteResult:
     """POST /v1/groups/<id>: merge `classes`/`variables` (null removes), replace other fields."""
     group_id = check_uuid(group_id)
+    delta, serial = split_serial(delta)
     if not isinstance(delta, Mapping):
         raise ApiError(400, SCHEMA_VIOLATION, "a group delta must be a JSON object",
                        {"submitted": delta, "error": "not an object"})
@@ -216,8 +274,8 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
                 data.pop(key, None)
             else:
                 data[key] = value
-        group = _read_submitted(data, old.file)
-        return _store(state, snapshot, group, old, if_match)
+        group = read_submitted(data, old.file)
+        return store(state, snapshot, group, old, if_match, serial)
 
 
 def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> None:
@@ -242,13 +300,14 @@ def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> 
 
 def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:
     """POST /v1/validate/group: every check a write would make, writing nothing."""
+    body, _ = split_serial(body)
     if not isinstance(body, Mapping):
         raise from_problems(group_from_data(body)[1])
     data = dict(body)
     data.setdefault("id", str(uuid.uuid4()))
     if data["id"] == ROOT_GROUP_ID and "rule" in data and data["rule"] != ROOT_RULE_DATA:
         raise ApiError(422, ROOT_RULE_EDIT, "The root group's rule cannot be changed.", data)
-    group = _read_submitted(data, None)
+    group = read_submitted(data, None)
     snapshot = state.snapshot()
     old = snapshot.group(group.id)
     if old is not None:

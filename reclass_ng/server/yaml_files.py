@@ -41,6 +41,12 @@ def file_etag(content: bytes) -> str:
     return '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
 
 
+def file_serial(content: bytes) -> int:
+    """The group's `serial_number`: the first 52 bits of the same hash as the ETag, so it needs
+    no counter anywhere (hand edits change it too) and stays an exact JSON number (< 2**53)."""
+    return int(hashlib.sha256(content).hexdigest()[:13], 16)
+
+
 @contextlib.contextmanager
 def inventory_lock(inventory_dir: str | os.PathLike[str]) -> Iterator[None]:
     """Hold an exclusive flock on `<inventory>/.reclass-ng.lock` (shared by every process that

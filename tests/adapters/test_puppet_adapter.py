@@ -183,3 +183,35 @@ def test_groups_mode_refuses_the_none_rule(tmp_path) -> None:
                          str(tmp_path), "--class-parameters", "none", "db1.example.com")
     assert result.returncode == 2 and result.stdout == ""
     assert "--no-groups" in result.stderr
+
+
+# Client mode (`--server URL`): tests against a running service are in tests/server/
+# test_enc_client.py and tests/integration/test_puppet_server.py; these need no server.
+def test_client_mode_with_nothing_listening_names_url_and_node(tmp_path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    write_fact_cache(tmp_path, "web2.example.com", "web")
+    result = run_command("reclass-puppet", "--server", f"http://127.0.0.1:{port}",
+                         "--facts-dir", str(tmp_path), "web2.example.com")
+    assert result.returncode == 74 and result.stdout == ""
+    assert f"http://127.0.0.1:{port}/v1/classified/nodes/web2.example.com" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_client_mode_refuses_a_url_without_scheme(tmp_path) -> None:
+    write_fact_cache(tmp_path, "web2.example.com", "web")
+    result = run_command("reclass-puppet", "--server", "localhost:1261", "--facts-dir",
+                         str(tmp_path), "web2.example.com")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "http://" in result.stderr and "localhost:1261" in result.stderr
+
+
+@pytest.mark.parametrize("text", ["03:00", "00:30", "1:30", "-01:15", "0:30.5"])
+def test_enc_yaml_quotes_times_ruby_reads_as_base_60_numbers(text: str) -> None:
+    info = fake_nodeinfo(applications=["backup"], parameters={"backup": {"start": text}})
+    out = puppet.enc_yaml(puppet.enc_data(info))
+    assert f"start: '{text}'" in out
+    assert yaml.safe_load(out)["classes"]["backup"]["start"] == text
