@@ -104,7 +104,7 @@ class Merger:
                 self.merge_mapping(old, new, source, path)
                 return old
             if old_type in _SHARED_DICTS:
-                owned = MDict(old, src=old_source)
+                owned = MDict.from_source(old, old_source)
                 self.merge_mapping(owned, new, source, path)
                 return owned
         elif new_type in _SHARED_LISTS or new_type is MList:

@@ -79,10 +79,27 @@ class Resolver:
                 self._render_at(container, key, path + (key,))
             elif kind is RDict:
                 copy = container[key] = MDict(value)
-                self._render_children(copy, path + (key,))
+                self._render_keys(copy, value.dirty, path + (key,))
             elif kind is RList:
                 copy = container[key] = MList(value)
-                self._render_children(copy, path + (key,))
+                self._render_keys(copy, value.dirty, path + (key,))
+            elif kind is MDict or kind is MList:
+                self._render_children(value, path + (key,))
+
+    def _render_keys(self, container: Any, keys: tuple, path: tuple) -> None:
+        """Like _render_children, for a fresh copy of a file's container: only the keys that
+        were not plain in the file can need work."""
+        for key in keys:
+            value = container[key]
+            kind = type(value)
+            if kind is Interp or kind is Stack:
+                self._render_at(container, key, path + (key,))
+            elif kind is RDict:
+                copy = container[key] = MDict(value)
+                self._render_keys(copy, value.dirty, path + (key,))
+            elif kind is RList:
+                copy = container[key] = MList(value)
+                self._render_keys(copy, value.dirty, path + (key,))
             elif kind is MDict or kind is MList:
                 self._render_children(value, path + (key,))
 
@@ -98,13 +115,14 @@ class Resolver:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
                                        path, self.warn)
             kind = type(new)
-            if kind is RDict:
-                new = MDict(new)
-            elif kind is RList:
-                new = MList(new)
-            container[key] = new
-            if type(new) is MDict or type(new) is MList:
-                self._render_children(new, path)
+            if kind is RDict or kind is RList:
+                container[key] = copy = MDict(new) if kind is RDict else MList(new)
+                self._render_keys(copy, new.dirty, path)
+                new = copy
+            else:
+                container[key] = new
+                if kind is MDict or kind is MList:
+                    self._render_children(new, path)
         except ResolveError as err:
             if not self.group_errors:
                 raise

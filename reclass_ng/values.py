@@ -39,26 +39,53 @@ class Source(Record):
 
 
 class RDict(dict):
-    """A mapping from a file that still has something to interpolate inside (shared)."""
+    """A mapping from a file that still has something to interpolate inside (shared).
 
-    __slots__ = ()
+    `dirty` names the keys that need work, so a node's copy is rendered without visiting
+    the plain values around them.
+    """
+
+    __slots__ = ("dirty",)
+
+    def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
+        super().__init__(data)
+        self.dirty = tuple(k for k, v in self.items() if type(v) in UNRENDERED + SHARED_DIRTY) \
+            if dirty is None else dirty
 
 
 class RList(list):
-    """A list from a file that still has something to interpolate inside (shared)."""
+    """A list from a file that still has something to interpolate inside (shared).
 
-    __slots__ = ()
+    `dirty` holds the indexes that need work, as for RDict.
+    """
+
+    __slots__ = ("dirty",)
+
+    def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
+        super().__init__(data)
+        self.dirty = tuple(i for i, v in enumerate(self) if type(v) in UNRENDERED + SHARED_DIRTY) \
+            if dirty is None else dirty
 
 
 class MDict(dict):
     """A mapping owned by the node being rendered. Records which source set each key."""
 
+    # src: the source of every key not listed in origin (a dict key -> Source). Both read as
+    # None until set: copies are made by the hundred thousand, with dict's own constructor.
     __slots__ = ("src", "origin")
+    src: Source | None
+    origin: dict[str, Source] | None
 
-    def __init__(self, *args: Any, src: Source | None = None) -> None:
-        super().__init__(*args)
-        self.src = src  # source of every key not listed in origin
-        self.origin: dict[str, Source] | None = None
+    def __getattr__(self, name: str) -> Any:
+        if name == "src" or name == "origin":
+            return None
+        raise AttributeError(name)
+
+    @classmethod
+    def from_source(cls, data: Any, src: Source | None) -> MDict:
+        mapping = cls(data)
+        mapping.src = src
+        return mapping
 
     def set_origin(self, key: str, source: Source) -> None:
         if self.origin is None:
@@ -162,7 +189,7 @@ def owned_copy(value: Any) -> Any:
     """A copy safe to change: owned containers are copied, shared clean ones are not."""
     kind = type(value)
     if kind is MDict:
-        copy = MDict({k: owned_copy(v) for k, v in value.items()}, src=value.src)
+        copy = MDict.from_source({k: owned_copy(v) for k, v in value.items()}, value.src)
         if value.origin:
             copy.origin = dict(value.origin)
         return copy
