@@ -98,14 +98,17 @@ class EntityPreparer:
     def _mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
         out: dict[str, Any] = {}
         dirty = False
+        prefixes = self.prefixes
         for raw_key, raw_value in mapping.items():
             key = raw_key if type(raw_key) is str else str(raw_key)
-            flags = {"override": False, "constant": False}
-            # reclass strips one prefix character per merge and merges every file twice.
-            for _ in range(2):
-                if key and key[0] in self.prefixes:
-                    flags[self.prefixes[key[0]]] = True
-                    key = key[1:]
+            flags = _NO_FLAGS
+            if key and key[0] in prefixes:
+                flags = {"override": False, "constant": False}
+                # reclass strips one prefix character per merge and merges every file twice.
+                for _ in range(2):
+                    if key and key[0] in prefixes:
+                        flags[prefixes[key[0]]] = True
+                        key = key[1:]
             if key == "":
                 raise YamlFileError(source.path or source.uri,
                                     f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
@@ -154,6 +157,9 @@ class EntityPreparer:
         if template.is_literal:
             return template.literal
         return Interp(template, source, text)
+
+
+_NO_FLAGS = {"override": False, "constant": False}  # never changed
 
 
 def _layers(value: Any, source: Source) -> list[Layer]:

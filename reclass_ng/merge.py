@@ -32,8 +32,8 @@ class MergedNode:
         self.classes: list[str] = []
         self._class_set: set[str] = set()
         self.applications: list[str] = []
-        self.parameters = MDict()
-        self.exports = MDict()
+        self.parameters = MDict.from_source((), None)
+        self.exports = MDict.from_source((), None)
         self.environment: str | None = None
 
 

@@ -85,6 +85,7 @@ class MDict(dict):
     def from_source(cls, data: Any, src: Source | None) -> MDict:
         mapping = cls(data)
         mapping.src = src
+        mapping.origin = None
         return mapping
 
     def set_origin(self, key: str, source: Source) -> None:
