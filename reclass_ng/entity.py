@@ -97,7 +97,7 @@ class EntityPreparer:
 
     def _mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
         out: dict[str, Any] = {}
-        dirty = False
+        dirty: list[str] = []
         prefixes = self.prefixes
         for raw_key, raw_value in mapping.items():
             key = raw_key if type(raw_key) is str else str(raw_key)
@@ -117,10 +117,10 @@ class EntityPreparer:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if key in out:  # `a` and `~a` in one mapping: both are layers of `a`
                 value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
-            if type(value) in (Interp, Stack, RDict, RList):
-                dirty = True
+            if type(value) in _NEEDS_WORK and (key not in out or key not in dirty):
+                dirty.append(key)
             out[key] = value
-        return RDict(out) if dirty else out
+        return RDict(out, tuple(dirty)) if dirty else out
 
     def _value(self, value: Any, source: Source, path: tuple) -> Any:
         kind = type(value)
@@ -160,6 +160,7 @@ class EntityPreparer:
 
 
 _NO_FLAGS = {"override": False, "constant": False}  # never changed
+_NEEDS_WORK = frozenset({Interp, Stack, RDict, RList})
 
 
 def _layers(value: Any, source: Source) -> list[Layer]:

@@ -248,3 +248,13 @@ def test_merging_does_not_change_shared_class_data(load_inventory) -> None:
     assert inv.nodeinfo("n1")["parameters"]["d"] == {"x": 1, "y": 1}
     assert inv.nodeinfo("n2")["parameters"]["d"] == {"x": 1}
     assert inv.nodeinfo("n2")["parameters"]["l"] == [1]
+
+
+def test_plain_and_override_key_in_one_mapping_renders_the_override(params) -> None:
+    # `b` and `~b` in one file mapping become one stack that must still be rendered in every
+    # copy of that mapping (the mapping's list of keys needing work includes it).
+    files = {"classes/c.yml": "parameters:\n  a:\n    x: 1\n    b: plain\n    ~b: ${a:x}\n",
+             "nodes/n1.yml": "classes: [c]\n",
+             "nodes/n2.yml": "classes: [c]\nparameters: {a: {x: 2}}\n"}
+    assert params(files)["a"] == {"x": 1, "b": 1}
+    assert params(files, node="n2")["a"] == {"x": 2, "b": 2}
