@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import reclass_ng._yaml_import  # noqa: F401  (PyYAML, imported a little faster)
 from reclass_ng.version import __version__
 
 __all__ = ["Entity", "Inventory", "ReclassError", "__version__", "load"]

@@ -46,7 +46,7 @@ class ClassLoader:
             return self._cache[name]
         except KeyError:
             pass
-        path = self.storage.class_paths.get(name)
+        path = self.storage.class_path(name)
         entity = None
         if path is not None:
             source = Source("yaml_fs://" + path, name, "class", path)

@@ -102,9 +102,11 @@ class NodeRenderer:
             self.expander.walk(node, entity, seen, [])
             node.environment = environment
             node.name = name
-            return node
         except ReclassError as err:
+            self.storage.check_classes()  # a duplicate class name first, as reclass reports it
             raise err.with_node(name) from None
+        self.storage.check_classes()
+        return node
 
     def prepared(self, entity: Entity) -> Entity:
         """An entity given through the API, its values parsed like a file's (once)."""

@@ -113,13 +113,30 @@ def test_compose_node_name_dotted_file_collides_with_directory(make_inventory) -
 def test_duplicate_class_names_name_both_files(make_inventory, first, second) -> None:
     root = make_inventory({first: "", second: ""})
     with pytest.raises(DuplicateNameError) as info:
-        storage(root)
+        storage(root).class_paths  # noqa: B018 - the scan's result, or its error
     assert str(root / first) in str(info.value) and str(root / second) in str(info.value)
 
 
 def test_duplicates_fail_every_command_even_for_other_nodes(load_inventory) -> None:
+    # The classes tree is scanned while the first node is read; the duplicate still fails the
+    # render of any node, before any other error of that node.
+    inventory = load_inventory({"nodes/ok.yml": "classes: [missing]\n", "classes/a.yml": "",
+                                "classes/a/init.yml": "", "classes/b.yml": ""})
     with pytest.raises(DuplicateNameError):
-        load_inventory({"nodes/ok.yml": "", "classes/a.yml": "", "classes/a/init.yml": ""})
+        inventory.nodeinfo("ok")
+    with pytest.raises(DuplicateNameError):
+        inventory.inventory()
+
+
+def test_class_found_before_the_scan_ends_is_the_scanned_one(make_inventory) -> None:
+    root = make_inventory({"classes/a/b.yml": "", "classes/c/init.yaml": "", "nodes/n.yml": ""})
+    found = storage(root)
+    assert found.class_path("a.b") == str(root / "classes/a/b.yml")
+    assert found.class_path("c") == str(root / "classes/c/init.yaml")
+    assert found.class_path("nope") is None
+    found.check_classes()
+    assert found.class_paths == {"a.b": str(root / "classes/a/b.yml"),
+                                 "c": str(root / "classes/c/init.yaml")}
 
 
 @pytest.mark.parametrize("missing", ["nodes", "classes"])

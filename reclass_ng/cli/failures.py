@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -80,3 +81,24 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
         else:
             print(message, file=sys.stderr)
         return EX_SOFTWARE
+
+
+def exit_without_teardown(code: int) -> None:
+    """Leave a console script at once, once its output is flushed.
+
+    After a large render, Python's own exit frees every object of the rendered inventory one
+    by one (a noticeable part of a `reclass --inventory` run, and of every `--nodeinfo`); the
+    operating system reclaims the memory anyway. Only for console scripts: never call this from
+    code that others import or test in-process.
+    """
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing more to say, as `head` expects
+        pass
+    except OSError:
+        code = code or EX_SOFTWARE
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(code)

@@ -38,54 +38,71 @@ class NodeFile(Record):
 
 
 def _walk_yaml_files(top: str) -> list[tuple[str, str]]:
-    """(absolute path, path relative to top) of every YAML file, in a stable order.
+    """(absolute path, path relative to top) of every YAML file, in a stable order."""
+    return [(os.path.join(directory, name), relative + name)
+            for directory, relative, names in _walk_dirs(top) for name in names]
+
+
+def _walk_dirs(top: str) -> list[tuple[str, str, list[str]]]:
+    """(directory, its path relative to top with a trailing separator, its YAML file names)
+    for every directory below top, in a stable order.
 
     Top-down, files of a directory before its sub-directories, names sorted (reclass used raw
     readdir order, which differs between machines). Directories starting with `.` and CVS/SCCS
     are skipped (D4); symlinked directories are followed, each real directory only once so a
     symlink loop cannot hang the scan. Unreadable directories are skipped, as os.walk does.
     """
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, list[str]]] = []
     try:
         top_stat = os.stat(top)
     except OSError:
         return found
-    _walk_dir(top, "", found, {(top_stat.st_dev, top_stat.st_ino)})
+    _walk_dir(top, "", found, top_stat.st_dev, {(top_stat.st_dev, top_stat.st_ino)})
     return found
 
 
-def _walk_dir(path: str, relpath: str, found: list[tuple[str, str]],
+def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], device: int,
               seen_dirs: set[tuple[int, int]]) -> None:
     # os.scandir and relative paths built while descending: os.walk with os.path.relpath and
-    # realpath per directory took most of a `--nodeinfo` run on a few thousand files.
+    # realpath per directory took most of a `--nodeinfo` run on a few thousand files. A real
+    # directory is known by the inode readdir gives (no stat call); only symlinked ones are
+    # stat'ed, to know the directory they lead to.
     try:
         with os.scandir(path) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+            entries = {entry.name: entry for entry in scan}
     except OSError:
         return
+    files = []
     subdirs = []
-    for entry in entries:
+    for name in sorted(entries):
+        entry = entries[name]
         try:
             is_dir = entry.is_dir()
         except OSError:
             is_dir = False
         if is_dir:
-            subdirs.append(entry)
-        elif entry.name.endswith(EXTENSIONS):
-            found.append((entry.path, relpath + entry.name))
+            if name[0] != "." and name not in SKIPPED_DIRS:
+                subdirs.append(entry)
+        elif name.endswith(EXTENSIONS):
+            files.append(name)
+    found.append((path, relpath, files))
     for entry in subdirs:
-        name = entry.name
-        if name.startswith(".") or name in SKIPPED_DIRS:
-            continue
         try:
-            stat = entry.stat()
+            if entry.is_symlink():
+                stat = entry.stat()
+                identity = (stat.st_dev, stat.st_ino)
+            else:
+                identity = (device, entry.inode())
         except OSError:
             continue
-        identity = (stat.st_dev, stat.st_ino)
         if identity in seen_dirs:
             continue
         seen_dirs.add(identity)
-        _walk_dir(entry.path, relpath + name + os.sep, found, seen_dirs)
+        _walk_dir(entry.path, relpath + entry.name + os.sep, found, identity[0], seen_dirs)
+
+
+def _stem(filename: str) -> str:
+    return filename[:-4] if filename.endswith(".yml") else filename[:-5]
 
 
 def _strip_extension(relpath: str) -> str:
@@ -128,9 +145,18 @@ class YamlFsStorage:
             if not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}")
         self.nodes = self._scan_nodes(compose_node_name)
-        self.class_paths = self._scan_classes()
         self._parsed: dict[str, Any] = {}
         self._lock = threading.Lock()
+        # The classes tree is scanned in a thread while the first node is read and merged
+        # (directory listings release the interpreter); until it is done, a class is found at
+        # its usual place and checked against the scan before the node is used
+        # (check_classes), so a duplicate class name is still an error, reported first.
+        self._class_paths: dict[str, str] | None = None
+        self._class_scan_error: BaseException | None = None
+        self._found_early: dict[str, str | None] = {}
+        self._class_scan = threading.Thread(target=self._scan_classes_in_background,
+                                            name="reclass-ng class scan", daemon=True)
+        self._class_scan.start()
 
     @property
     def nodes_uri(self) -> str:
@@ -141,22 +167,86 @@ class YamlFsStorage:
         return "yaml_fs://" + self.classes_dir
 
     def _scan_nodes(self, compose_node_name: bool) -> dict[str, NodeFile]:
+        # node_name_for, one directory at a time (thousands of files: this is start-up time).
         nodes: dict[str, NodeFile] = {}
-        for path, relpath in _walk_yaml_files(self.nodes_dir):
-            name, pathname = node_name_for(relpath, compose_node_name)
-            if name in nodes:
-                raise DuplicateNameError("node", name, path, nodes[name].path)
-            nodes[name] = NodeFile(name, path, pathname)
+        for directory, relative, names in _walk_dirs(self.nodes_dir):
+            dotted = relative.replace(os.sep, ".")
+            if not compose_node_name or not relative or relative.startswith("_"):
+                dotted = ""
+            for filename in names:
+                stem = _stem(filename)
+                name = dotted + stem
+                path = directory + os.sep + filename
+                if name in nodes:
+                    raise DuplicateNameError("node", name, path, nodes[name].path)
+                nodes[name] = NodeFile(name, path, relative + stem)
         return nodes
 
     def _scan_classes(self) -> dict[str, str]:
+        # class_name_for, one directory at a time.
         classes: dict[str, str] = {}
-        for path, relpath in _walk_yaml_files(self.classes_dir):
-            name = class_name_for(relpath)
-            if name in classes:
-                raise DuplicateNameError("class", name, path, classes[name])
-            classes[name] = path
+        for directory, relative, names in _walk_dirs(self.classes_dir):
+            dotted = relative.replace(os.sep, ".")
+            for filename in names:
+                stem = _stem(filename)
+                name = dotted[:-1] if stem == "init" and dotted else dotted + stem
+                path = directory + os.sep + filename
+                if name in classes:
+                    raise DuplicateNameError("class", name, path, classes[name])
+                classes[name] = path
         return classes
+
+    def _scan_classes_in_background(self) -> None:
+        try:
+            self._class_paths = self._scan_classes()
+        except BaseException as err:  # noqa: BLE001 - handed to the thread that asks
+            self._class_scan_error = err
+
+    @property
+    def class_paths(self) -> dict[str, str]:
+        """Class name -> file, for every class file below classes/."""
+        if self._class_paths is None:
+            self._class_scan.join()
+            if self._class_scan_error is not None:
+                raise self._class_scan_error
+            if self._class_paths is None:  # a forked child: the scanning thread stayed behind
+                self._scan_classes_in_background()
+                return self.class_paths
+        return self._class_paths
+
+    def class_path(self, name: str) -> str | None:
+        """The file of a class, or None."""
+        if self._class_paths is not None or not self._class_scan.is_alive():
+            return self.class_paths.get(name)
+        path = self._usual_class_file(name)
+        if path is None:  # somewhere else, or nowhere: only the scan can tell
+            return self.class_paths.get(name)
+        with self._lock:
+            self._found_early[name] = path
+        return path
+
+    def _usual_class_file(self, name: str) -> str | None:
+        parts = name.split(".")
+        if any(not part or part[0] == "." or part in SKIPPED_DIRS or os.sep in part
+               for part in parts):
+            return None
+        base = os.path.join(self.classes_dir, *parts)
+        for candidate in (base + ".yml", base + ".yaml", os.path.join(base, "init.yml"),
+                          os.path.join(base, "init.yaml")):
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    def check_classes(self) -> None:
+        """Wait for the classes scan; raise its error (a duplicate class name), and make sure
+        every class found before it ended is the one the scan names."""
+        paths = self.class_paths
+        with self._lock:
+            early, self._found_early = self._found_early, {}
+        for name, path in early.items():
+            if paths.get(name) != path:
+                raise NotFoundError(f"Class {name!r}: {path} changed while the inventory was "
+                                    "read; run again")
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file, parsed once per process."""
