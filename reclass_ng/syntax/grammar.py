@@ -1,4 +1,4 @@
-"""The pyparsing grammar of string values, with reclass's escape rules.
+"""String values: text, `${references}` and `$[queries]`, with reclass's escape rules.
 
 In words (sentinels shown with their defaults):
 
@@ -8,22 +8,32 @@ In words (sentinels shown with their defaults):
 * inside a reference: text, nested references, `\\}` (a literal `}`), `\\${` (a literal `${`).
 * inside a query: text up to the closing `]`, where `\\]` is a literal `]`.
 
-Parsing is the slow part of interpolation, so results are memoised per distinct string, and
-strings without a sentinel never get here. Most strings are plain text around references that
-do not nest and have no escape character: `simple_template` reads those directly, and pyparsing
-(whose import alone costs more than rendering one node) is loaded only for the others.
+As a parsing expression grammar (ordered choice, greedy repetition), which is how the parser
+below reads it, alternative by alternative:
+
+    value     := top_item+ END
+    top_item  := reference | query | double_escape | esc r_open | esc q_open | text(top)
+    reference := r_open ref_item+ r_close
+    ref_item  := reference | double_escape | esc r_open | esc r_close | text(ref)
+    query     := q_open query_item+ q_close
+    query_item:= double_escape | esc q_open | esc q_close | query_text
+    double_escape := esc esc &(r_open | q_open | r_close | q_close)     -> one escape character
+    text(top) := characters, none starting r_open or q_open, alone or after one or two escapes
+    text(ref) := characters, none starting r_open or r_close, alone or after one or two escapes
+    query_text:= not at (q_close | esc q_close | esc esc q_close), then characters up to q_close
+
+tests/reference_value_grammar.py states the same grammar with pyparsing; the two are checked
+against each other on generated strings. Parsing is memoised per distinct string, strings
+without a sentinel never get here, and the common plain case (text around references that do
+not nest, no escape character, no query) takes a shorter path.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from typing import TYPE_CHECKING, Any
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
-
-if TYPE_CHECKING:
-    import pyparsing as pp
 
 
 class SyntaxProblem(Exception):
@@ -35,23 +45,13 @@ class SyntaxProblem(Exception):
         self.column = column
 
 
-def _not_starting_with(forbidden: list[str]) -> str:
-    return "(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+"
+def _text_pattern(forbidden: list[str]) -> re.Pattern[str]:
+    """One or more characters, none of them starting one of `forbidden`."""
+    return re.compile("(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+", re.S)
 
 
-def _join_text(tokens: Any) -> list[object]:
-    """Merge adjacent Text tokens so a template has as few items as possible."""
-    merged: list[object] = []
-    for token in tokens:
-        if isinstance(token, Text) and merged and isinstance(merged[-1], Text):
-            merged[-1] = Text(merged[-1].value + token.value)
-        else:
-            merged.append(token)
-    return merged
-
-
-def _const(value: str) -> object:
-    return lambda: Text(value)
+class _Failed(Exception):
+    """The whole string cannot be read (the furthest point reached says why)."""
 
 
 class ValueParser:
@@ -62,7 +62,14 @@ class ValueParser:
         self.ref_open, self.ref_close = reference_sentinels
         self.query_open, self.query_close = export_sentinels
         self.escape = escape
-        self._grammar: pp.ParserElement | None = None  # built on first need
+        esc, r_open, r_close = escape, self.ref_open, self.ref_close
+        q_open, q_close = self.query_open, self.query_close
+        self._top_text = _text_pattern([r_open, esc + r_open, esc + esc + r_open,
+                                        q_open, esc + q_open, esc + esc + q_open])
+        self._ref_text = _text_pattern([r_open, esc + r_open, esc + esc + r_open,
+                                        r_close, esc + r_close, esc + esc + r_close])
+        self._query_stops = (q_close, esc + q_close, esc + esc + q_close)
+        self._after_double_escape = (r_open, q_open, r_close, q_close)
         self._cache: dict[str, Template] = {}
         self._lock = threading.Lock()
 
@@ -77,13 +84,13 @@ class ValueParser:
             return cached
         template = self.simple_template(text)
         if template is None:
-            template = self._parse_with_grammar(text)
-        self._cache[text] = template
-        return template
+            template = _Reading(self, text).value()
+        with self._lock:
+            return self._cache.setdefault(text, template)
 
     def simple_template(self, text: str) -> Template | None:
         """The Template of text whose references do not nest and which has no escape character
-        and no query; None for anything else (the grammar decides those, errors included)."""
+        and no query; None for anything else (the full reading decides those, errors included)."""
         if not text or self.escape in text or self.query_open in text:
             return None
         r_open, r_close = self.ref_open, self.ref_close
@@ -95,10 +102,9 @@ class ValueParser:
                 break
             inner = start + len(r_open)
             end = text.find(r_close, inner)
-            if end <= inner:  # unclosed or empty reference: an error, let the grammar say it
+            if end <= inner:  # unclosed or empty reference: an error, the full reading says it
                 return None
-            nested = text.find(r_open, inner, end)
-            if nested >= 0:
+            if text.find(r_open, inner, end) >= 0:
                 return None
             if start > pos:
                 items.append(Text(text[pos:start]))
@@ -108,70 +114,120 @@ class ValueParser:
             items.append(Text(text[pos:]))
         return Template(tuple(items))
 
-    def _parse_with_grammar(self, text: str) -> Template:
-        import pyparsing as pp
 
-        with self._lock:  # pyparsing's packrat-free parsers are not re-entrant across threads
-            if self._grammar is None:
-                self._grammar = self._build()
-            try:
-                items = self._grammar.parse_string(text, parse_all=True)
-            except pp.ParseBaseException as err:
-                raise SyntaxProblem(f"{err.msg} at char {err.loc}", err.loc + 1) from None
-        return Template(tuple(_join_text(items)))
+Item = tuple[Text | Ref | Query, int]  # what one rule read, and where reading goes on
 
-    def _build(self) -> pp.ParserElement:
-        import pyparsing as pp
 
-        # Whitespace is significant everywhere (`${ a }` names the key " a "), so no element may
-        # skip it; pyparsing reads the default when an element is created.
-        previous = pp.ParserElement.DEFAULT_WHITE_CHARS
-        pp.ParserElement.set_default_whitespace_chars("")
-        try:
-            return self._build_elements()
-        finally:
-            pp.ParserElement.set_default_whitespace_chars(previous)
+class _Reading:
+    """One string read by the grammar above; each rule returns (item, next position) or None."""
 
-    def _build_elements(self) -> pp.ParserElement:
-        import pyparsing as pp
+    def __init__(self, parser: ValueParser, text: str) -> None:
+        self.p = parser
+        self.text = text
+        self.furthest = (0, "text")  # where reading stopped furthest, and what was expected
 
-        esc, r_open, r_close = self.escape, self.ref_open, self.ref_close
-        q_open, q_close = self.query_open, self.query_close
-        lit = pp.Literal
+    def value(self) -> Template:
+        items: list[Text | Ref | Query] = []
+        pos, end = 0, len(self.text)
+        while pos < end:
+            found = self.top_item(pos)
+            if found is None:
+                break
+            items.append(found[0])
+            pos = found[1]
+        if not items or pos != end:
+            at, expected = self.furthest if self.furthest[0] >= pos else (pos, "end of text")
+            raise SyntaxProblem(f"Expected {expected} at char {at}", at + 1)
+        return Template(tuple(_joined(items)))
 
-        double_escape = (lit(esc + esc) + pp.FollowedBy(
-            lit(r_open) | lit(q_open) | lit(r_close) | lit(q_close))).set_parse_action(_const(esc))
-        escaped_ref_open = lit(esc + r_open).set_parse_action(_const(r_open))
-        escaped_query_open = lit(esc + q_open).set_parse_action(_const(q_open))
-        escaped_ref_close = lit(esc + r_close).set_parse_action(_const(r_close))
-        escaped_query_close = lit(esc + q_close).set_parse_action(_const(q_close))
+    def expect(self, pos: int, what: str) -> None:
+        if pos >= self.furthest[0]:
+            self.furthest = (pos, what)
 
-        def text_run(forbidden: list[str]) -> pp.ParserElement:
-            return pp.Regex(_not_starting_with(forbidden), flags=re.S).set_parse_action(
-                lambda t: Text(t[0]))
+    # -- rules --------------------------------------------------------------------------
 
-        opens = [r_open, esc + r_open, esc + esc + r_open, q_open, esc + q_open, esc + esc + q_open]
-        closes = [r_close, esc + r_close, esc + esc + r_close]
+    def top_item(self, pos: int) -> Item | None:
+        p = self.p
+        return (self.reference(pos) or self.query(pos) or self.double_escape(pos)
+                or self.escaped(pos, p.ref_open) or self.escaped(pos, p.query_open)
+                or self.text_run(pos, p._top_text))
 
-        reference = pp.Forward()
-        ref_text = text_run([r_open, esc + r_open, esc + esc + r_open] + closes)
-        ref_item = (reference | double_escape | escaped_ref_open | escaped_ref_close | ref_text
-                    ).set_name("reference path")
-        reference <<= (pp.Suppress(lit(r_open)) + pp.Group(pp.OneOrMore(ref_item))
-                       + pp.Suppress(lit(r_close)))
-        reference.set_parse_action(lambda t: Ref(tuple(_join_text(t[0]))))
+    def reference(self, pos: int) -> Item | None:
+        p, text = self.p, self.text
+        if not text.startswith(p.ref_open, pos):
+            self.expect(pos, repr(p.ref_open))
+            return None
+        at = pos + len(p.ref_open)
+        items: list[Text | Ref | Query] = []
+        while True:
+            found = (self.reference(at) or self.double_escape(at)
+                     or self.escaped(at, p.ref_open) or self.escaped(at, p.ref_close)
+                     or self.text_run(at, p._ref_text))
+            if found is None:
+                break
+            items.append(found[0])
+            at = found[1]
+        if not items:
+            self.expect(at, "reference path")
+            return None
+        if not text.startswith(p.ref_close, at):
+            self.expect(at, repr(p.ref_close))
+            return None
+        return Ref(tuple(_joined(items))), at + len(p.ref_close)  # type: ignore[arg-type]
 
-        # Inside a query everything up to the closing sentinel is text, unless it starts with an
-        # escaped (or doubly escaped) close.
-        query_text = pp.Regex(
-            "(?!" + "|".join(re.escape(c) for c in [q_close, esc + q_close, esc + esc + q_close])
-            + ")[^" + re.escape(q_close[0]) + "]+", flags=re.S).set_parse_action(lambda t: Text(t[0]))
-        query_item = (double_escape | escaped_query_open | escaped_query_close | query_text
-                      ).set_name("query text")
-        query = (pp.Suppress(lit(q_open)) + pp.Group(pp.OneOrMore(query_item))
-                 + pp.Suppress(lit(q_close)))
-        query.set_parse_action(lambda t: Query("".join(item.value for item in t[0])))
+    def query(self, pos: int) -> Item | None:
+        p, text = self.p, self.text
+        if not text.startswith(p.query_open, pos):
+            return None
+        at = pos + len(p.query_open)
+        parts: list[str] = []
+        while True:
+            found = (self.double_escape(at) or self.escaped(at, p.query_open)
+                     or self.escaped(at, p.query_close) or self.query_text(at))
+            if found is None:
+                break
+            parts.append(found[0].value)  # type: ignore[union-attr]
+            at = found[1]
+        if not parts:
+            self.expect(at, "query text")
+            return None
+        if not text.startswith(p.query_close, at):
+            self.expect(at, repr(p.query_close))
+            return None
+        return Query("".join(parts)), at + len(p.query_close)
 
-        top_item = reference | query | double_escape | escaped_ref_open | escaped_query_open | \
-            text_run(opens)
-        return pp.OneOrMore(top_item)
+    def query_text(self, pos: int) -> Item | None:
+        text = self.text
+        if pos >= len(text) or text.startswith(self.p._query_stops, pos):
+            return None
+        end = text.find(self.p.query_close[0], pos)
+        end = len(text) if end < 0 else end
+        return (Text(text[pos:end]), end) if end > pos else None
+
+    def double_escape(self, pos: int) -> Item | None:
+        esc, text = self.p.escape, self.text
+        if text.startswith(esc + esc, pos) and \
+                text.startswith(self.p._after_double_escape, pos + 2 * len(esc)):
+            return Text(esc), pos + 2 * len(esc)
+        return None
+
+    def escaped(self, pos: int, sentinel: str) -> Item | None:
+        marker = self.p.escape + sentinel
+        if self.text.startswith(marker, pos):
+            return Text(sentinel), pos + len(marker)
+        return None
+
+    def text_run(self, pos: int, pattern: re.Pattern[str]) -> Item | None:
+        match = pattern.match(self.text, pos)
+        return (Text(match.group()), match.end()) if match else None
+
+
+def _joined(items: list[Text | Ref | Query]) -> list[Text | Ref | Query]:
+    """Adjacent texts as one, so a template has as few items as possible."""
+    merged: list[Text | Ref | Query] = []
+    for item in items:
+        if type(item) is Text and merged and type(merged[-1]) is Text:
+            merged[-1] = Text(merged[-1].value + item.value)  # type: ignore[union-attr]
+        else:
+            merged.append(item)
+    return merged
