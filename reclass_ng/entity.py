@@ -180,6 +180,8 @@ def absolute_class_name(name: str, relative_base: str) -> str:
     if not name.startswith("."):
         return name
     rest = name.lstrip(".")
+    if "/" in rest or " " in rest:
+        return name  # not a class name: refused later, quoted as written (`../x`, not `/x`)
     dots = len(name) - len(rest)
     parts = relative_base.split(".") if relative_base else []
     parent = parts[: max(len(parts) - dots, 0)]

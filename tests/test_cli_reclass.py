@@ -193,7 +193,7 @@ def test_self_referencing_value(reclass, make_inventory, body: str, ref: str) ->
 def test_class_names_with_paths(reclass, make_inventory, name: str) -> None:
     root = make_inventory({"nodes/n1.yml": f"classes: ['{name}']\n"})
     assert_clean_error(reclass(["-b", str(root), "-n", "n1"]), 65, "Invalid character '/'",
-                       "-> n1")
+                       "-> n1", f"'{name}'")  # quoted as written
 
 
 def test_missing_class(reclass, make_inventory) -> None:
