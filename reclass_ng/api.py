@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.classes import parse_class_mapping
 from reclass_ng.entity import Entity, EntityPreparer
@@ -15,6 +15,9 @@ from reclass_ng.render import NodeRenderer, timestamp
 from reclass_ng.settings import Settings, load_settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.syntax.grammar import ValueParser
+
+if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it
+    from concurrent.futures import Executor
 
 __all__ = ["Entity", "Inventory", "load"]
 
@@ -56,12 +59,33 @@ class Inventory:
         self.renderer.interpolate(node, self.queries.evaluator_for(node))
         return self.renderer.nodeinfo(node)
 
-    def inventory(self) -> dict[str, Any]:
-        """The `--inventory` structure: every node, and which nodes have each class/application."""
+    def inventory(self, executor: Executor | None = None, *,
+                  progress: Callable[[int, int], None] | None = None,
+                  chunk_size: int | None = None) -> dict[str, Any]:
+        """The `--inventory` structure: every node, and which nodes have each class/application.
+
+        With an `executor` (a process pool, a Dask client's executor, ...) the nodes are
+        rendered by its workers, in chunks of `chunk_size` (see reclass_ng.parallel); the result
+        is the same. `progress(done, total)` is told how far the render is, two steps a node.
+        """
+        if executor is not None:
+            from reclass_ng.parallel import render_inventory
+
+            return render_inventory(self, executor, chunk_size=chunk_size, progress=progress)
+        names = self.node_names
+        total = 2 * len(names)
         # Every node's classes are expanded before any is interpolated, so class errors come
         # first, in node order, as with reclass.
-        merged = [self.renderer.merge(name) for name in self.node_names]
-        nodes = {node.name: self._interpolated(node) for node in merged}
+        merged = []
+        for name in names:
+            merged.append(self.renderer.merge(name))
+            if progress is not None:
+                progress(len(merged), total)
+        nodes = {}
+        for node in merged:
+            nodes[node.name] = self._interpolated(node)
+            if progress is not None:
+                progress(len(merged) + len(nodes), total)
         return inventory_document(nodes)
 
     def _interpolated(self, node: Any) -> dict[str, Any]:
