@@ -11,7 +11,7 @@ from reclass_ng.classes import parse_class_mapping
 from reclass_ng.entity import Entity, EntityPreparer
 from reclass_ng.errors import ConfigError, ReclassError
 from reclass_ng.queries import QueryEngine
-from reclass_ng.render import NodeRenderer, timestamp
+from reclass_ng.render import NodeRenderer, cycle_collection_paused, timestamp
 from reclass_ng.settings import Settings, load_settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.syntax.grammar import ValueParser
@@ -72,6 +72,11 @@ class Inventory:
             from reclass_ng.parallel import render_inventory
 
             return render_inventory(self, executor, chunk_size=chunk_size, progress=progress)
+        with cycle_collection_paused():
+            return self._inventory_serially(progress)
+
+    def _inventory_serially(self, progress: Callable[[int, int], None] | None
+                            ) -> dict[str, Any]:
         names = self.node_names
         total = 2 * len(names)
         # Every node's classes are expanded before any is interpolated, so class errors come
