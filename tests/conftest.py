@@ -15,21 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inventory_writer import write_inventory
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
-
-
-def write_inventory(root: Path, files: Mapping[str, str]) -> Path:
-    """Write `files` (relative path -> text) below `root`; nodes/ and classes/ always exist."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "nodes").mkdir(exist_ok=True)
-    (root / "classes").mkdir(exist_ok=True)
-    for relpath, text in files.items():
-        path = root / relpath
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture

@@ -1,0 +1,443 @@
+"""Rendering a whole inventory on any `concurrent.futures.Executor` (process pool, Dask, ...).
+
+What travels: each task is the settings (an immutable, picklable record) and a chunk of node
+names; each worker process loads the inventory once (cached per process under the settings and
+a key naming one render) and renders its chunks; results come back as plain dicts or, for the
+CLI, as ready-made YAML/JSON text of each node, so the coordinator only concatenates.
+
+The result is the serial `Inventory.inventory()` one, byte for byte once printed:
+
+* nodes, classes and applications in node order;
+* errors: a chunk expands the classes of all its nodes before it interpolates any, and stops
+  at its first error; the coordinator reports the first class-expansion error in node order,
+  else the first interpolation error, as the serial path does;
+* warnings: workers record them per node and phase instead of printing them; the coordinator
+  replays them in the serial order. Queried nodes (`$[ ]`) are merged once per serial run, so
+  the warnings of that merge are replayed at the first node that queries them, once; the same
+  for each export path a query reads (known limit: nested paths, see doc/usage.rst).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from typing import Any
+
+import attrs
+
+from reclass_ng.errors import ReclassError
+from reclass_ng.parallel_warnings import (
+    RecordingQueryEngine,
+    Replay,
+    Warn,
+    recording,
+    recording_warn,
+)
+from reclass_ng.settings import Settings
+
+__all__ = ["forked_process_pool", "preload", "render_inventory", "render_inventory_pieces",
+           "render_inventory_text"]
+
+Progress = Callable[[int, int], None]
+
+# -- worker side ------------------------------------------------------------------------------
+
+_STATES: dict[tuple[Settings, str], Any] = {}
+_STATES_LOCK = threading.Lock()
+_KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
+
+
+def _worker_inventory(settings: Settings, key: str) -> Any:
+    """The inventory of this process for one render, loaded on first use."""
+    from reclass_ng.api import Inventory
+
+    with _STATES_LOCK:
+        inventory = _STATES.get((settings, key))
+        if inventory is None:
+            inventory = Inventory(settings, warn=recording_warn)
+            inventory.queries = RecordingQueryEngine(inventory.renderer)
+            while len(_STATES) >= _KEPT_STATES:
+                del _STATES[next(iter(_STATES))]
+            _STATES[(settings, key)] = inventory
+        return inventory
+
+
+def preload(settings: Settings, parse_classes: bool = False) -> str:
+    """Load the inventory in this process for workers forked afterwards; returns the render key.
+
+    Children of a fork inherit the scanned storage and, with `parse_classes`, every class file
+    parsed once here instead of once in each worker (most classes are shared by the nodes of
+    all chunks). A class that fails to load is left for the node that needs it to report.
+    """
+    key = uuid.uuid4().hex
+    inventory = _worker_inventory(_portable(settings), key)
+    if parse_classes:
+        loader = inventory.renderer.loader
+        for name in inventory.storage.class_paths:
+            try:
+                loader.get(name)
+            except ReclassError:
+                pass
+    return key
+
+
+@attrs.frozen
+class ChunkJob:
+    """One task: render these nodes (global positions start..) of the inventory."""
+
+    settings: Settings
+    key: str
+    start: int
+    names: tuple[str, ...]
+    form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
+
+
+@attrs.define
+class ChunkResult:
+    start: int
+    merge_events: list[list[Any]] = attrs.Factory(list)
+    merge_error: ReclassError | None = None  # at position start + len(merge_events) - 1
+    interp_events: list[list[Any]] = attrs.Factory(list)
+    interp_error: ReclassError | None = None  # at position start + len(interp_events) - 1
+    nodes: list[Any] = attrs.Factory(list)  # dicts, or (name, classes, applications, text)
+
+
+def render_chunk(job: ChunkJob) -> ChunkResult:
+    """Worker entry point: expand every node of the chunk, then interpolate them, in order."""
+    from reclass_ng.render import cycle_collection_paused
+
+    with cycle_collection_paused():  # as the serial render (see there)
+        return _render_chunk(job)
+
+
+def _render_chunk(job: ChunkJob) -> ChunkResult:
+    inventory = _worker_inventory(job.settings, job.key)
+    result = ChunkResult(job.start)
+    merged = []
+    for name in job.names:
+        with recording([]) as events:
+            result.merge_events.append(events)
+            try:
+                merged.append(inventory.renderer.merge(name))
+            except ReclassError as err:
+                result.merge_error = _transferable(err)
+                return result
+    for node in merged:
+        with recording([]) as events:
+            result.interp_events.append(events)
+            try:
+                info = inventory._interpolated(node)
+            except ReclassError as err:
+                result.interp_error = _transferable(err)
+                return result
+        result.nodes.append(_encoded(info, job.form))
+    return result
+
+
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
+    if form is None:
+        return _plain(info)
+    name = info["__reclass__"]["node"]
+    return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
+                                                                                  *form)
+
+
+def _plain(value: Any) -> Any:
+    """The same data in builtin dicts and lists: cheap to pickle (no per-key sources)."""
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+class TransferredError(ReclassError):
+    """An error of a worker whose own type could not cross the process boundary."""
+
+    def __init__(self, text: str = "", *, node: str | None = None, exit_code: int = 65,
+                 kind: str = "ReclassError", lines: Sequence[str] = ()) -> None:
+        super().__init__(text, node=node)
+        self.exit_code = exit_code
+        self.kind = kind
+        self._lines = list(lines)
+
+    def lines(self) -> list[str]:
+        return list(self._lines)
+
+    def __reduce__(self) -> Any:
+        return _rebuild_transferred, (self.text, self.node, self.exit_code, self.kind,
+                                      self._lines)
+
+
+def _rebuild_transferred(text: str, node: str | None, exit_code: int, kind: str,
+                         lines: list[str]) -> TransferredError:
+    return TransferredError(text, node=node, exit_code=exit_code, kind=kind, lines=lines)
+
+
+def _transferable(err: ReclassError) -> ReclassError:
+    """The error itself when it survives pickling unchanged, else its message and exit code."""
+    import pickle
+
+    try:
+        copy = pickle.loads(pickle.dumps(err))
+        if type(copy) is type(err) and copy.message == err.message \
+                and copy.exit_code == err.exit_code:
+            return err
+    except Exception:  # noqa: BLE001 - any failure means: send the text instead
+        pass
+    return TransferredError(err.text, node=err.node, exit_code=err.exit_code,
+                            kind=type(err).__name__, lines=err.lines())
+
+
+# -- coordinator side -------------------------------------------------------------------------
+
+def _portable(settings: Settings) -> Settings:
+    """Settings whose inventory path means the same in any worker (absolute)."""
+    base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
+    return settings.replace(inventory_base_uri=os.path.abspath(base))
+
+
+def _chunks(names: Sequence[str], sizes: Iterator[int]) -> Iterator[tuple[int, tuple[str, ...]]]:
+    start = 0
+    while start < len(names):
+        size = next(sizes)
+        yield start, tuple(names[start:start + size])
+        start += size
+
+
+def _fixed_sizes(size: int) -> Iterator[int]:
+    while True:
+        yield size
+
+
+def _guided_sizes(node_count: int, workers: int) -> Iterator[int]:
+    """Chunk sizes shrinking with the work left: bigger chunks first (little per-task cost),
+    small ones at the end so that no worker is left with a long last chunk while the others
+    idle. A chunk is at most 1/16 of a worker's share: the progress bar moves every few percent
+    and a chunk's nodes stay small enough to be rendered from warm caches."""
+    workers = max(1, workers)
+    smallest = max(1, node_count // (workers * 64))
+    left = node_count
+    while True:
+        size = max(smallest, -(-left // (workers * 16)))
+        left = max(0, left - size)
+        yield size
+
+
+def _workers_of(executor: Executor) -> int:
+    count = getattr(executor, "_max_workers", None)  # ProcessPool/ThreadPool executors
+    return count if isinstance(count, int) and count > 0 else (os.cpu_count() or 2)
+
+
+def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
+                chunk_size: int | None, progress: Progress | None, key: str | None
+                ) -> tuple[Any, list[str], list[ChunkResult]]:
+    from reclass_ng.api import Inventory
+
+    if isinstance(source, Inventory):
+        inventory = source
+    elif isinstance(source, Settings):
+        inventory = Inventory(source)
+    else:
+        raise TypeError(f"render_inventory() needs an Inventory or Settings, not {source!r}")
+    settings = _portable(inventory.settings)
+    names = inventory.node_names
+    sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
+                                                                      _workers_of(executor))
+    key = key or uuid.uuid4().hex
+    futures: list[Future[ChunkResult]] = [
+        executor.submit(render_chunk, ChunkJob(settings, key, start, chunk, form))
+        for start, chunk in _chunks(names, sizes)]
+    try:
+        done = 0
+        for future in as_completed(futures):
+            result = future.result()
+            if progress is not None:
+                # Two steps a node, as in the serial path: classes expanded, interpolated.
+                done += len(result.merge_events) + len(result.interp_events)
+                progress(min(done, 2 * len(names)), 2 * len(names))
+        results = [future.result() for future in futures]
+    except KeyboardInterrupt:
+        raise  # whoever owns the pool stops it (forked_process_pool stops its workers)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    return inventory, names, results
+
+
+def _check_errors(results: list[ChunkResult], warn: Warn) -> None:
+    """Replay the warnings in serial order and raise the error the serial path would raise."""
+    replay = Replay(warn)
+    for result in results:
+        for events in result.merge_events:
+            replay.events(events)
+        if result.merge_error is not None:
+            raise result.merge_error
+    for result in results:
+        for events in result.interp_events:
+            replay.events(events)
+        if result.interp_error is not None:
+            raise result.interp_error
+
+
+def render_inventory(source: Any, executor: Executor, *, chunk_size: int | None = None,
+                     progress: Progress | None = None, key: str | None = None
+                     ) -> dict[str, Any]:
+    """`Inventory.inventory()`, rendered by the workers of `executor`.
+
+    `source` is an Inventory (its warn callback gets the warnings) or Settings. `chunk_size`
+    is how many nodes one task renders (default: shrinking from 1/16 of a worker's share to a
+    few nodes, see _guided_sizes). `progress(done, total)` is called as chunks finish. `key`
+    names a state loaded with `preload()` before a fork pool started (default: each worker
+    process loads the inventory once for this call).
+    """
+    from reclass_ng.api import inventory_document
+
+    inventory, names, results = _run_chunks(source, executor, None, chunk_size, progress, key)
+    _check_errors(results, inventory.warn)
+    nodes = {}
+    for result in results:
+        for info in result.nodes:
+            nodes[info["__reclass__"]["node"]] = info
+    return inventory_document(nodes)
+
+
+def render_inventory_text(source: Any, executor: Executor, fmt: str, pretty: bool, *,
+                          chunk_size: int | None = None, progress: Progress | None = None,
+                          key: str | None = None) -> str:
+    """What `reclass --inventory -o FMT` prints, rendered and serialised by the workers."""
+    return "".join(render_inventory_pieces(source, executor, fmt, pretty, chunk_size=chunk_size,
+                                           progress=progress, key=key))
+
+
+def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool, *,
+                            chunk_size: int | None = None, progress: Progress | None = None,
+                            key: str | None = None) -> list[str]:
+    """`render_inventory_text()` in pieces, to write without joining a large text first."""
+    from reclass_ng.output import FORMATS, dump
+
+    if fmt not in FORMATS:
+        dump({}, fmt, pretty)  # the usual error for an unknown format
+    if (fmt, pretty) not in _FRAGMENT_FORMS:
+        data = render_inventory(source, executor, chunk_size=chunk_size, progress=progress,
+                                key=key)
+        return [dump(data, fmt, pretty)]
+    inventory, names, results = _run_chunks(source, executor, (fmt, pretty), chunk_size,
+                                            progress, key)
+    _check_errors(results, inventory.warn)
+    return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty)
+
+
+# -- text assembled from per-node fragments -----------------------------------------------------
+#
+# In block YAML and in JSON a node's text does not depend on what surrounds it, only on its
+# depth: a worker dumps {"nodes": {name: info}} with the usual dump() and keeps the part
+# between the known frame, which is exactly what the whole document holds for that node.
+# (Flow-style YAML wraps lines by column across nodes, so it is dumped whole.)
+
+# (format, pretty): (frame before the node, frame after it, separator between nodes,
+#                    "nodes" of an empty inventory, the same with the nodes in: before, after)
+_FRAGMENT_FORMS = {
+    ("json", True): ('{\n  "nodes": {\n    ', '\n  }\n}\n', ',\n    ',
+                     '"nodes": {}', '"nodes": {\n    ', '\n  }'),
+    ("json", False): ('{"nodes":{', '}}\n', ',', '"nodes":{}', '"nodes":{', '}'),
+    ("yaml", True): ('nodes:\n', '\n', '', 'nodes: {}\n', 'nodes:\n', ''),
+}
+
+
+def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
+    """The text of one node inside the `nodes` of a dumped inventory."""
+    from reclass_ng.output import dump
+
+    before, after = _FRAGMENT_FORMS[(fmt, pretty)][:2]
+    text = dump({"nodes": {name: info}}, fmt, pretty)
+    if not (text.startswith(before) and text.endswith(after)):
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.py changed
+    return text[len(before):len(text) - len(after)]
+
+
+def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: str,
+                       pretty: bool) -> list[str]:
+    """The dumped inventory, in pieces, from (name, classes, applications, text) of each node."""
+    from reclass_ng.output import dump
+    from reclass_ng.render import timestamp
+
+    classes: dict[str, list[str]] = {}
+    applications: dict[str, list[str]] = {}
+    for name, node_classes, node_applications, _ in parts:
+        for app in node_applications:
+            applications.setdefault(app, []).append(name)
+        for cls in node_classes:
+            classes.setdefault(cls, []).append(name)
+    skeleton = dump({"__reclass__": {"timestamp": timestamp()}, "nodes": {}, "classes": classes,
+                     "applications": applications}, fmt, pretty)
+    if not parts:
+        return [skeleton]
+    separator, empty, opening, closing = _FRAGMENT_FORMS[(fmt, pretty)][2:]
+    # The empty "nodes" is the first key after the timestamp in JSON, the last key in YAML.
+    at = skeleton.find(empty) if fmt == "json" else skeleton.rfind(empty)
+    pieces = [skeleton[:at], opening]
+    for index, part in enumerate(parts):
+        if index and separator:
+            pieces.append(separator)
+        pieces.append(part[3])
+    pieces += [closing, skeleton[at + len(empty):]]
+    return pieces
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    # Ctrl-C reaches the whole process group; a worker that is between two chunks would print
+    # a traceback. The parent stops the workers itself (forked_process_pool).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def forked_process_pool(settings: Settings, jobs: int) -> Iterator[tuple[Executor, str]]:
+    """A process pool whose workers start with the inventory already loaded (Linux: fork).
+
+    Yields the executor and the key to pass to the render functions. Where fork is not
+    available, workers start fresh (forkserver/spawn) and load the inventory once each.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods:
+        key = preload(settings, parse_classes=True)
+        context = multiprocessing.get_context("fork")
+    else:
+        key = uuid.uuid4().hex
+        context = multiprocessing.get_context(methods[0])
+    # Ctrl-C is held back while the workers start, so that none is left unknown to the pool.
+    held = hasattr(signal, "pthread_sigmask")
+    if held:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                       initializer=_leave_interrupts_to_the_parent)
+        executor.submit(int).result()  # starts every worker (fork starts them all at once)
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    try:
+        yield executor, key
+    except KeyboardInterrupt:
+        # Queued chunks would still be rendered before shutdown returns: Ctrl-C stops the
+        # pool's own workers instead (the pool then fails the futures left, nobody waits).
+        workers = list((getattr(executor, "_processes", None) or {}).values())
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.join(5)
+        executor.shutdown(wait=True)
+        raise
+    except BaseException:
+        executor.shutdown(wait=True, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)

@@ -1,0 +1,396 @@
+"""Parallel rendering (reclass_ng.parallel, `reclass --inventory --jobs N`) against the serial path.
+
+The contract: the same text byte for byte (timestamps aside), the same error and exit status
+when nodes fail, the same warnings in the same order, with any executor and any chunk size.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+import shutil
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import reclass_ng
+from reclass_ng import parallel
+from reclass_ng.errors import ReclassError
+from reclass_ng.output import dump
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO_ROOT / "inventory-example"
+FORMATS = [("json", True), ("json", False), ("yaml", True), ("yaml", False)]
+
+# `%c` in the C locale; flow-style YAML may break the line inside it.
+_TIMESTAMP = re.compile(r"[A-Z][a-z]{2}\s+[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d:\d\d\s+\d{4}")
+
+
+def same_text(text: str) -> str:
+    """Output with every timestamp replaced: the only part that may differ between runs."""
+    return _TIMESTAMP.sub("TIMESTAMP", text)
+
+
+def tricky_inventory(count: int = 14) -> dict[str, str]:
+    """Nodes whose output exercises the serialisers: long strings YAML folds, unicode, dates,
+    multi-line text, keys needing quotes, lists of dicts, exports and queries across nodes."""
+    files = {
+        "classes/common.yml": (
+            "applications: [ssh, ntp]\n"
+            "parameters:\n"
+            "  motd: 'Welcome to ${_reclass_:name:short}, a host with a rather long message of"
+            " the day that certainly wraps past eighty columns in YAML output'\n"
+            "  released: 2024-05-01\n"
+            "  'yes': true\n"
+            "  '123': number key\n"
+            "  text: |\n    line one\n    line two\n"
+            "  users: [{name: ana, shell: /bin/zsh}, {name: bo}]\n"
+            "  greek: \u03b1\u03b2\u03b3\n"
+        ),
+        "classes/web.yml": "classes: [common]\napplications: [nginx]\n"
+                           "parameters:\n  port: 80\n  peers: $[ if exports:role == web ]\n"
+                           "  ports: $[ exports:port ]\n",
+        "classes/db.yml": "classes: [common]\napplications: [postgres]\n"
+                          "parameters:\n  port: 5432\n",
+    }
+    for index in range(count):
+        role = "web" if index % 3 else "db"
+        env = "environment: staging\n" if index % 5 == 0 else ""
+        files[f"nodes/n{index:02d}.yml"] = (
+            f"{env}classes: [{role}]\nparameters:\n  index: {index}\n"
+            f"exports:\n  role: {role}\n  port: ${{port}}\n")
+    files["nodes/yes.yml"] = "classes: [db]\nexports:\n  role: db\n  port: ${port}\n"
+    return files
+
+
+@pytest.fixture(scope="module")
+def pool() -> Executor:
+    context = multiprocessing.get_context("fork" if "fork" in
+                                          multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as executor:
+        yield executor
+
+
+@pytest.fixture(scope="module")
+def threads() -> Executor:
+    with ThreadPoolExecutor(max_workers=3) as executor:
+        yield executor
+
+
+def load(path: Path, **settings):
+    warnings: list[str] = []
+    inventory = reclass_ng.load(str(path), read_config=False, warn=warnings.append, **settings)
+    inventory.warnings = warnings
+    return inventory
+
+
+# -- same output ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt, pretty", FORMATS)
+@pytest.mark.parametrize("chunk_size", [1, 4, None])
+def test_text_identical_to_serial(pool, make_inventory, fmt: str, pretty: bool,
+                                  chunk_size: int | None) -> None:
+    base = make_inventory(tricky_inventory())
+    serial = dump(load(base).inventory(), fmt, pretty)
+    text = parallel.render_inventory_text(load(base), pool, fmt, pretty, chunk_size=chunk_size)
+    assert same_text(text) == same_text(serial)
+    assert "TIMESTAMP" in same_text(text)  # the normalisation did not hide the whole document
+
+
+def test_example_inventory_dicts_with_processes_and_threads(pool, threads) -> None:
+    serial = load(EXAMPLE).inventory()
+    for executor in (pool, threads):
+        data = load(EXAMPLE).inventory(executor=executor, chunk_size=2)
+        assert list(data["nodes"]) == list(serial["nodes"])
+        for fmt, pretty in FORMATS:
+            assert same_text(dump(data, fmt, pretty)) == same_text(dump(serial, fmt, pretty))
+
+
+def test_settings_as_source_and_relative_base(pool, make_inventory, monkeypatch) -> None:
+    base = make_inventory(tricky_inventory(4))
+    monkeypatch.chdir(base.parent)
+    settings = load(base).settings.updated({"inventory_base_uri": base.name})
+    text = parallel.render_inventory_text(settings, pool, "json", True)
+    assert same_text(text) == same_text(dump(load(base).inventory(), "json", True))
+
+
+def test_empty_inventory(pool, make_inventory) -> None:
+    base = make_inventory({})
+    for fmt, pretty in FORMATS:
+        serial = dump(load(base).inventory(), fmt, pretty)
+        assert same_text(parallel.render_inventory_text(load(base), pool, fmt, pretty)) \
+            == same_text(serial)
+
+
+def test_inventory_changed_between_renders_is_read_again(pool, make_inventory) -> None:
+    base = make_inventory(tricky_inventory(3))
+    parallel.render_inventory(load(base), pool)
+    (base / "nodes" / "n01.yml").write_text("parameters:\n  changed: true\n")
+    data = parallel.render_inventory(load(base), pool)
+    assert data["nodes"]["n01"]["parameters"]["changed"] is True
+
+
+# -- same errors and warnings -------------------------------------------------------------------
+
+def failing_inventory() -> dict[str, str]:
+    files = {f"nodes/n{index:02d}.yml": f"parameters:\n  v: {index}\n" for index in range(12)}
+    files["nodes/n02.yml"] = "parameters:\n  v: ${missing:one}\n"
+    files["nodes/n07.yml"] = "parameters:\n  v: ${missing:two}\n"
+    return files
+
+
+def serial_error(base: Path, **settings) -> ReclassError:
+    with pytest.raises(ReclassError) as caught:
+        load(base, **settings).inventory()
+    return caught.value
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 100])
+def test_first_interpolation_error_in_node_order(pool, make_inventory, chunk_size) -> None:
+    base = make_inventory(failing_inventory())
+    expected = serial_error(base)
+    assert "n02" in expected.message
+    with pytest.raises(ReclassError) as caught:
+        parallel.render_inventory(load(base), pool, chunk_size=chunk_size)
+    assert type(caught.value) is type(expected)
+    assert caught.value.message == expected.message
+    assert caught.value.exit_code == expected.exit_code
+
+
+@pytest.mark.parametrize("chunk_size", [1, 3, 100])
+def test_class_errors_come_before_interpolation_errors(pool, make_inventory, chunk_size) -> None:
+    files = failing_inventory()
+    files["nodes/n10.yml"] = "classes: [no.such.class]\n"
+    files["nodes/n11.yml"] = "classes: [another.missing]\n"
+    base = make_inventory(files)
+    expected = serial_error(base)
+    assert "no.such.class" in expected.message
+    with pytest.raises(ReclassError) as caught:
+        parallel.render_inventory_text(load(base), pool, "yaml", True, chunk_size=chunk_size)
+    assert caught.value.message == expected.message
+    assert caught.value.exit_code == expected.exit_code
+
+
+def warning_inventory(nested: bool = False) -> dict[str, str]:
+    """Missing classes (ignored with a warning) in nodes and in the nodes queries look at, and
+    overwritten undefined references in parameters and in queried exports: the same text in
+    two export paths (e, f) and, with `nested`, in nested paths read by two queries (t, t:x)."""
+    files = {
+        "classes/a.yml": "parameters:\n  p: ${undefined_p}\nexports:\n  e: ${undefined_e}\n"
+                         "  f: ${undefined_e}\n  t:\n    x: ${undefined_x}\n"
+                         "    y: ${undefined_y}\n",
+    }
+    queries = {3: "  q: $[ exports:e ]\n", 7: "  q: $[ exports:f ]\n  r: $[ exports:e ]\n",
+               4: "  s: $[ exports:t:y ]\n"}
+    if nested:
+        queries[8] = "  s: $[ exports:t ]\n"
+    for index in range(10):
+        files[f"nodes/n{index:02d}.yml"] = (
+            f"classes: [a, gone{index % 3}]\nparameters:\n  p: {index}\n"
+            f"{queries.get(index, '')}exports:\n  e: {index}\n  f: {index}\n"
+            f"  t:\n    x: 1\n    y: 2\n")
+    return files
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 100])
+def test_warnings_replayed_in_serial_order(pool, threads, make_inventory, chunk_size) -> None:
+    base = make_inventory(warning_inventory())
+    serial = load(base, ignore_class_notfound=True)
+    serial.inventory()
+    assert any("gone1" in w for w in serial.warnings)
+    assert any("undefined_e" in w for w in serial.warnings)
+    for executor in (pool, threads):
+        inventory = load(base, ignore_class_notfound=True)
+        inventory.inventory(executor=executor, chunk_size=chunk_size)
+        assert inventory.warnings == serial.warnings
+
+
+def test_warnings_of_nested_export_paths_all_shown(pool, threads, make_inventory) -> None:
+    # Known limit: which node's turn shows them may differ when a worker rendered the wider
+    # path (exports:t) before the narrower one (exports:t:y); every warning still shows (when
+    # the nested paths warn with different texts, as here).
+    base = make_inventory(warning_inventory(nested=True))
+    serial = load(base, ignore_class_notfound=True)
+    serial.inventory()
+    for executor in (pool, threads):
+        for chunk_size in (1, 4):
+            inventory = load(base, ignore_class_notfound=True)
+            inventory.inventory(executor=executor, chunk_size=chunk_size)
+            assert sorted(inventory.warnings) == sorted(serial.warnings)
+
+
+def test_warnings_before_an_error_are_replayed(pool, make_inventory) -> None:
+    files = warning_inventory()
+    files["nodes/n05.yml"] = "classes: [gone9]\nparameters:\n  v: ${nope}\n"
+    base = make_inventory(files)
+    serial = load(base, ignore_class_notfound=True)
+    with pytest.raises(ReclassError) as expected:
+        serial.inventory()
+    inventory = load(base, ignore_class_notfound=True)
+    with pytest.raises(ReclassError) as caught:
+        inventory.inventory(executor=pool, chunk_size=2)
+    assert caught.value.message == expected.value.message
+    assert inventory.warnings == serial.warnings
+
+
+def test_not_an_inventory_is_refused(pool) -> None:
+    with pytest.raises(TypeError):
+        parallel.render_inventory("inventory-example", pool)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_cli_jobs_output_identical(run_reclass, make_inventory, fmt: str) -> None:
+    base = make_inventory(tricky_inventory())
+    one = run_reclass(["-b", str(base), "--inventory", "-o", fmt])
+    two = run_reclass(["-b", str(base), "--inventory", "-o", fmt, "--jobs", "2"])
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert same_text(two.stdout) == same_text(one.stdout)
+    assert two.stderr == one.stderr == ""
+
+
+def test_cli_jobs_errors_and_warnings_identical(run_reclass, make_inventory) -> None:
+    files = warning_inventory()
+    files.update({name: text for name, text in failing_inventory().items()
+                  if name in ("nodes/n02.yml", "nodes/n07.yml")})
+    base = make_inventory(files)
+    args = ["-b", str(base), "--inventory", "-z", "true", "-1"]
+    one = run_reclass(args)
+    two = run_reclass([*args, "-j", "2"])
+    assert one.returncode != 0
+    assert (two.returncode, two.stdout, two.stderr) == (one.returncode, one.stdout, one.stderr)
+    assert "Traceback" not in two.stderr
+
+
+def test_cli_jobs_more_than_nodes_and_example(run_reclass, tmp_path: Path) -> None:
+    base = tmp_path / "example"
+    shutil.copytree(EXAMPLE, base)
+    one = run_reclass(["-b", str(base), "--inventory", "-o", "json"])
+    many = run_reclass(["-b", str(base), "--inventory", "-o", "json", "-j", "16"])
+    assert many.returncode == 0, many.stderr
+    assert same_text(many.stdout) == same_text(one.stdout)
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_cli_jobs_must_be_positive(run_reclass, make_inventory, value: str) -> None:
+    base = make_inventory(tricky_inventory(2))
+    result = run_reclass(["-b", str(base), "--inventory", "--jobs", value])
+    assert result.returncode == 2
+    assert "--jobs" in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+# -- a Dask distributed cluster ------------------------------------------------------------------
+
+def test_dask_cluster_renders_example_identically(make_inventory) -> None:
+    """Fleets that outgrow one machine: the same API on a Dask cluster's executor."""
+    distributed = pytest.importorskip("dask.distributed")
+    base = make_inventory(warning_inventory())
+    serial_example = load(EXAMPLE).inventory()
+    serial_warnings = load(base, ignore_class_notfound=True)
+    serial_warnings.inventory()
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, timeout="60s") as client:
+        executor = client.get_executor()
+        data = load(EXAMPLE).inventory(executor=executor, chunk_size=2)
+        text = parallel.render_inventory_text(load(EXAMPLE), executor, "yaml", True)
+        inventory = load(base, ignore_class_notfound=True)
+        inventory.inventory(executor=executor, chunk_size=3)
+        workers = {address for address in client.scheduler_info()["workers"]}
+    assert len(workers) == 2
+    assert same_text(dump(data, "json", True)) == same_text(dump(serial_example, "json", True))
+    assert same_text(text) == same_text(dump(serial_example, "yaml", True))
+    assert inventory.warnings == serial_warnings.warnings
+
+
+# -- the conformance corpus, serial against parallel -------------------------------------------
+
+CORPUS = REPO_ROOT.parent / "shared" / "conformance"
+
+
+def corpus_inventories() -> list:
+    import json
+
+    cases = []
+    for scenario_file in sorted(CORPUS.glob("*/scenario.json")):
+        scenario = json.loads(scenario_file.read_text())
+        if scenario.get("mode") == "inventory" and (scenario_file.parent / "inventory").is_dir():
+            cases.append(pytest.param(scenario_file.parent / "inventory", scenario["args"],
+                                      id=scenario["name"]))
+    return cases
+
+
+def render_both_ways(base: Path, args: list[str], pool: Executor):
+    from reclass_ng.cli.reclass import build_parser, settings_from_args
+
+    settings = settings_from_args(build_parser().parse_args([*args, "--inventory"]))
+    outcomes = []
+    for executor in (None, pool):
+        warnings: list[str] = []
+        try:
+            inventory = reclass_ng.load(str(base), warn=warnings.append, **settings)
+            if executor is None:
+                text = dump(inventory.inventory(), "json", True)
+            else:
+                text = parallel.render_inventory_text(inventory, executor, "json", True,
+                                                      chunk_size=1)
+            outcomes.append((same_text(text), warnings))
+        except ReclassError as err:
+            outcomes.append((type(err).__name__, err.message, err.exit_code, warnings))
+    return outcomes
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="conformance corpus not found")
+@pytest.mark.parametrize("base, args", corpus_inventories())
+def test_corpus_inventories_render_the_same_in_parallel(pool, base: Path, args: list[str],
+                                                        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no reclass-config.yml of the developer
+    monkeypatch.chdir(tmp_path)
+    serial, in_parallel = render_both_ways(base, args, pool)
+    assert in_parallel == serial
+
+
+def test_cli_nodeinfo_ignores_jobs(run_reclass) -> None:
+    args = ["-b", str(EXAMPLE), "--nodeinfo", "web1.example.com", "-o", "json"]
+    plain, with_jobs = run_reclass(args), run_reclass([*args, "-j", "2"])
+    assert with_jobs.returncode == 0
+    assert same_text(with_jobs.stdout) == same_text(plain.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_workers_quickly(make_inventory, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = tricky_inventory(600)
+    base = make_inventory(files)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reclass_ng", "-b", str(base), "--inventory", "-j", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        env=dict(os.environ, HOME=str(tmp_path)),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(children.read_text().split()) >= 2:  # the two workers are rendering
+            break
+        time.sleep(0.01)
+    else:
+        proc.kill()
+        pytest.fail("the workers never started")
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert time.monotonic() - started < 5
+    assert "Traceback" not in stderr.decode()
+    time.sleep(0.2)
+    left = subprocess.run(["ps", "-o", "pid=", "-g", str(proc.pid)], capture_output=True,
+                          text=True).stdout.split()
+    assert left == []
