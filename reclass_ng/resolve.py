@@ -70,27 +70,14 @@ class Resolver:
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        for key, value in list(items):
-            if type(value) in _PLAIN:
-                continue
-            value = container[key]  # fresh: a lookup may have rendered it meanwhile
-            kind = type(value)
-            if kind is Interp or kind is Stack:
-                self._render_at(container, key, path + (key,))
-            elif kind is RDict:
-                copy = container[key] = MDict(value)
-                self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is RList:
-                copy = container[key] = MList(value)
-                self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is MDict or kind is MList:
-                self._render_children(value, path + (key,))
+        self._render_keys(container, [key for key, value in items if type(value) not in _PLAIN],
+                          path)
 
-    def _render_keys(self, container: Any, keys: tuple, path: tuple) -> None:
-        """Like _render_children, for a fresh copy of a file's container: only the keys that
-        were not plain in the file can need work."""
+    def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:
+        """Render what is unrendered at `keys` of a container (for a fresh copy of a file's
+        container, the keys that were not plain in the file)."""
         for key in keys:
-            value = container[key]
+            value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interp or kind is Stack:
                 self._render_at(container, key, path + (key,))
