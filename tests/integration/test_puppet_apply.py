@@ -46,8 +46,11 @@ expiration: 2026-11-22 08:30:00.000000000 +00:00
 """
 
 
-def make_puppet_dirs(tmp_path: Path, enc_options: str) -> Path:
-    """A private Puppet confdir with puppet.conf set up as doc/adapters.rst tells users to."""
+def make_puppet_dirs(tmp_path: Path, enc_options: str,
+                     enc_source: str = f"-b {EXAMPLE_INVENTORY}",
+                     manifest: str = SITE_MANIFEST) -> Path:
+    """A private Puppet confdir with puppet.conf set up as doc/adapters.rst tells users to
+    (`enc_source`: the inventory, or `--server URL` for the classifier service)."""
     conf = tmp_path / "conf"
     conf.mkdir()
     for env in ("production", "staging"):  # the environments the example inventory uses
@@ -59,9 +62,8 @@ def make_puppet_dirs(tmp_path: Path, enc_options: str) -> Path:
         f"rundir = {tmp_path / 'run'}\n"
         f"codedir = {tmp_path / 'code'}\n"
         "node_terminus = exec\n"
-        f"external_nodes = {adapter_command('reclass-puppet')} -b {EXAMPLE_INVENTORY} "
-        f"{enc_options}\n")
-    (tmp_path / "site.pp").write_text(SITE_MANIFEST)
+        f"external_nodes = {adapter_command('reclass-puppet')} {enc_source} {enc_options}\n")
+    (tmp_path / "site.pp").write_text(manifest)
     return tmp_path
 
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_puppet_apply import FACT_CACHE, SITE_MANIFEST
-from tool_helpers import adapter_command, require_tool, run_tool
+from test_puppet_apply import FACT_CACHE, SITE_MANIFEST, make_puppet_dirs
+from tool_helpers import require_tool, run_tool
 
 # The HTTP tests' helpers start the server as a real process on loopback.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
@@ -38,20 +38,9 @@ def served(tmp_path: Path):
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
     with serve_example_copy(tmp_path / "service") as (base, inventory):
-        conf = tmp_path / "conf"
-        conf.mkdir()
-        for env in ("production", "staging"):
-            (tmp_path / "code" / "environments" / env / "manifests").mkdir(parents=True)
-        (conf / "puppet.conf").write_text(
-            "[main]\n"
-            f"vardir = {tmp_path / 'var'}\n"
-            f"logdir = {tmp_path / 'log'}\n"
-            f"rundir = {tmp_path / 'run'}\n"
-            f"codedir = {tmp_path / 'code'}\n"
-            "node_terminus = exec\n"
-            f"external_nodes = {adapter_command('reclass-puppet')} --server {base} "
-            f"--token-file {token_file} --facts-dir {facts}\n")
-        (tmp_path / "site.pp").write_text(SITE_MANIFEST + NEW_CLASS_MANIFEST)
+        make_puppet_dirs(tmp_path, f"--token-file {token_file} --facts-dir {facts}",
+                         enc_source=f"--server {base}",
+                         manifest=SITE_MANIFEST + NEW_CLASS_MANIFEST)
         yield puppet, tmp_path, base, inventory
 
 
