@@ -354,8 +354,10 @@ _FRAGMENT_FORMS = {
 
 def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
     """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output import dump
+    from reclass_ng.output import dump, fast_pretty_json, json_key
 
+    if fmt == "json" and pretty:
+        return json_key(name) + ": " + fast_pretty_json(info, "    ")
     before, after = _FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):

@@ -9,7 +9,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reclass_ng.output import dump, pretty_json, write
+from reclass_ng.output import _orjson_text, dump, fast_pretty_json, pretty_json, write
 from reclass_ng.values import MDict, MList, RDict, RList
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
@@ -62,3 +62,47 @@ def test_unsupported_values_fail_like_json():
         except TypeError:
             continue
         raise AssertionError(f"{bad!r} was encoded")
+
+
+# -- the orjson path: the same text, or the exact path where orjson writes something else -----
+
+@settings(max_examples=600)
+@given(values, st.sampled_from(["", "    "]))
+def test_fast_pretty_json_is_json_dumps_indent_2(value, indent):
+    assert fast_pretty_json(value, indent) == pretty_json(value, indent)
+    if not indent:
+        assert fast_pretty_json(value) == _reference(value)
+
+
+@settings(max_examples=600)
+@given(st.lists(st.floats() | st.integers(min_value=-2**70, max_value=2**70), max_size=6))
+def test_fast_pretty_json_writes_numbers_as_json_does(numbers):
+    document = {"n": numbers, "first": numbers[:1] and numbers[0]}
+    assert fast_pretty_json(document) == _reference(document)
+
+
+def test_fast_pretty_json_on_what_orjson_writes_differently():
+    tricky = [
+        {"small": 1e-05, "tiny": [-6.35e-05, 1e-07], "ok": 0.0001},
+        {"nan": float("nan")}, {"inf": [float("inf"), None]},
+        {"big": 2**64, "neg": -2**63 - 1},
+        {"é": "ünï\u2028", "emoji": "\U0001f600", "del": "\x7f", "ctl": "\x00\x1f\b\t"},
+        {1: "int key"}, {"lone": "\ud800"},
+        {"date": datetime.date(2020, 1, 2),
+         "time": datetime.datetime(2020, 1, 2, 3, 4, 5, 6, tzinfo=datetime.timezone.utc)},
+        {"key with e-1": "v1e-5 and 0.00001", "n": 5},
+    ]
+    deep: dict = {}
+    node = deep
+    for _ in range(300):
+        node["d"] = node = {}
+    for value in [*tricky, deep]:
+        assert fast_pretty_json(value, "    ") == pretty_json(value, "    ")
+        assert fast_pretty_json(value) == _reference(value)
+
+
+def test_the_orjson_path_is_taken_for_plain_trees():
+    # Without this the tests above would pass with orjson never used.
+    assert _orjson_text(MDict({"a": [1, 2.5, "x"], "b": None})) is not None
+    assert _orjson_text({"key with e-1": "v1e-5"}) is not None
+    assert _orjson_text({"n": 1e-05}) is None
