@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reclass_ng.errors import DuplicateNameError, NotFoundError, UnsafeClassNameError
@@ -35,6 +36,34 @@ class NodeFile(Record):
     @property
     def uri(self) -> str:
         return "yaml_fs://" + self.path
+
+
+class NodeFiles(Mapping[str, NodeFile]):
+    """Node name -> NodeFile for every file below nodes/. The records are made when asked
+    for: a `--nodeinfo` run looks at one node of thousands."""
+
+    __slots__ = ("_where", "_made")
+
+    def __init__(self, where: dict[str, tuple[str, str, str]]) -> None:
+        self._where = where  # name -> (directory, file name, directory below nodes/ + os.sep)
+        self._made: dict[str, NodeFile] = {}
+
+    def __getitem__(self, name: str) -> NodeFile:
+        made = self._made.get(name)
+        if made is None:
+            directory, filename, relative = self._where[name]
+            made = self._made[name] = NodeFile(name, directory + os.sep + filename,
+                                               relative + _stem(filename))
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._where
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
 
 
 def _walk_yaml_files(top: str) -> list[tuple[str, str]]:
@@ -121,6 +150,14 @@ def node_name_for(relpath: str, compose_node_name: bool) -> tuple[str, str]:
     return ".".join(parts), pathname
 
 
+def _class_name_in(dotted_directory: str, filename: str) -> str:
+    # class_name_for, the directory part already dotted ("a.b." or "").
+    stem = filename[:-4] if filename[-4:] == ".yml" else filename[:-5]
+    if stem == "init" and dotted_directory:
+        return dotted_directory[:-1]
+    return dotted_directory + stem
+
+
 def class_name_for(relpath: str) -> str:
     """Class name for a file below classes/: dotted path, `dir/init.yml` names `dir`."""
     parts = _strip_extension(relpath).split(os.sep)
@@ -166,35 +203,51 @@ class YamlFsStorage:
     def classes_uri(self) -> str:
         return "yaml_fs://" + self.classes_dir
 
-    def _scan_nodes(self, compose_node_name: bool) -> dict[str, NodeFile]:
+    def _scan_nodes(self, compose_node_name: bool) -> NodeFiles:
         # node_name_for, one directory at a time (thousands of files: this is start-up time).
-        nodes: dict[str, NodeFile] = {}
+        where: dict[str, tuple[str, str, str]] = {}
         for directory, relative, names in _walk_dirs(self.nodes_dir):
             dotted = relative.replace(os.sep, ".")
             if not compose_node_name or not relative or relative.startswith("_"):
                 dotted = ""
-            for filename in names:
-                stem = _stem(filename)
-                name = dotted + stem
-                path = directory + os.sep + filename
-                if name in nodes:
-                    raise DuplicateNameError("node", name, path, nodes[name].path)
-                nodes[name] = NodeFile(name, path, relative + stem)
-        return nodes
+            known = len(where)
+            where.update({dotted + (filename[:-4] if filename[-4:] == ".yml" else filename[:-5]):
+                          (directory, filename, relative) for filename in names})
+            if len(where) != known + len(names):
+                self._raise_duplicate_node(compose_node_name)
+        return NodeFiles(where)
+
+    def _raise_duplicate_node(self, compose_node_name: bool) -> None:
+        # The scan again, a file at a time, to name the first duplicate and both its files.
+        paths: dict[str, str] = {}
+        for path, relative in _walk_yaml_files(self.nodes_dir):
+            name = node_name_for(relative, compose_node_name)[0]
+            if name in paths:
+                raise DuplicateNameError("node", name, path, paths[name])
+            paths[name] = path
+        raise RuntimeError("nodes/ changed while it was scanned")  # a name counted twice
 
     def _scan_classes(self) -> dict[str, str]:
         # class_name_for, one directory at a time.
         classes: dict[str, str] = {}
         for directory, relative, names in _walk_dirs(self.classes_dir):
             dotted = relative.replace(os.sep, ".")
-            for filename in names:
-                stem = _stem(filename)
-                name = dotted[:-1] if stem == "init" and dotted else dotted + stem
-                path = directory + os.sep + filename
-                if name in classes:
-                    raise DuplicateNameError("class", name, path, classes[name])
-                classes[name] = path
+            known = len(classes)
+            classes.update({_class_name_in(dotted, filename): directory + os.sep + filename
+                            for filename in names})
+            if len(classes) != known + len(names):
+                self._raise_duplicate_class()
         return classes
+
+    def _raise_duplicate_class(self) -> None:
+        # The scan again, a file at a time, to name the first duplicate and both its files.
+        paths: dict[str, str] = {}
+        for path, relative in _walk_yaml_files(self.classes_dir):
+            name = class_name_for(relative)
+            if name in paths:
+                raise DuplicateNameError("class", name, path, paths[name])
+            paths[name] = path
+        raise RuntimeError("classes/ changed while it was scanned")  # a name counted twice
 
     def _scan_classes_in_background(self) -> None:
         try:

@@ -43,6 +43,13 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
     """
 
     _plain_tags: dict[str, str] = {}
+    _scalar_values: dict[tuple[str, str], Any] = {}
+    merge_keys = False  # a `<<` or `=` scalar was seen: mappings may need flattening
+
+    # The C composer calls these for every node; no path resolver is ever registered here,
+    # so C callables that ignore their arguments save two Python calls a node.
+    descend_resolver = staticmethod(slice)
+    ascend_resolver = staticmethod(tuple)
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         # Called by the C composer for every node; path resolvers are never registered here.
@@ -52,23 +59,28 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             tag = self._plain_tags.get(value)
             if tag is None:
                 tag = super().resolve(kind, value, implicit)
-                if len(value) < 40:
+                if tag == _MERGE or tag == _VALUE:
+                    self.merge_keys = True
+                elif len(value) < 40:
                     self._plain_tags[value] = tag
             return tag
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
-    def construct_tree(self, node: yaml.Node, walking: set[int]) -> Any:
+    def construct_tree(self, node: yaml.Node, walking: set[int] | None) -> Any:
+        """The value of a node; `walking` holds the containers being built when the document
+        has aliases (None when it has none: no node can then contain itself)."""
         tag = node.tag
         if type(node) is yaml.ScalarNode:
             if tag == _STR:
                 return node.value
             if tag in _SCALAR_TAGS:
-                return self.yaml_constructors[tag](self, node)
+                return self._scalar(tag, node)
             raise _Unsupported
-        ident = id(node)
-        if ident in walking:
-            raise _RecursiveAlias(node)
-        walking.add(ident)
+        if walking is not None:
+            ident = id(node)
+            if ident in walking:
+                raise _RecursiveAlias(node)
+            walking.add(ident)
         try:
             if type(node) is yaml.SequenceNode and tag == _SEQ:
                 return [self.construct_tree(child, walking) for child in node.value]
@@ -76,10 +88,23 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 return self._mapping(node, walking)
             raise _Unsupported
         finally:
-            walking.discard(ident)
+            if walking is not None:
+                walking.discard(id(node))
 
-    def _mapping(self, node: yaml.MappingNode, walking: set[int]) -> dict[Any, Any]:
-        if any(key.tag in (_MERGE, _VALUE) for key, _ in node.value):
+    def _scalar(self, tag: str, node: yaml.ScalarNode) -> Any:
+        # Ints, floats, booleans, nulls and timestamps are immutable: one value per spelling.
+        key = (tag, node.value)
+        try:
+            return self._scalar_values[key]
+        except KeyError:
+            pass
+        value = self.yaml_constructors[tag](self, node)
+        if len(node.value) < 40:
+            self._scalar_values[key] = value
+        return value
+
+    def _mapping(self, node: yaml.MappingNode, walking: set[int] | None) -> dict[Any, Any]:
+        if self.merge_keys and any(key.tag in (_MERGE, _VALUE) for key, _ in node.value):
             self.flatten_mapping(node)  # `<<` merge keys, as the safe constructor does
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
@@ -97,7 +122,7 @@ def _parse(data: bytes) -> Any:
         if node is None:
             return None
         try:
-            return loader.construct_tree(node, set())
+            return loader.construct_tree(node, set() if b"*" in data else None)
         except _Unsupported:
             pass
     finally:
