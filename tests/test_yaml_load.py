@@ -26,6 +26,8 @@ DOCUMENTS = [
     "1: int key\n2.5: float key\ntrue: bool key\n~: null key\n",
     "text: |\n  multi\n  line\nfolded: >\n  a\n  b\n",
     "!!str 1: x\ny: !!int '3'\nz: !!float '1'\nn: !!null ''\n",
+    "b:\n  !!merge <<: {k: 1}\n  j: 2\nc:\n  ? !<tag:yaml.org,2002:merge> <<\n  : {m: 2}\n",
+    "n: [1, 1, 1.5, 1.5, true, true, 2001-12-14, 2001-12-14]\nm: {<<: {a: 1}}\n",
 ]
 
 

@@ -117,6 +117,8 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
 
 def _parse(data: bytes) -> Any:
     loader = _FastLoader(data)
+    if b"!" in data:  # explicit tags (a key tagged !!merge is never resolved)
+        loader.merge_keys = True
     try:
         node = loader.get_single_node()
         if node is None:
