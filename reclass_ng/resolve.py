@@ -33,6 +33,8 @@ QueryEvaluator = Callable[[Query, Interp, tuple, "Resolver"], Any]
 _DICTS = (dict, RDict, MDict)
 # Values that never need rendering: skipped with one set lookup.
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+# What lookup's quick walk passes through or ends at (see there).
+_WALKED = _PLAIN | {MDict, MList}
 
 
 class MissingPath(Exception):
@@ -97,7 +99,11 @@ class Resolver:
         in_progress[path] = None
         try:
             if type(value) is Interp:
-                new = self.render_interp(value, path)
+                single = value.template.single
+                if type(single) is Ref:  # most strings to render are one reference alone
+                    new = self._lookup_ref(single, value, path)
+                else:
+                    new = self.render_interp(value, path)
             else:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
                                        path, self.warn)
@@ -147,15 +153,16 @@ class Resolver:
             return self.query(single, interp, path, self)
         if template.has_query:
             raise QueryPositionError(interp.text, path, interp.source.uri)
-        return "".join(self._piece_text(item, interp, path) for item in template.items)
+        parts = []
+        for item in template.items:
+            if type(item) is Text:
+                parts.append(item.value)
+            else:
+                parts.append(str(self._lookup_ref(item, interp, path)))
+        return "".join(parts)
 
     def render_template(self, template: Template, interp: Interp, path: tuple) -> Any:
         return self.render_interp(Interp(template, interp.source, interp.text), path)
-
-    def _piece_text(self, item: Text | Ref | Query, interp: Interp, path: tuple) -> str:
-        if type(item) is Text:
-            return item.value
-        return str(self._lookup_ref(item, interp, path))  # type: ignore[arg-type]
 
     def _ref_path(self, ref: Ref, interp: Interp, path: tuple) -> str:
         if ref.path is not None:
@@ -230,6 +237,25 @@ class Resolver:
         keys = self._split.get(ref_path)
         if keys is None:
             keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+        # Most references reach a rendered value through owned or plain mappings: walked
+        # with one subscript a key. Anything else (a list, something to render or copy on
+        # the way, a missing key) takes the full walk below from the start.
+        node: Any = self.root
+        try:
+            for key in keys:
+                node = node[key]
+                if type(node) not in _WALKED:
+                    break
+            else:
+                if type(node) is MDict or type(node) is MList:
+                    self._ensure_rendered(node, keys, ref_path, interp, path)
+                return node
+        except (KeyError, TypeError, IndexError):
+            pass
+        return self._lookup_walk(keys, ref_path, interp, path)
+
+    def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interp | None, path: tuple
+                     ) -> Any:
         node: Any = self.root
         walked: tuple = ()
         last = len(keys) - 1
