@@ -29,7 +29,8 @@ def _print_warning(message: str) -> None:
 class Inventory:
     """A reclass inventory: nodes, classes and settings, rendered on demand."""
 
-    def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
+                 storage: YamlFsStorage | None = None) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
         if settings.storage_type != "yaml_fs":
@@ -40,7 +41,12 @@ class Inventory:
         classes_dir = os.path.join(os.path.expanduser(base),
                                    os.path.expanduser(settings.classes_uri))
         _check_distinct(nodes_dir, classes_dir)
-        self.storage = YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)
+        if storage is None or (storage.nodes_dir, storage.classes_dir,
+                               storage.compose_node_name) != (
+                os.path.abspath(nodes_dir), os.path.abspath(classes_dir),
+                settings.compose_node_name):
+            storage = YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)
+        self.storage = storage  # shared by the inventories of one process: files parsed once
         parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
                              settings.escape_character)
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]

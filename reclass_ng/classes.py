@@ -125,6 +125,7 @@ class ClassExpander:
         self.warn = warn
         patterns = settings.ignore_class_notfound_regexp
         self.ignorable = re.compile("|".join(patterns)) if patterns else None
+        self._plain_names: set[str] = set()  # class names as listed, with nothing to render
 
     def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
         """Merge the classes of `entity` (recursively), then the entity itself."""
@@ -168,12 +169,16 @@ class ClassExpander:
         return True
 
     def _class_name(self, listed: str, node: MergedNode, entity: Entity) -> str:
+        if listed in self._plain_names:
+            return listed
         name = listed
         if self.preparer.parser.may_contain_syntax(listed):
             name = self._render_class_name(listed, node, entity)
         for char in (" ", "/"):
             if char in name:
                 raise InvalidClassnameError(char, name)
+        if name is listed:
+            self._plain_names.add(listed)
         return name
 
     def _render_class_name(self, listed: str, node: MergedNode, entity: Entity) -> str:

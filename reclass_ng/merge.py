@@ -48,10 +48,12 @@ class Merger:
             if name not in node._class_set:
                 node._class_set.add(name)
                 node.classes.append(name)
-        self.merge_applications(node.applications, entity.applications)
+        if entity.applications:
+            self.merge_applications(node.applications, entity.applications)
         source = entity.source or Source(entity.uri, entity.name, "extra")
         self.merge_mapping(node.parameters, entity.parameters, source, ())
-        self.merge_mapping(node.exports, entity.exports, source, ("exports",))
+        if entity.exports:
+            self.merge_mapping(node.exports, entity.exports, source, ("exports",))
         if entity.environment is not None:
             node.environment = entity.environment
         node.name, node.uri = entity.name, entity.uri

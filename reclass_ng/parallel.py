@@ -53,14 +53,15 @@ _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-def _worker_inventory(settings: Settings, key: str) -> Any:
-    """The inventory of this process for one render, loaded on first use."""
+def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
+    """The inventory of this process for one render, loaded on first use (on `storage`, an
+    already scanned YamlFsStorage of the same directories, when given)."""
     from reclass_ng.api import Inventory
 
     with _STATES_LOCK:
         inventory = _STATES.get((settings, key))
         if inventory is None:
-            inventory = Inventory(settings, warn=recording_warn)
+            inventory = Inventory(settings, warn=recording_warn, storage=storage)
             inventory.queries = RecordingQueryEngine(inventory.renderer)
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
@@ -68,7 +69,7 @@ def _worker_inventory(settings: Settings, key: str) -> Any:
         return inventory
 
 
-def preload(settings: Settings, parse_classes: bool = False) -> str:
+def preload(settings: Settings, parse_classes: bool = False, storage: Any = None) -> str:
     """Load the inventory in this process for workers forked afterwards; returns the render key.
 
     Children of a fork inherit the scanned storage and, with `parse_classes`, every class file
@@ -76,7 +77,7 @@ def preload(settings: Settings, parse_classes: bool = False) -> str:
     all chunks). A class that fails to load is left for the node that needs it to report.
     """
     key = uuid.uuid4().hex
-    inventory = _worker_inventory(_portable(settings), key)
+    inventory = _worker_inventory(_portable(settings), key, storage)
     if parse_classes:
         loader = inventory.renderer.loader
         for name in inventory.storage.class_paths:
@@ -403,7 +404,8 @@ def _leave_interrupts_to_the_parent() -> None:
 
 
 @contextmanager
-def forked_process_pool(settings: Settings, jobs: int) -> Iterator[tuple[Executor, str]]:
+def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
+                        ) -> Iterator[tuple[Executor, str]]:
     """A process pool whose workers start with the inventory already loaded (Linux: fork).
 
     Yields the executor and the key to pass to the render functions. Where fork is not
@@ -411,7 +413,7 @@ def forked_process_pool(settings: Settings, jobs: int) -> Iterator[tuple[Executo
     """
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
-        key = preload(settings, parse_classes=True)
+        key = preload(settings, parse_classes=True, storage=storage)
         context = multiprocessing.get_context("fork")
     else:
         key = uuid.uuid4().hex

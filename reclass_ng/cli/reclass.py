@@ -134,7 +134,7 @@ class InventoryOutput:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
 
         settings = inventory.settings
-        with forked_process_pool(settings, jobs) as (executor, key):
+        with forked_process_pool(settings, jobs, inventory.storage) as (executor, key):
             return render_inventory_pieces(inventory, executor, settings.output,
                                            settings.pretty_print, key=key,
                                            progress=self.bar and self.bar.update)

@@ -178,6 +178,7 @@ class YamlFsStorage:
     def __init__(self, nodes_dir: str, classes_dir: str, compose_node_name: bool = False) -> None:
         self.nodes_dir = os.path.abspath(os.path.expanduser(nodes_dir))
         self.classes_dir = os.path.abspath(os.path.expanduser(classes_dir))
+        self.compose_node_name = compose_node_name
         for directory in (self.nodes_dir, self.classes_dir):
             if not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}")
