@@ -88,6 +88,7 @@ class Inventory:
         # Every node's classes are expanded before any is interpolated, so class errors come
         # first, in node order, as with reclass.
         merged = []
+        self.renderer.expect_nodes(names)
         for name in names:
             merged.append(self.renderer.merge(name))
             if progress is not None:

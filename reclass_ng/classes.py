@@ -12,7 +12,8 @@ import fnmatch
 import re
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from reclass_ng.diagnostics import similar_names
 from reclass_ng.entity import Entity, EntityPreparer, absolute_class_name
@@ -29,7 +30,7 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
-from reclass_ng.values import Interp, Source, owned_copy
+from reclass_ng.values import Interp, Layer, MDict, MList, Source, Stack, owned_copy
 
 
 class ClassLoader:
@@ -126,9 +127,16 @@ class ClassExpander:
         patterns = settings.ignore_class_notfound_regexp
         self.ignorable = re.compile("|".join(patterns)) if patterns else None
         self._plain_names: set[str] = set()  # class names as listed, with nothing to render
+        self.rendered_class_names = False  # set when a class name had references to render
 
     def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
         """Merge the classes of `entity` (recursively), then the entity itself."""
+        self.walk_classes(node, entity, seen, walking)
+        self.merger.merge_entity(node, entity)
+
+    def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
+                     walking: list[str]) -> None:
+        """Merge the classes of `entity` (recursively), not the entity itself."""
         for listed in entity.classes:
             name = self._class_name(listed, node, entity)
             if name in seen:
@@ -145,7 +153,6 @@ class ClassExpander:
             self.walk(node, class_entity, seen, walking)
             walking.pop()
             seen.add(name)
-        self.merger.merge_entity(node, entity)
 
     def _not_found(self, name: str, listed: str, entity: Entity) -> ClassNotFound:
         """ClassNotFound pointing at the list entry, with the nearest existing class names."""
@@ -173,6 +180,7 @@ class ClassExpander:
             return listed
         name = listed
         if self.preparer.parser.may_contain_syntax(listed):
+            self.rendered_class_names = True
             name = self._render_class_name(listed, node, entity)
         for char in (" ", "/"):
             if char in name:
@@ -198,3 +206,121 @@ class ClassExpander:
             failed.source, failed.suggest = entity.source, err.suggest
             failed.pick = lambda item: getattr(item, "value", None) == listed
             raise failed from None
+
+
+class SharedClassWalks:
+    """The classes of a class list that several nodes list, merged once for all of them.
+
+    Nodes listing the same classes merge the same files in the same order. When nothing in
+    that walk depends on the node (no reference in a class name, no parameter key that the
+    node's automatic parameters also set, no class skipped with a warning), the classes are
+    merged once into an empty node and every node gets a copy of the result (the last one
+    the result itself): reclass's merge, with the per-key work done once. A render announces
+    the class lists of the nodes it is about to merge (`expect`); only lists met again are
+    kept, each until its last node.
+    """
+
+    def __init__(self, expander: ClassExpander) -> None:
+        self.expander = expander
+        self._left: dict[tuple[str, ...], int] = {}  # class list -> nodes still to merge
+        self._walks: dict[tuple[str, ...], tuple[MergedNode, set[str]]] = {}
+        self._unsafe: set[tuple[str, ...]] = set()
+
+    def expect(self, class_lists: Iterable[tuple[str, ...]]) -> None:
+        """The class lists of the nodes merged next (a whole inventory, a chunk of it)."""
+        counts: dict[tuple[str, ...], int] = {}
+        for classes in class_lists:
+            counts[classes] = counts.get(classes, 0) + 1
+        self._left = {classes: n for classes, n in counts.items() if n > 1 and classes}
+        self._walks.clear()
+
+    def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str]) -> bool:
+        """Merge the classes of a node's entity into `node`, which holds only its automatic
+        parameters so far, from a shared walk. False when this node cannot use one."""
+        key = entity.classes
+        left = self._left.get(key)
+        if left is None or key in self._unsafe or seen or node.classes or node.applications:
+            return False
+        walk = self._walks.get(key) or self._walk_alone(entity)
+        if walk is None:
+            return False
+        shared, walked = walk
+        if not (node.parameters.keys().isdisjoint(shared.parameters)
+                and node.exports.keys().isdisjoint(shared.exports)):
+            self._unsafe.add(key)  # e.g. a class setting _reclass_: merged in order instead
+            self._walks.pop(key, None)
+            return False
+        if left == 1:
+            del self._left[key]
+            self._walks.pop(key, None)
+            _take(node, shared, last=True)
+        else:
+            self._left[key] = left - 1
+            self._walks[key] = walk
+            _take(node, shared, last=False)
+        seen.update(walked)
+        return True
+
+    def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:
+        expander = self.expander
+        if (expander.settings.ignore_class_notfound or type(expander.merger) is not Merger
+                or type(expander) is not ClassExpander):
+            # The warnings of skipped classes are printed for every node; a recording
+            # expander or merger (explain, lint, diff) wants every merge.
+            return None
+        scratch, seen = MergedNode(), set()
+        expander.rendered_class_names = False
+        try:
+            expander.walk_classes(scratch, entity, seen, [])
+        except ReclassError:
+            failed = True  # the node's own walk reports it, in its place
+        else:
+            failed = expander.rendered_class_names
+        if failed:
+            self._unsafe.add(entity.classes)
+            return None
+        return scratch, seen
+
+
+def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
+    """Put a shared walk's result into a node (a copy of it, unless this is its last node)."""
+    for mine, theirs in ((node.parameters, shared.parameters), (node.exports, shared.exports)):
+        for key, value in theirs.items():
+            mine[key] = value if last else _walk_copy(value)
+        if theirs.origin:
+            if mine.origin is None:
+                mine.origin = {}
+            mine.origin.update(theirs.origin)
+    node.classes.extend(shared.classes)
+    node._class_set.update(shared.classes)
+    node.applications.extend(shared.applications)
+    if shared.environment is not None:
+        node.environment = shared.environment
+
+
+def _walk_copy(value: Any) -> Any:
+    """owned_copy, and also of the layer stacks a merge made (and owned values in them):
+    later merges and the resolver change those in place."""
+    kind = type(value)
+    if kind is MDict:
+        copy = MDict(value)
+        if value.src is not None:
+            copy.src = value.src
+        if value.origin:
+            copy.origin = dict(value.origin)
+        for key, item in value.items():
+            kind = type(item)
+            if kind is MDict or kind is MList or kind is Stack:
+                copy[key] = _walk_copy(item)
+        return copy
+    if kind is MList:
+        copy = MList(value)
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is MDict or kind is MList or kind is Stack:
+                copy[index] = _walk_copy(item)
+        return copy
+    if kind is Stack and not value.shared:  # shared: from a file, copied before any change
+        return Stack([Layer(_walk_copy(layer.value), layer.source, layer.override,
+                            layer.constant) for layer in value.layers])
+    return value

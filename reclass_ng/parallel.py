@@ -121,6 +121,7 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
     inventory = _worker_inventory(job.settings, job.key)
     result = ChunkResult(job.start)
     merged = []
+    inventory.renderer.expect_nodes(job.names)
     for name in job.names:
         with recording([]) as events:
             result.merge_events.append(events)

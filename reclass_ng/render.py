@@ -13,7 +13,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from reclass_ng.classes import ClassExpander, ClassLoader, ClassMapping, mapped_classes
+from reclass_ng.classes import (
+    ClassExpander,
+    ClassLoader,
+    ClassMapping,
+    SharedClassWalks,
+    mapped_classes,
+)
 from reclass_ng.entity import Entity, EntityPreparer
 from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
@@ -77,6 +83,7 @@ class NodeRenderer:
         self.merger = Merger(settings)
         self.loader = ClassLoader(storage, preparer)
         self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
+        self.shared_walks = SharedClassWalks(self.expander)
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
@@ -96,6 +103,17 @@ class NodeRenderer:
         raw = self.storage.parsed(node_file.path)
         entity = self.preparer.entity(raw, source, name)
         return self._node_entities.setdefault(name, entity)
+
+    def expect_nodes(self, names: Sequence[str]) -> None:
+        """The nodes merged next: nodes among them with the same classes share their walk
+        (SharedClassWalks). A node file that fails to load is left for its merge to report."""
+        class_lists = []
+        for name in names:
+            try:
+                class_lists.append(self.node_entity(name).classes)
+            except ReclassError:
+                continue
+        self.shared_walks.expect(class_lists)
 
     def environment_of(self, name: str) -> str:
         return self.node_entity(name).environment or self.settings.default_environment
@@ -117,7 +135,10 @@ class NodeRenderer:
             for item in extra:
                 self.expander.walk(node, self.prepared(item), seen, [])
             self.expander.walk(node, self._base_entity(name, environment), seen, [])
-            self.expander.walk(node, entity, seen, [])
+            if not extra and self.shared_walks.walk_classes(node, entity, seen):
+                self.expander.merger.merge_entity(node, entity)
+            else:
+                self.expander.walk(node, entity, seen, [])
             node.environment = environment
             node.name = name
         except ReclassError as err:

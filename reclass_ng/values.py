@@ -190,12 +190,24 @@ def owned_copy(value: Any) -> Any:
     """A copy safe to change: owned containers are copied, shared clean ones are not."""
     kind = type(value)
     if kind is MDict:
-        copy = MDict.from_source({k: owned_copy(v) for k, v in value.items()}, value.src)
+        copy = MDict(value)  # dict's own copy; then only the owned containers inside
+        src = value.src
+        if src is not None:
+            copy.src = src
         if value.origin:
             copy.origin = dict(value.origin)
+        for key, item in value.items():
+            kind = type(item)
+            if kind is MDict or kind is MList:
+                copy[key] = owned_copy(item)
         return copy
     if kind is MList:
-        return MList([owned_copy(v) for v in value])
+        copy = MList(value)
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is MDict or kind is MList:
+                copy[index] = owned_copy(item)
+        return copy
     return value
 
 
