@@ -8,7 +8,6 @@ suggestions only when a message is printed.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -103,6 +102,8 @@ def locate(path: str | None, keys: Sequence[object], needle: str | None = None,
 
 
 def _ratio(a: str, b: str) -> float:
+    import difflib  # only when an error asks for suggestions: not part of every start
+
     return difflib.SequenceMatcher(None, a, b).ratio()
 
 

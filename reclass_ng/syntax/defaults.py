@@ -13,7 +13,6 @@ as in kapicorp-reclass.
 
 from __future__ import annotations
 
-import copy
 import functools
 from typing import Any
 
@@ -44,7 +43,11 @@ def _parse(text: str) -> Any:
 def parse_default(text: str) -> Any:
     """The value of a default's text read as YAML (a fresh copy every time: callers own it)."""
     value = _parse(text)
-    return copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+    if not isinstance(value, (dict, list)):
+        return value
+    import copy  # defaults that are containers are rare: not part of every start
+
+    return copy.deepcopy(value)
 
 
 def nested_default(ref: Ref) -> tuple[Ref, Ref] | None:
