@@ -13,7 +13,6 @@ import re
 import shlex
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from reclass_ng.diagnostics import similar_names
 from reclass_ng.entity import Entity, EntityPreparer, absolute_class_name
@@ -30,7 +29,7 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
-from reclass_ng.values import Interp, Layer, MDict, MList, Source, Stack, owned_copy
+from reclass_ng.values import Interp, Source, owned_copy
 
 
 class ClassLoader:
@@ -286,7 +285,7 @@ def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
     """Put a shared walk's result into a node (a copy of it, unless this is its last node)."""
     for mine, theirs in ((node.parameters, shared.parameters), (node.exports, shared.exports)):
         for key, value in theirs.items():
-            mine[key] = value if last else _walk_copy(value)
+            mine[key] = value if last else owned_copy(value)
         if theirs.origin:
             if mine.origin is None:
                 mine.origin = {}
@@ -296,31 +295,3 @@ def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
     node.applications.extend(shared.applications)
     if shared.environment is not None:
         node.environment = shared.environment
-
-
-def _walk_copy(value: Any) -> Any:
-    """owned_copy, and also of the layer stacks a merge made (and owned values in them):
-    later merges and the resolver change those in place."""
-    kind = type(value)
-    if kind is MDict:
-        copy = MDict(value)
-        if value.src is not None:
-            copy.src = value.src
-        if value.origin:
-            copy.origin = dict(value.origin)
-        for key, item in value.items():
-            kind = type(item)
-            if kind is MDict or kind is MList or kind is Stack:
-                copy[key] = _walk_copy(item)
-        return copy
-    if kind is MList:
-        copy = MList(value)
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is MDict or kind is MList or kind is Stack:
-                copy[index] = _walk_copy(item)
-        return copy
-    if kind is Stack and not value.shared:  # shared: from a file, copied before any change
-        return Stack([Layer(_walk_copy(layer.value), layer.source, layer.override,
-                            layer.constant) for layer in value.layers])
-    return value

@@ -187,10 +187,11 @@ def kind_of(value: Any) -> str:
 
 
 def owned_copy(value: Any) -> Any:
-    """A copy safe to change: owned containers are copied, shared clean ones are not."""
+    """A copy safe to change: owned containers and the layer stacks a merge made (with the
+    owned values in them) are copied; shared ones, from files, are not."""
     kind = type(value)
     if kind is MDict:
-        copy = MDict(value)  # dict's own copy; then only the owned containers inside
+        copy = MDict(value)  # dict's own copy; then only the owned values inside
         src = value.src
         if src is not None:
             copy.src = src
@@ -198,16 +199,19 @@ def owned_copy(value: Any) -> Any:
             copy.origin = dict(value.origin)
         for key, item in value.items():
             kind = type(item)
-            if kind is MDict or kind is MList:
+            if kind is MDict or kind is MList or kind is Stack:
                 copy[key] = owned_copy(item)
         return copy
     if kind is MList:
         copy = MList(value)
         for index, item in enumerate(value):
             kind = type(item)
-            if kind is MDict or kind is MList:
+            if kind is MDict or kind is MList or kind is Stack:
                 copy[index] = owned_copy(item)
         return copy
+    if kind is Stack and not value.shared:  # shared: from a file, copied before any change
+        return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
+                            layer.constant) for layer in value.layers])
     return value
 
 
