@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from reclass_ng.diagnostics import similar_names
-from reclass_ng.entity import Entity, EntityPreparer, absolute_class_name
+from reclass_ng.entity import Entity
 from reclass_ng.errors import (
     ClassIncludeCycle,
     ClassNameResolveError,
@@ -25,11 +25,12 @@ from reclass_ng.errors import (
     ReclassError,
 )
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
-from reclass_ng.values import Interp, Source, owned_copy
+from reclass_ng.values import Interpolation, Source, owned_copy
 
 
 class ClassLoader:
@@ -192,7 +193,7 @@ class ClassExpander:
         """References in a class name, against the parameters merged so far (fully, D7)."""
         source = entity.source or Source(entity.uri, entity.name, "extra")
         value = self.preparer.string(listed, source, ("classes",))
-        if type(value) is not Interp:
+        if type(value) is not Interpolation:
             return str(value)
         snapshot = owned_copy(node.parameters)
         resolver = Resolver(snapshot, self.merger, delimiter=self.settings.delimiter,

@@ -1,20 +1,12 @@
-"""Entities: the content of one node or class file, checked and prepared once for merging.
-
-Preparing a file turns its `parameters` and `exports` into the tree types of `values`: keys
-become strings (as reclass does with `str()`), `~`/`=` key prefixes become flagged layers, and
-strings containing a sentinel are parsed once into templates.
-"""
+"""Entities: one node or class file (or an entity given through the API), ready to merge."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from reclass_ng.errors import EntityFormatError, ParseError, YamlFileError
 from reclass_ng.records import Record
-from reclass_ng.settings import Settings
-from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
-from reclass_ng.values import Interp, Layer, RDict, RList, Source, Stack
+from reclass_ng.values import Source
 
 
 class Entity(Record):
@@ -44,145 +36,3 @@ class Entity(Record):
         _set(self, "exports", {} if exports is None else exports)
         _set(self, "environment", environment)
         _set(self, "source", source)
-
-
-class EntityPreparer:
-    """Turns raw YAML documents into Entities for one set of settings."""
-
-    def __init__(self, settings: Settings, parser: ValueParser) -> None:
-        self.settings = settings
-        self.parser = parser
-        self.prefixes = {settings.dict_key_override_prefix: "override",
-                         settings.dict_key_constant_prefix: "constant"}
-
-    def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
-        """An Entity from a file's document; `relative_base` is the name `.x` class names use."""
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, dict):
-            raise EntityFormatError(f"{_where(source)}: a node or class file must be a mapping")
-        classes = self._names(raw.get("classes"), "classes", source)
-        environment = raw.get("environment")
-        return Entity(
-            name=source.name,
-            uri=source.uri,
-            classes=tuple(absolute_class_name(c, relative_base) for c in classes),
-            applications=self._names(raw.get("applications"), "applications", source, unique=False),
-            parameters=self.mapping(raw.get("parameters"), "parameters", source),
-            exports=self.mapping(raw.get("exports"), "exports", source),
-            environment=None if environment is None else str(environment),
-            source=source,
-        )
-
-    def _names(self, value: Any, key: str, source: Source, unique: bool = True
-               ) -> tuple[str, ...]:
-        if value is None:
-            return ()
-        if not isinstance(value, list):
-            raise EntityFormatError(
-                f"{_where(source)}: '{key}' must be a list of names, not {type(value).__name__}"
-                f" ({value!r})")
-        for item in value:
-            if not isinstance(item, str):
-                raise EntityFormatError(
-                    f"{_where(source)}: '{key}' must be a list of names; {item!r} is not a string")
-        return tuple(dict.fromkeys(value)) if unique else tuple(value)
-
-    def mapping(self, value: Any, key: str, source: Source) -> Any:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise EntityFormatError(f"{_where(source)}: '{key}' must be a mapping")
-        return self._mapping(value, source, (key,) if key == "exports" else ())
-
-    def _mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
-        out: dict[str, Any] = {}
-        dirty: list[str] = []
-        prefixes = self.prefixes
-        for raw_key, raw_value in mapping.items():
-            key = raw_key if type(raw_key) is str else str(raw_key)
-            flags = _NO_FLAGS
-            if key and key[0] in prefixes:
-                flags = {"override": False, "constant": False}
-                # reclass strips one prefix character per merge and merges every file twice.
-                for _ in range(2):
-                    if key and key[0] in prefixes:
-                        flags[prefixes[key[0]]] = True
-                        key = key[1:]
-            if key == "":
-                raise YamlFileError(source.path or source.uri,
-                                    f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
-            value = self._value(raw_value, source, path + (key,))
-            if flags["override"] or flags["constant"]:
-                value = Stack([Layer(value, source, **flags)], shared=True)
-            if key in out:  # `a` and `~a` in one mapping: both are layers of `a`
-                value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
-            if type(value) in _NEEDS_WORK and (key not in out or key not in dirty):
-                dirty.append(key)
-            out[key] = value
-        return RDict(out, tuple(dirty)) if dirty else out
-
-    def _value(self, value: Any, source: Source, path: tuple) -> Any:
-        kind = type(value)
-        if kind is str:
-            return self.string(value, source, path)
-        if kind is dict:
-            return self._mapping(value, source, path)
-        if kind is list:
-            return self._list(value, source, path)
-        return value
-
-    def _list(self, items: list, source: Source, path: tuple) -> Any:
-        out = [self._list_item(item, source, path + (i,)) for i, item in enumerate(items)]
-        dirty = any(type(v) in (Interp, RDict, RList) for v in out)
-        return RList(out) if dirty else out
-
-    def _list_item(self, value: Any, source: Source, path: tuple) -> Any:
-        # Mappings inside lists keep their keys as written (no str(), no prefixes): reclass
-        # never merges into them.
-        if type(value) is dict:
-            out = {k: self._list_item(v, source, path + (k,)) for k, v in value.items()}
-            dirty = any(type(v) in (Interp, RDict, RList) for v in out.values())
-            return RDict(out) if dirty else out
-        return self._value(value, source, path)
-
-    def string(self, text: str, source: Source, path: Sequence[object]) -> Any:
-        """A string value: plain text, or an Interp when it holds references or queries."""
-        if not self.parser.may_contain_syntax(text):
-            return text
-        try:
-            template = self.parser.parse(text)
-        except SyntaxProblem as err:
-            raise ParseError(text, err.message, path, source.uri) from None
-        if template.is_literal:
-            return template.literal
-        return Interp(template, source, text)
-
-
-_NO_FLAGS = {"override": False, "constant": False}  # never changed
-_NEEDS_WORK = frozenset({Interp, Stack, RDict, RList})
-
-
-def _layers(value: Any, source: Source) -> list[Layer]:
-    return list(value.layers) if type(value) is Stack else [Layer(value, source)]
-
-
-def _path(path: Sequence[object]) -> str:
-    return ":".join(str(p) for p in path)
-
-
-def _where(source: Source) -> str:
-    return source.path or source.uri
-
-
-def absolute_class_name(name: str, relative_base: str) -> str:
-    """Resolve a leading-dot class name against the dotted name of the entity listing it."""
-    if not name.startswith("."):
-        return name
-    rest = name.lstrip(".")
-    if "/" in rest or " " in rest:
-        return name  # not a class name: refused later, quoted as written (`../x`, not `/x`)
-    dots = len(name) - len(rest)
-    parts = relative_base.split(".") if relative_base else []
-    parent = parts[: max(len(parts) - dots, 0)]
-    return ".".join(parent + [rest]) if parent else rest

@@ -14,10 +14,17 @@ from typing import Any
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
 from reclass_ng.settings import Settings
-from reclass_ng.values import DICTS, LISTS, Layer, MDict, MList, RDict, RList, Source, Stack
-
-_SHARED_DICTS = (dict, RDict)
-_SHARED_LISTS = (list, RList)
+from reclass_ng.values import (
+    DICT_TYPES,
+    LIST_TYPES,
+    SHARED_DICT_TYPES,
+    SHARED_LIST_TYPES,
+    Layer,
+    OwnedDict,
+    OwnedList,
+    Source,
+    Stack,
+)
 
 
 class MergedNode:
@@ -32,8 +39,8 @@ class MergedNode:
         self.classes: list[str] = []
         self._class_set: set[str] = set()
         self.applications: list[str] = []
-        self.parameters = MDict.from_source((), None)
-        self.exports = MDict.from_source((), None)
+        self.parameters = OwnedDict.from_source((), None)
+        self.exports = OwnedDict.from_source((), None)
         self.environment: str | None = None
 
 
@@ -68,9 +75,9 @@ class Merger:
             elif app not in applications:
                 applications.append(app)
 
-    def merge_mapping(self, target: MDict, new: Any, source: Source | None, path: tuple) -> None:
+    def merge_mapping(self, target: OwnedDict, new: Any, source: Source | None, path: tuple) -> None:
         """Merge a mapping into an owned mapping, recording which source set each key."""
-        # The hottest loop of a render: MDict.set_origin/source_of are inlined here.
+        # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here.
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
@@ -86,7 +93,7 @@ class Merger:
             old_source = origin.get(key, default_source) if origin else default_source
             old_type = type(old)
             new_type = type(value)
-            if old_type is MDict and (new_type in _SHARED_DICTS or new_type is MDict):
+            if old_type is OwnedDict and (new_type in SHARED_DICT_TYPES or new_type is OwnedDict):
                 self.merge_mapping(old, value, source, path + (key,))
             else:
                 merged = self.merge_value(old, value, old_source, source, path + (key,))
@@ -101,20 +108,20 @@ class Merger:
                     path: tuple) -> Any:
         """The value of a key after `new` is merged over `old`."""
         new_type, old_type = type(new), type(old)
-        if new_type in _SHARED_DICTS or new_type is MDict:
-            if old_type is MDict:
+        if new_type in SHARED_DICT_TYPES or new_type is OwnedDict:
+            if old_type is OwnedDict:
                 self.merge_mapping(old, new, source, path)
                 return old
-            if old_type in _SHARED_DICTS:
-                owned = MDict.from_source(old, old_source)
+            if old_type in SHARED_DICT_TYPES:
+                owned = OwnedDict.from_source(old, old_source)
                 self.merge_mapping(owned, new, source, path)
                 return owned
-        elif new_type in _SHARED_LISTS or new_type is MList:
-            if old_type is MList:
+        elif new_type in SHARED_LIST_TYPES or new_type is OwnedList:
+            if old_type is OwnedList:
                 old.extend(new)
                 return old
-            if old_type in _SHARED_LISTS:
-                owned = MList(old)
+            if old_type in SHARED_LIST_TYPES:
+                owned = OwnedList(old)
                 owned.extend(new)
                 return owned
         return self.push_layers(old, new, old_source, source, path)
@@ -155,48 +162,48 @@ class Merger:
                 new = render(layer)
             except ResolveError as err:
                 if not (settings.ignore_overwritten_missing_references and i != last
-                        and not isinstance(output, DICTS + LISTS)):
+                        and not isinstance(output, DICT_TYPES + LIST_TYPES)):
                     raise
                 warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
                 new, skipped = None, err
             if output is None or layer.override:
                 output, owned = new, False
                 continue
-            if isinstance(output, DICTS):
-                if isinstance(new, DICTS):
+            if isinstance(output, DICT_TYPES):
+                if isinstance(new, DICT_TYPES):
                     if not owned:
-                        output, owned = MDict(output), True
+                        output, owned = OwnedDict(output), True
                     self.merge_mapping(output, new, layer.source, path)
                     continue
-                if isinstance(new, LISTS):
+                if isinstance(new, LIST_TYPES):
                     self._type_error(layers, i, path)
                 if settings.allow_scalar_over_dict or (settings.allow_none_override and new is None):
                     output, owned = new, False
                     continue
                 self._type_error(layers, i, path)
-            elif isinstance(output, LISTS):
-                if isinstance(new, LISTS):
+            elif isinstance(output, LIST_TYPES):
+                if isinstance(new, LIST_TYPES):
                     if not owned:
-                        output, owned = MList(output), True
+                        output, owned = OwnedList(output), True
                     output.extend(new)
                     continue
-                if isinstance(new, DICTS):
+                if isinstance(new, DICT_TYPES):
                     self._type_error(layers, i, path)
                 if settings.allow_scalar_over_list or (settings.allow_none_override and new is None):
                     output, owned = new, False
                     continue
                 self._type_error(layers, i, path)
-            elif isinstance(new, DICTS):
+            elif isinstance(new, DICT_TYPES):
                 if not settings.allow_dict_over_scalar:
                     self._type_error(layers, i, path)
                 output, owned = new, False
-            elif isinstance(new, LISTS):
+            elif isinstance(new, LIST_TYPES):
                 if not settings.allow_list_over_scalar:
                     self._type_error(layers, i, path)
-                output, owned = MList([output, *new]), True
+                output, owned = OwnedList([output, *new]), True
             else:
                 output, owned = new, False
-        if skipped is not None and isinstance(output, DICTS + LISTS):
+        if skipped is not None and isinstance(output, DICT_TYPES + LIST_TYPES):
             raise skipped
         return output
 

@@ -11,7 +11,7 @@ from typing import IO, Any
 import yaml
 
 from reclass_ng.errors import UsageError
-from reclass_ng.values import MDict, MList
+from reclass_ng.values import OwnedDict, OwnedList
 
 FORMATS = ("yaml", "json")
 
@@ -25,8 +25,8 @@ class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
         return True
 
 
-_Dumper.add_representer(MDict, _BaseDumper.represent_dict)
-_Dumper.add_representer(MList, _BaseDumper.represent_list)
+_Dumper.add_representer(OwnedDict, _BaseDumper.represent_dict)
+_Dumper.add_representer(OwnedList, _BaseDumper.represent_list)
 for _cls in (dict, list):
     for _sub in _cls.__subclasses__():
         if _sub.__module__ == "reclass_ng.values":
@@ -290,7 +290,7 @@ def json_key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
-_JSON_DICTS = frozenset({dict, MDict, *(c for c in dict.__subclasses__()
+_JSON_DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
                                           if c.__module__ == "reclass_ng.values")})
-_JSON_LISTS = frozenset({list, tuple, MList, *(c for c in list.__subclasses__()
+_JSON_LISTS = frozenset({list, tuple, OwnedList, *(c for c in list.__subclasses__()
                                                 if c.__module__ == "reclass_ng.values")})

@@ -27,7 +27,7 @@ from reclass_ng.resolve import MissingPath, QueryEvaluator, Resolver
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem
 from reclass_ng.syntax.query import ExportPath, QueryExpr, QueryParser, SelfPath, Test
-from reclass_ng.values import Interp, owned_copy
+from reclass_ng.values import Interpolation, owned_copy
 
 _UNLOADABLE = (YamlFileError, EntityFormatError)
 
@@ -65,13 +65,13 @@ class QueryEngine:
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False) -> QueryEvaluator:
         """The callback a node's resolver uses for its queries."""
-        def evaluate(query: Query, interp: Interp, path: tuple, resolver: Resolver) -> Any:
+        def evaluate(query: Query, interp: Interpolation, path: tuple, resolver: Resolver) -> Any:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
             return self._run(expr, query, node.environment, self_values, interp, path)
         return evaluate
 
-    def _parse(self, query: Query, interp: Interp, path: tuple) -> QueryExpr:
+    def _parse(self, query: Query, interp: Interpolation, path: tuple) -> QueryExpr:
         try:
             expr = self.parser.parse(query.text)
         except SyntaxProblem as err:
@@ -88,7 +88,7 @@ class QueryEngine:
         return expr
 
     @staticmethod
-    def _self_operands(expr: QueryExpr, resolver: Resolver, interp: Interp, path: tuple
+    def _self_operands(expr: QueryExpr, resolver: Resolver, interp: Interpolation, path: tuple
                        ) -> dict[str, Any]:
         values = {}
         for test in expr.tests:
@@ -102,7 +102,7 @@ class QueryEngine:
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
-             self_values: dict[str, Any], interp: Interp, path: tuple) -> Any:
+             self_values: dict[str, Any], interp: Interpolation, path: tuple) -> Any:
         ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):

@@ -1,13 +1,15 @@
-"""Rendering: a node from its files to the nodeinfo structure, and the whole inventory.
+"""Rendering: a node from its files to the nodeinfo structure, and the whole inventory serially.
 
 One node's rendering creates all the state it changes (a MergedNode, a Resolver), and only
-reads what is shared (parsed files, settings), so nodes can be rendered in parallel.
+reads what is shared (parsed files, settings), so nodes can be rendered in parallel
+(reclass_ng.parallel, which builds an InventoryRenderer in each worker).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -19,14 +21,18 @@ from reclass_ng.classes import (
     ClassMapping,
     SharedClassWalks,
     mapped_classes,
+    parse_class_mapping,
 )
-from reclass_ng.entity import Entity, EntityPreparer
-from reclass_ng.errors import NodeNotFound, ReclassError
+from reclass_ng.entity import Entity
+from reclass_ng.errors import ConfigError, NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.prepare import EntityPreparer
+from reclass_ng.queries import QueryEngine
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage
-from reclass_ng.values import MDict, Source
+from reclass_ng.syntax.grammar import ValueParser
+from reclass_ng.values import OwnedDict, Source
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -173,7 +179,7 @@ class NodeRenderer:
 
     # -- interpolation ------------------------------------------------------------------
 
-    def resolver(self, root: MDict, query: QueryEvaluator | None = None,
+    def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
                  group_errors: bool | None = None, refs: Resolver | None = None) -> Resolver:
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
@@ -207,3 +213,105 @@ class NodeRenderer:
             "exports": node.exports,
             "environment": node.environment,
         }
+
+
+def _print_warning(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+class InventoryRenderer:
+    """One inventory's storage (files parsed once), node renderer and query engine.
+
+    The public `reclass_ng.api.Inventory` is one; a parallel render's workers build their own.
+    """
+
+    def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
+                 storage: YamlFsStorage | None = None) -> None:
+        self.settings = settings
+        self.warn = warn or _print_warning
+        self.storage = open_storage(settings, storage)  # shared by the inventories of a process
+        parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
+                             settings.escape_character)
+        mappings = [parse_class_mapping(m) for m in settings.class_mappings]
+        self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
+                                     mappings, self.warn)
+        self.queries = QueryEngine(self.renderer)
+
+    @property
+    def node_names(self) -> list[str]:
+        """The inventory's node names, sorted."""
+        return sorted(self.storage.nodes)
+
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
+                 ) -> dict[str, Any]:
+        """The `--nodeinfo` structure of one node."""
+        node = self.renderer.merge(name, extra, node_optional)
+        self.renderer.interpolate(node, self.queries.evaluator_for(node))
+        return self.renderer.nodeinfo(node)
+
+    def render_serially(self, progress: Callable[[int, int], None] | None = None
+                        ) -> dict[str, Any]:
+        """The `--inventory` structure, rendered in this thread (two progress steps a node)."""
+        names = self.node_names
+        total = 2 * len(names)
+        # Every node's classes are expanded before any is interpolated, so class errors come
+        # first, in node order, as with reclass.
+        merged = []
+        self.renderer.expect_nodes(names)
+        for name in names:
+            merged.append(self.renderer.merge(name))
+            if progress is not None:
+                progress(len(merged), total)
+        nodes = {}
+        for node in merged:
+            nodes[node.name] = self.interpolated_nodeinfo(node)
+            if progress is not None:
+                progress(len(merged) + len(nodes), total)
+        return inventory_document(nodes)
+
+    def interpolated_nodeinfo(self, node: MergedNode) -> dict[str, Any]:
+        """The nodeinfo of a merged node, interpolated as an `--inventory` render does."""
+        self.renderer.interpolate(node, self.queries.evaluator_for(node, inventory_mode=True))
+        return self.renderer.nodeinfo(node)
+
+
+def inventory_document(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The `--inventory` structure around the nodeinfo of every node (in node order)."""
+    classes: dict[str, list[str]] = {}
+    applications: dict[str, list[str]] = {}
+    for name, info in nodes.items():
+        for app in info["applications"]:
+            applications.setdefault(app, []).append(name)
+        for cls in info["classes"]:
+            classes.setdefault(cls, []).append(name)
+    return {"__reclass__": {"timestamp": timestamp()}, "nodes": nodes, "classes": classes,
+            "applications": applications}
+
+
+def open_storage(settings: Settings, storage: YamlFsStorage | None = None) -> YamlFsStorage:
+    """The storage the settings name: `storage` when it reads the same directories, else a
+    new one."""
+    if settings.storage_type != "yaml_fs":
+        raise ConfigError(f"Storage type {settings.storage_type!r} is not supported; "
+                          "reclass-ng reads yaml_fs inventories")
+    base = settings.inventory_base_uri or os.getcwd()
+    nodes_dir = os.path.join(os.path.expanduser(base), os.path.expanduser(settings.nodes_uri))
+    classes_dir = os.path.join(os.path.expanduser(base),
+                               os.path.expanduser(settings.classes_uri))
+    _check_distinct(nodes_dir, classes_dir)
+    if storage is None or (storage.nodes_dir, storage.classes_dir,
+                           storage.compose_node_name) != (
+            os.path.abspath(nodes_dir), os.path.abspath(classes_dir),
+            settings.compose_node_name):
+        storage = YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)
+    return storage
+
+
+def _check_distinct(nodes_dir: str, classes_dir: str) -> None:
+    nodes_dir, classes_dir = os.path.abspath(nodes_dir), os.path.abspath(classes_dir)
+    if nodes_dir == classes_dir:
+        raise ConfigError(f"The inventory URIs must not be the same for nodes and classes: "
+                          f"{nodes_dir}")
+    if os.path.commonpath([nodes_dir, classes_dir]) in (nodes_dir, classes_dir):
+        raise ConfigError(f"The nodes and classes directories must not contain each other: "
+                          f"{nodes_dir}, {classes_dir}")

@@ -26,15 +26,23 @@ from reclass_ng.errors import (
 from reclass_ng.merge import Merger
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
-from reclass_ng.values import Interp, Layer, MDict, MList, RDict, RList, Stack, owned_copy
+from reclass_ng.values import (
+    Interpolation,
+    Layer,
+    OwnedDict,
+    OwnedList,
+    Stack,
+    UnresolvedDict,
+    UnresolvedList,
+    owned_copy,
+)
 
-QueryEvaluator = Callable[[Query, Interp, tuple, "Resolver"], Any]
+QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], Any]
 
-_DICTS = (dict, RDict, MDict)
 # Values that never need rendering: skipped with one set lookup.
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
 # What lookup's quick walk passes through or ends at (see there).
-_WALKED = _PLAIN | {MDict, MList}
+_WALKED = _PLAIN | {OwnedDict, OwnedList}
 
 
 class MissingPath(Exception):
@@ -44,7 +52,7 @@ class MissingPath(Exception):
 class Resolver:
     """Renders every reference in a tree (`target`) against a parameter tree (`root`)."""
 
-    def __init__(self, root: MDict, merger: Merger, *, delimiter: str = ":",
+    def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
                  refs: Resolver | None = None) -> None:
@@ -63,7 +71,7 @@ class Resolver:
 
     # -- whole trees --------------------------------------------------------------------
 
-    def resolve_all(self, target: MDict | None = None, prefix: tuple = ()) -> None:
+    def resolve_all(self, target: OwnedDict | None = None, prefix: tuple = ()) -> None:
         """Render everything in `target` (default: the root); raise the grouped errors."""
         self._render_children(self.root if target is None else target, prefix)
         if self.errors:
@@ -81,15 +89,15 @@ class Resolver:
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
-            if kind is Interp or kind is Stack:
+            if kind is Interpolation or kind is Stack:
                 self._render_at(container, key, path + (key,))
-            elif kind is RDict:
-                copy = container[key] = MDict(value)
+            elif kind is UnresolvedDict:
+                copy = container[key] = OwnedDict(value)
                 self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is RList:
-                copy = container[key] = MList(value)
+            elif kind is UnresolvedList:
+                copy = container[key] = OwnedList(value)
                 self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is MDict or kind is MList:
+            elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
     def _render_at(self, container: Any, key: Any, path: tuple) -> Any:
@@ -98,7 +106,7 @@ class Resolver:
         in_progress = self.in_progress
         in_progress[path] = None
         try:
-            if type(value) is Interp:
+            if type(value) is Interpolation:
                 single = value.template.single
                 if type(single) is Ref:  # most strings to render are one reference alone
                     new = self._lookup_ref(single, value, path)
@@ -108,13 +116,13 @@ class Resolver:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
                                        path, self.warn)
             kind = type(new)
-            if kind is RDict or kind is RList:
-                container[key] = copy = MDict(new) if kind is RDict else MList(new)
+            if kind is UnresolvedDict or kind is UnresolvedList:
+                container[key] = copy = OwnedDict(new) if kind is UnresolvedDict else OwnedList(new)
                 self._render_keys(copy, new.dirty, path)
                 new = copy
             else:
                 container[key] = new
-                if kind is MDict or kind is MList:
+                if kind is OwnedDict or kind is OwnedList:
                     self._render_children(new, path)
         except ResolveError as err:
             if not self.group_errors:
@@ -128,19 +136,19 @@ class Resolver:
     @staticmethod
     def _own(value: Any) -> Any:
         kind = type(value)
-        if kind is RDict:
-            return MDict(value)
-        if kind is RList:
-            return MList(value)
+        if kind is UnresolvedDict:
+            return OwnedDict(value)
+        if kind is UnresolvedList:
+            return OwnedList(value)
         return value
 
     def _render_layer(self, layer: Layer, path: tuple) -> Any:
         value = layer.value
-        return self.render_interp(value, path) if type(value) is Interp else value
+        return self.render_interp(value, path) if type(value) is Interpolation else value
 
     # -- one string ---------------------------------------------------------------------
 
-    def render_interp(self, interp: Interp, path: tuple) -> Any:
+    def render_interp(self, interp: Interpolation, path: tuple) -> Any:
         """The value of a string with references: typed when it is one reference alone."""
         template = interp.template
         single = template.single
@@ -161,10 +169,10 @@ class Resolver:
                 parts.append(str(self._lookup_ref(item, interp, path)))
         return "".join(parts)
 
-    def render_template(self, template: Template, interp: Interp, path: tuple) -> Any:
-        return self.render_interp(Interp(template, interp.source, interp.text), path)
+    def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
+        return self.render_interp(Interpolation(template, interp.source, interp.text), path)
 
-    def _ref_path(self, ref: Ref, interp: Interp, path: tuple) -> str:
+    def _ref_path(self, ref: Ref, interp: Interpolation, path: tuple) -> str:
         if ref.path is not None:
             return ref.path
         parts = []
@@ -181,7 +189,7 @@ class Resolver:
                 raise bad from None
         return "".join(parts)
 
-    def _lookup_ref(self, ref: Ref, interp: Interp, path: tuple) -> Any:
+    def _lookup_ref(self, ref: Ref, interp: Interpolation, path: tuple) -> Any:
         ref_path = ref.path
         if ref_path is None:
             ref_path = self._ref_path(ref, interp, path)
@@ -192,11 +200,11 @@ class Resolver:
                 return self._with_default(ref, ref_path, interp, path)
             raise self._missing(ref, ref_path, interp, path) from None
         kind = type(value)
-        return owned_copy(value) if kind is MDict or kind is MList else value
+        return owned_copy(value) if kind is OwnedDict or kind is OwnedList else value
 
     # -- failures and defaults (only reached when a lookup failed) ------------------------
 
-    def _missing(self, ref: Ref, ref_path: str, interp: Interp, path: tuple) -> ResolveError:
+    def _missing(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> ResolveError:
         """A ResolveError that knows where the reference is written and how it was reached."""
         err = ResolveError("${" + ref_path + "}", path, interp.source.uri)
         err.source, err.written = interp.source, ref.source_text()
@@ -206,7 +214,7 @@ class Resolver:
         err.suggest = lambda: ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)]
         return err
 
-    def _with_default(self, ref: Ref, ref_path: str, interp: Interp, path: tuple) -> Any:
+    def _with_default(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> Any:
         """`${path::default}`: the value at path, or the default when the path is missing."""
         nested = defaults.nested_default(ref)
         if nested is not None:
@@ -232,7 +240,7 @@ class Resolver:
 
     # -- paths --------------------------------------------------------------------------
 
-    def lookup(self, ref_path: str, interp: Interp | None, path: tuple) -> Any:
+    def lookup(self, ref_path: str, interp: Interpolation | None, path: tuple) -> Any:
         """The fully rendered value at `ref_path` (keys split on the delimiter)."""
         keys = self._split.get(ref_path)
         if keys is None:
@@ -247,21 +255,21 @@ class Resolver:
                 if type(node) not in _WALKED:
                     break
             else:
-                if type(node) is MDict or type(node) is MList:
+                if type(node) is OwnedDict or type(node) is OwnedList:
                     self._ensure_rendered(node, keys, ref_path, interp, path)
                 return node
         except (KeyError, TypeError, IndexError):
             pass
         return self._lookup_walk(keys, ref_path, interp, path)
 
-    def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interp | None, path: tuple
+    def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:
         node: Any = self.root
         walked: tuple = ()
         last = len(keys) - 1
         for i, key in enumerate(keys):
             kind = type(node)
-            if kind is MDict or kind is dict or kind is RDict:
+            if kind is OwnedDict or kind is dict or kind is UnresolvedDict:
                 if key not in node:
                     raise MissingPath
                 index: Any = key
@@ -280,40 +288,40 @@ class Resolver:
             walked += (index,)
             child = node[index]
             kind = type(child)
-            if kind in _PLAIN or kind is MDict or kind is MList:
+            if kind in _PLAIN or kind is OwnedDict or kind is OwnedList:
                 node = child
             else:
                 node = self._rendered_child(node, index, walked, ref_path, interp, path)
         kind = type(node)
-        if kind is MDict or kind is MList:
+        if kind is OwnedDict or kind is OwnedList:
             self._ensure_rendered(node, walked, ref_path, interp, path)
         return node
 
     def _rendered_child(self, container: Any, index: Any, walked: tuple, ref_path: str,
-                        interp: Interp | None, path: tuple) -> Any:
+                        interp: Interpolation | None, path: tuple) -> Any:
         child = container[index]
         kind = type(child)
-        if kind is Interp or kind is Stack:
+        if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
             return self._render_at(container, index, walked)
-        if kind is RDict or kind is RList:
+        if kind is UnresolvedDict or kind is UnresolvedList:
             child = container[index] = self._own(child)
         return child
 
-    def _ensure_rendered(self, node: Any, walked: tuple, ref_path: str, interp: Interp | None,
+    def _ensure_rendered(self, node: Any, walked: tuple, ref_path: str, interp: Interpolation | None,
                          path: tuple) -> None:
         """Render whatever is still unrendered below a referenced container."""
         kind = type(node)
-        if kind is not MDict and kind is not MList:
+        if kind is not OwnedDict and kind is not OwnedList:
             return
-        items = node.items() if kind is MDict else enumerate(node)
+        items = node.items() if kind is OwnedDict else enumerate(node)
         for key, child in list(items):
             child_path = walked + (key,)
             child = self._rendered_child(node, key, child_path, ref_path, interp, path)
             self._ensure_rendered(child, child_path, ref_path, interp, path)
 
-    def _loop(self, ref_path: str, walked: tuple, interp: Interp | None, path: tuple) -> None:
+    def _loop(self, ref_path: str, walked: tuple, interp: Interpolation | None, path: tuple) -> None:
         uri = interp.source.uri if interp is not None else None
         chain = [format_path(p) for p in self.in_progress] or [format_path(path)]
         loop = "reference loop: " + " -> ".join(chain + [format_path(walked)])

@@ -4,11 +4,11 @@ Parsed files are shared by every node that uses them and must never change, so t
 node mixes shared and owned containers, told apart by type (a cheap check on a hot path):
 
 * `dict` / `list`: from a file, with nothing left to interpolate inside: shared, never changed.
-* `RDict` / `RList`: from a file, with references or flagged keys somewhere inside: shared; the
+* `UnresolvedDict` / `UnresolvedList`: from a file, with references or flagged keys somewhere inside: shared; the
   node copies them before interpolating into them.
-* `MDict` / `MList`: created for this node by a merge or a copy; changed in place.
+* `OwnedDict` / `OwnedList`: created for this node by a merge or a copy; changed in place.
 
-Leaves that still need work are `Interp` (a string with references or queries) and `Stack` (the
+Leaves that still need work are `Interpolation` (a string with references or queries) and `Stack` (the
 layers of one key that could not be merged before interpolation).
 """
 
@@ -38,7 +38,7 @@ class Source(Record):
         _set(self, "path", path)
 
 
-class RDict(dict):
+class UnresolvedDict(dict):
     """A mapping from a file that still has something to interpolate inside (shared).
 
     `dirty` names the keys that need work, so a node's copy is rendered without visiting
@@ -49,25 +49,25 @@ class RDict(dict):
 
     def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
         super().__init__(data)
-        self.dirty = tuple(k for k, v in self.items() if type(v) in UNRENDERED + SHARED_DIRTY) \
+        self.dirty = tuple(k for k, v in self.items() if type(v) in NEEDS_RESOLVING) \
             if dirty is None else dirty
 
 
-class RList(list):
+class UnresolvedList(list):
     """A list from a file that still has something to interpolate inside (shared).
 
-    `dirty` holds the indexes that need work, as for RDict.
+    `dirty` holds the indexes that need work, as for UnresolvedDict.
     """
 
     __slots__ = ("dirty",)
 
     def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
         super().__init__(data)
-        self.dirty = tuple(i for i, v in enumerate(self) if type(v) in UNRENDERED + SHARED_DIRTY) \
+        self.dirty = tuple(i for i, v in enumerate(self) if type(v) in NEEDS_RESOLVING) \
             if dirty is None else dirty
 
 
-class MDict(dict):
+class OwnedDict(dict):
     """A mapping owned by the node being rendered. Records which source set each key."""
 
     # src: the source of every key not listed in origin (a dict key -> Source). Both read as
@@ -82,7 +82,7 @@ class MDict(dict):
         raise AttributeError(name)
 
     @classmethod
-    def from_source(cls, data: Any, src: Source | None) -> MDict:
+    def from_source(cls, data: Any, src: Source | None) -> OwnedDict:
         mapping = cls(data)
         mapping.src = src
         mapping.origin = None
@@ -99,13 +99,13 @@ class MDict(dict):
         return self.src
 
 
-class MList(list):
+class OwnedList(list):
     """A list owned by the node being rendered."""
 
     __slots__ = ()
 
 
-class Interp:
+class Interpolation:
     """A string value containing references or queries, as written in one file."""
 
     __slots__ = ("template", "source", "text")
@@ -126,7 +126,7 @@ class Interp:
         return "composite"
 
     def __repr__(self) -> str:
-        return f"Interp({self.text!r})"
+        return f"Interpolation({self.text!r})"
 
 
 class Layer:
@@ -169,15 +169,17 @@ class Stack:
         return f"Stack({[layer.value for layer in self.layers]!r})"
 
 
-UNRENDERED = (Interp, Stack)
-SHARED_DIRTY = (RDict, RList)
-DICTS = (dict, RDict, MDict)
-LISTS = (list, RList, MList)
+# The type sets of the tree, defined here only. Hot paths test `type(v) in ...` or `is`.
+NEEDS_RESOLVING = frozenset({Interpolation, Stack, UnresolvedDict, UnresolvedList})
+SHARED_DICT_TYPES = (dict, UnresolvedDict)  # from a file: never changed
+SHARED_LIST_TYPES = (list, UnresolvedList)
+DICT_TYPES = (dict, UnresolvedDict, OwnedDict)
+LIST_TYPES = (list, UnresolvedList, OwnedList)
 
 
 def kind_of(value: Any) -> str:
     """Kind names used in `Cannot merge X over Y` messages."""
-    if isinstance(value, Interp):
+    if isinstance(value, Interpolation):
         return value.kind
     if isinstance(value, dict):
         return "dictionary"
@@ -190,8 +192,8 @@ def owned_copy(value: Any) -> Any:
     """A copy safe to change: owned containers and the layer stacks a merge made (with the
     owned values in them) are copied; shared ones, from files, are not."""
     kind = type(value)
-    if kind is MDict:
-        copy = MDict(value)  # dict's own copy; then only the owned values inside
+    if kind is OwnedDict:
+        copy = OwnedDict(value)  # dict's own copy; then only the owned values inside
         src = value.src
         if src is not None:
             copy.src = src
@@ -199,14 +201,14 @@ def owned_copy(value: Any) -> Any:
             copy.origin = dict(value.origin)
         for key, item in value.items():
             kind = type(item)
-            if kind is MDict or kind is MList or kind is Stack:
+            if kind is OwnedDict or kind is OwnedList or kind is Stack:
                 copy[key] = owned_copy(item)
         return copy
-    if kind is MList:
-        copy = MList(value)
+    if kind is OwnedList:
+        copy = OwnedList(value)
         for index, item in enumerate(value):
             kind = type(item)
-            if kind is MDict or kind is MList or kind is Stack:
+            if kind is OwnedDict or kind is OwnedList or kind is Stack:
                 copy[index] = owned_copy(item)
         return copy
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change

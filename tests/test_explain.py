@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reclass_ng
-from reclass_ng.explain import MISSING, NodeTrace, lookup
-from reclass_ng.explain_report import explain_parameter
-from reclass_ng.values import Interp
+from reclass_ng.explain.report import explain_parameter
+from reclass_ng.explain.trace import MISSING, NodeTrace, lookup
+from reclass_ng.values import Interpolation
 
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = REPO / ".venv" / "bin" / "reclass-ng"
@@ -469,7 +469,7 @@ def _random_flags(rng: random.Random, value: Any) -> Any:
 def _written_value(trace: NodeTrace, contribution: Any, leaf: tuple) -> Any:
     if contribution.via:
         return lookup(trace.params, ("ref_map",) + leaf[len(contribution.key):])
-    if type(contribution.written) is Interp:
+    if type(contribution.written) is Interpolation:
         return lookup(trace.params, (contribution.written.text[2:-1],))
     return contribution.written
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.output import _orjson_text, dump, fast_pretty_json, pretty_json, write
-from reclass_ng.values import MDict, MList, RDict, RList
+from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)
            | st.text() | st.dates())
@@ -19,12 +19,12 @@ keys = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_n
 
 def _containers(children):
     return (st.lists(children, max_size=4)
-            | st.lists(children, max_size=4).map(MList)
-            | st.lists(children, max_size=4).map(RList)
+            | st.lists(children, max_size=4).map(OwnedList)
+            | st.lists(children, max_size=4).map(UnresolvedList)
             | st.lists(children, max_size=4).map(tuple)
             | st.dictionaries(keys, children, max_size=4)
-            | st.dictionaries(st.text(), children, max_size=4).map(MDict)
-            | st.dictionaries(st.text(), children, max_size=4).map(RDict))
+            | st.dictionaries(st.text(), children, max_size=4).map(OwnedDict)
+            | st.dictionaries(st.text(), children, max_size=4).map(UnresolvedDict))
 
 
 values = st.recursive(scalars, _containers, max_leaves=30)
@@ -103,6 +103,6 @@ def test_fast_pretty_json_on_what_orjson_writes_differently():
 
 def test_the_orjson_path_is_taken_for_plain_trees():
     # Without this the tests above would pass with orjson never used.
-    assert _orjson_text(MDict({"a": [1, 2.5, "x"], "b": None})) is not None
+    assert _orjson_text(OwnedDict({"a": [1, 2.5, "x"], "b": None})) is not None
     assert _orjson_text({"key with e-1": "v1e-5"}) is not None
     assert _orjson_text({"n": 1e-05}) is None

@@ -1,7 +1,7 @@
 """Rendered values as plain dicts and lists, for tools that check types exactly.
 
 The engine returns its own dict and list subclasses (they remember where values came from).
-Ansible's variable storage refuses anything but the exact built-in types ("Type 'MDict' is
+Ansible's variable storage refuses anything but the exact built-in types ("Type 'OwnedDict' is
 unsupported for variable storage"), and Salt sends pillar data to minions with msgpack, so the
 adapters hand over plain copies.
 """

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
-from reclass_ng.diff import InventoryDiff, KeyChange, NodeChange, compare, render_side
-from reclass_ng.diff_sources import exported_revision, short_revision
+from reclass_ng.diff.compare import InventoryDiff, KeyChange, NodeChange, compare, render_side
+from reclass_ng.diff.sources import exported_revision, short_revision
 from reclass_ng.errors import UsageError
 
 

@@ -36,13 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from reclass_ng.api import load
-    from reclass_ng.explain import NodeTrace
-    from reclass_ng.explain_report import (
+    from reclass_ng.explain.report import (
         explain_application,
         explain_class,
         explain_parameter,
     )
-    from reclass_ng.explain_text import application_text, class_text, parameter_text
+    from reclass_ng.explain.text import application_text, class_text, parameter_text
+    from reclass_ng.explain.trace import NodeTrace
     from reclass_ng.output import dump
 
     asked = [x for x in (args.path, args.exports, args.class_name, args.application)

@@ -108,8 +108,8 @@ class InventoryOutput:
             print(message, file=sys.stderr)
 
     def render(self, inventory: Any) -> None:
+        from reclass_ng.cli.progress import ProgressBar, wants_progress
         from reclass_ng.output import write
-        from reclass_ng.progress import ProgressBar, wants_progress
 
         count = len(inventory.storage.nodes)
         if wants_progress(sys.stderr, count, self.quiet):

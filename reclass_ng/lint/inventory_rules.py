@@ -13,7 +13,7 @@ from typing import Any
 
 from reclass_ng.api import Inventory
 from reclass_ng.classes import parse_class_mapping
-from reclass_ng.entity import Entity, absolute_class_name
+from reclass_ng.entity import Entity
 from reclass_ng.errors import (
     ChangedConstantError,
     InfiniteRecursionError,
@@ -28,6 +28,7 @@ from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
 from reclass_ng.lint.layers import Write, entity_label, plain, prefixes
 from reclass_ng.lint.nodes import NodeRun, WriteCache
 from reclass_ng.lint.yaml_pass import LineIndex
+from reclass_ng.prepare import absolute_class_name
 
 MAX_NAMES = 5
 

@@ -15,7 +15,7 @@ import attrs
 from reclass_ng.api import Inventory
 from reclass_ng.entity import Entity
 from reclass_ng.merge import MergedNode, Merger
-from reclass_ng.values import Interp, RDict, RList, Stack
+from reclass_ng.values import Interpolation, Stack, UnresolvedDict, UnresolvedList
 
 
 class RecordingMerger(Merger):
@@ -50,7 +50,7 @@ class Write:
 def kind_of(value: Any) -> str:
     if value is None:
         return "null"
-    if type(value) is Interp:
+    if type(value) is Interpolation:
         return "reference"
     if isinstance(value, dict):
         return "dict"
@@ -81,13 +81,13 @@ def _flatten(mapping: Any, prefix: tuple, out: dict[tuple, Write]) -> None:
 
 def plain(value: Any) -> Any:
     """A value as a user wrote it (references as their text), for messages."""
-    if type(value) is Interp:
+    if type(value) is Interpolation:
         return value.text
     if type(value) is Stack:
         return plain(value.layers[-1].value)
-    if isinstance(value, (dict, RDict)):
+    if isinstance(value, (dict, UnresolvedDict)):
         return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, (list, RList)):
+    if isinstance(value, (list, UnresolvedList)):
         return [plain(v) for v in value]
     return value
 

@@ -1,4 +1,4 @@
-"""Text output of `reclass-ng explain`, from the plain reports of reclass_ng.explain_report."""
+"""Text output of `reclass-ng explain`, from the plain reports of reclass_ng.explain.report."""
 
 from __future__ import annotations
 

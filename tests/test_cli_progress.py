@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from inventory_writer import write_inventory
 
-from reclass_ng.progress import MIN_NODES, ProgressBar, wants_progress
+from reclass_ng.cli.progress import MIN_NODES, ProgressBar, wants_progress
 
 NODES = MIN_NODES + 50
 

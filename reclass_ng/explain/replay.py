@@ -15,7 +15,7 @@ import attrs
 from reclass_ng.values import Stack
 
 if TYPE_CHECKING:
-    from reclass_ng.explain import NodeTrace, Visit
+    from reclass_ng.explain.trace import NodeTrace, Visit
 
 MISSING: Any = object()
 

@@ -1,4 +1,4 @@
-"""Rendering a whole inventory on any `concurrent.futures.Executor` (process pool, Dask, ...).
+"""Rendering a whole inventory in chunks on any `concurrent.futures.Executor` (process pool, Dask, ...).
 
 What travels: each task is the settings (an immutable, picklable record) and a chunk of node
 names; each worker process loads the inventory once (cached per process under the settings and
@@ -32,17 +32,16 @@ from typing import Any
 import attrs
 
 from reclass_ng.errors import ReclassError
-from reclass_ng.parallel_warnings import (
+from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
+from reclass_ng.parallel.warning_replay import (
     RecordingQueryEngine,
     Replay,
     Warn,
     recording,
     recording_warn,
 )
+from reclass_ng.render import InventoryRenderer, cycle_collection_paused, inventory_document
 from reclass_ng.settings import Settings
-
-__all__ = ["forked_process_pool", "preload", "render_inventory", "render_inventory_pieces",
-           "render_inventory_text"]
 
 Progress = Callable[[int, int], None]
 
@@ -56,12 +55,10 @@ _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last
 def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
     """The inventory of this process for one render, loaded on first use (on `storage`, an
     already scanned YamlFsStorage of the same directories, when given)."""
-    from reclass_ng.api import Inventory
-
     with _STATES_LOCK:
         inventory = _STATES.get((settings, key))
         if inventory is None:
-            inventory = Inventory(settings, warn=recording_warn, storage=storage)
+            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage)
             inventory.queries = RecordingQueryEngine(inventory.renderer)
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
@@ -111,8 +108,6 @@ class ChunkResult:
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
     """Worker entry point: expand every node of the chunk, then interpolate them, in order."""
-    from reclass_ng.render import cycle_collection_paused
-
     with cycle_collection_paused():  # as the serial render (see there)
         return _render_chunk(job)
 
@@ -134,7 +129,7 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
         with recording([]) as events:
             result.interp_events.append(events)
             try:
-                info = inventory._interpolated(node)
+                info = inventory.interpolated_nodeinfo(node)
             except ReclassError as err:
                 result.interp_error = _transferable(err)
                 return result
@@ -240,12 +235,10 @@ def _workers_of(executor: Executor) -> int:
 def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                 chunk_size: int | None, progress: Progress | None, key: str | None
                 ) -> tuple[Any, list[str], list[ChunkResult]]:
-    from reclass_ng.api import Inventory
-
-    if isinstance(source, Inventory):
+    if isinstance(source, InventoryRenderer):
         inventory = source
     elif isinstance(source, Settings):
-        inventory = Inventory(source)
+        inventory = InventoryRenderer(source)
     else:
         raise TypeError(f"render_inventory() needs an Inventory or Settings, not {source!r}")
     settings = _portable(inventory.settings)
@@ -300,8 +293,6 @@ def render_inventory(source: Any, executor: Executor, *, chunk_size: int | None 
     names a state loaded with `preload()` before a fork pool started (default: each worker
     process loads the inventory once for this call).
     """
-    from reclass_ng.api import inventory_document
-
     inventory, names, results = _run_chunks(source, executor, None, chunk_size, progress, key)
     _check_errors(results, inventory.warn)
     nodes = {}
@@ -327,7 +318,7 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
 
     if fmt not in FORMATS:
         dump({}, fmt, pretty)  # the usual error for an unknown format
-    if (fmt, pretty) not in _FRAGMENT_FORMS:
+    if (fmt, pretty) not in FRAGMENT_FORMS:
         data = render_inventory(source, executor, chunk_size=chunk_size, progress=progress,
                                 key=key)
         return [dump(data, fmt, pretty)]
@@ -335,65 +326,6 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
                                             progress, key)
     _check_errors(results, inventory.warn)
     return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty)
-
-
-# -- text assembled from per-node fragments -----------------------------------------------------
-#
-# In block YAML and in JSON a node's text does not depend on what surrounds it, only on its
-# depth: a worker dumps {"nodes": {name: info}} with the usual dump() and keeps the part
-# between the known frame, which is exactly what the whole document holds for that node.
-# (Flow-style YAML wraps lines by column across nodes, so it is dumped whole.)
-
-# (format, pretty): (frame before the node, frame after it, separator between nodes,
-#                    "nodes" of an empty inventory, the same with the nodes in: before, after)
-_FRAGMENT_FORMS = {
-    ("json", True): ('{\n  "nodes": {\n    ', '\n  }\n}\n', ',\n    ',
-                     '"nodes": {}', '"nodes": {\n    ', '\n  }'),
-    ("json", False): ('{"nodes":{', '}}\n', ',', '"nodes":{}', '"nodes":{', '}'),
-    ("yaml", True): ('nodes:\n', '\n', '', 'nodes: {}\n', 'nodes:\n', ''),
-}
-
-
-def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
-    """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output import dump, fast_pretty_json, json_key
-
-    if fmt == "json" and pretty:
-        return json_key(name) + ": " + fast_pretty_json(info, "    ")
-    before, after = _FRAGMENT_FORMS[(fmt, pretty)][:2]
-    text = dump({"nodes": {name: info}}, fmt, pretty)
-    if not (text.startswith(before) and text.endswith(after)):
-        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.py changed
-    return text[len(before):len(text) - len(after)]
-
-
-def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: str,
-                       pretty: bool) -> list[str]:
-    """The dumped inventory, in pieces, from (name, classes, applications, text) of each node."""
-    from reclass_ng.output import dump
-    from reclass_ng.render import timestamp
-
-    classes: dict[str, list[str]] = {}
-    applications: dict[str, list[str]] = {}
-    for name, node_classes, node_applications, _ in parts:
-        for app in node_applications:
-            applications.setdefault(app, []).append(name)
-        for cls in node_classes:
-            classes.setdefault(cls, []).append(name)
-    skeleton = dump({"__reclass__": {"timestamp": timestamp()}, "nodes": {}, "classes": classes,
-                     "applications": applications}, fmt, pretty)
-    if not parts:
-        return [skeleton]
-    separator, empty, opening, closing = _FRAGMENT_FORMS[(fmt, pretty)][2:]
-    # The empty "nodes" is the first key after the timestamp in JSON, the last key in YAML.
-    at = skeleton.find(empty) if fmt == "json" else skeleton.rfind(empty)
-    pieces = [skeleton[:at], opening]
-    for index, part in enumerate(parts):
-        if index and separator:
-            pieces.append(separator)
-        pieces.append(part[3])
-    pieces += [closing, skeleton[at + len(empty):]]
-    return pieces
 
 
 def _leave_interrupts_to_the_parent() -> None:

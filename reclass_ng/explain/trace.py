@@ -26,11 +26,11 @@ from reclass_ng.api import Inventory
 from reclass_ng.classes import ClassExpander
 from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, NotFoundError, ReclassError
-from reclass_ng.explain_replay import MISSING, Contribution, Replay, layers_of, lookup, value_kind
+from reclass_ng.explain.replay import MISSING, Contribution, Replay, layers_of, lookup, value_kind
 from reclass_ng.merge import MergedNode
 from reclass_ng.storage.yaml_load import key_line
 from reclass_ng.syntax.ast import Query, Ref, Text
-from reclass_ng.values import Interp, Stack, to_plain
+from reclass_ng.values import Interpolation, Stack, to_plain
 
 MAX_REFERENCE_DEPTH = 8  # links followed below one contribution; real chains are short
 
@@ -84,7 +84,7 @@ def did_you_mean(word: str, candidates: list[str]) -> str:
 def as_written(value: Any) -> Any:
     """A prepared value back in the form its file wrote it (references as their text, `~`/`=`
     keys with their prefix again)."""
-    if type(value) is Interp:
+    if type(value) is Interpolation:
         return value.text
     if isinstance(value, dict):
         out: dict[str, Any] = {}
@@ -174,7 +174,7 @@ class NodeTrace:
 
     def kind_of(self, value: Any, at: tuple, section: str) -> str:
         """The kind a value written at `at` has once rendered (a lone reference: its target's)."""
-        if type(value) is Interp:
+        if type(value) is Interpolation:
             single = value.template.single
             if type(single) is Ref:
                 target = self.ref_value(single)
@@ -187,7 +187,7 @@ class NodeTrace:
 
     def resolved_mapping(self, value: Any, at: tuple, section: str) -> dict | None:
         """The final mapping a lone reference (or query) written at `at` gives, else None."""
-        if type(value) is not Interp:
+        if type(value) is not Interpolation:
             return None
         single = value.template.single
         if type(single) is Ref:
@@ -247,7 +247,7 @@ def _cached_key_line(path: str, keys: tuple) -> int | None:
 def references_in(value: Any) -> list[Ref | Query]:
     """The top-level references and queries in a written value, in order."""
     found: list[Ref | Query] = []
-    if type(value) is Interp:
+    if type(value) is Interpolation:
         found.extend(item for item in value.template.items if type(item) in (Ref, Query))
     elif type(value) is Stack:
         for layer in value.layers:

@@ -10,9 +10,8 @@ import difflib
 import json
 from typing import Any
 
-from reclass_ng.entity import absolute_class_name
 from reclass_ng.errors import UsageError
-from reclass_ng.explain import (
+from reclass_ng.explain.trace import (
     MAX_REFERENCE_DEPTH,
     MISSING,
     Contribution,
@@ -25,8 +24,9 @@ from reclass_ng.explain import (
     plain,
     references_in,
 )
+from reclass_ng.prepare import absolute_class_name
 from reclass_ng.syntax.ast import Query, Ref
-from reclass_ng.values import Interp
+from reclass_ng.values import Interpolation
 
 # -- parameters -------------------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ def _element_origin(trace: NodeTrace, leaf: tuple, index_text: str, section: str
         written = contribution.written
         if isinstance(written, list):
             size = len(written)
-        elif type(written) is Interp and type(written.template.single) is Ref:
+        elif type(written) is Interpolation and type(written.template.single) is Ref:
             target = trace.ref_value(written.template.single)
             size = len(target) if isinstance(target, list) else 1
         else:

@@ -1,0 +1,63 @@
+"""The text of a dumped inventory assembled from per-node fragments dumped by the workers.
+
+In block YAML and in JSON a node's text does not depend on what surrounds it, only on its
+depth: a worker dumps {"nodes": {name: info}} with the usual dump() and keeps the part
+between the known frame, which is exactly what the whole document holds for that node.
+(Flow-style YAML wraps lines by column across nodes, so it is dumped whole.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reclass_ng.render import timestamp
+
+# (format, pretty): (frame before the node, frame after it, separator between nodes,
+#                    "nodes" of an empty inventory, the same with the nodes in: before, after)
+FRAGMENT_FORMS = {
+    ("json", True): ('{\n  "nodes": {\n    ', '\n  }\n}\n', ',\n    ',
+                     '"nodes": {}', '"nodes": {\n    ', '\n  }'),
+    ("json", False): ('{"nodes":{', '}}\n', ',', '"nodes":{}', '"nodes":{', '}'),
+    ("yaml", True): ('nodes:\n', '\n', '', 'nodes: {}\n', 'nodes:\n', ''),
+}
+
+
+def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
+    """The text of one node inside the `nodes` of a dumped inventory."""
+    from reclass_ng.output import dump, fast_pretty_json, json_key
+
+    if fmt == "json" and pretty:
+        return json_key(name) + ": " + fast_pretty_json(info, "    ")
+    before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
+    text = dump({"nodes": {name: info}}, fmt, pretty)
+    if not (text.startswith(before) and text.endswith(after)):
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.py changed
+    return text[len(before):len(text) - len(after)]
+
+
+def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: str,
+                       pretty: bool) -> list[str]:
+    """The dumped inventory, in pieces, from (name, classes, applications, text) of each node."""
+    from reclass_ng.output import dump
+
+    classes: dict[str, list[str]] = {}
+    applications: dict[str, list[str]] = {}
+    for name, node_classes, node_applications, _ in parts:
+        for app in node_applications:
+            applications.setdefault(app, []).append(name)
+        for cls in node_classes:
+            classes.setdefault(cls, []).append(name)
+    skeleton = dump({"__reclass__": {"timestamp": timestamp()}, "nodes": {}, "classes": classes,
+                     "applications": applications}, fmt, pretty)
+    if not parts:
+        return [skeleton]
+    separator, empty, opening, closing = FRAGMENT_FORMS[(fmt, pretty)][2:]
+    # The empty "nodes" is the first key after the timestamp in JSON, the last key in YAML.
+    at = skeleton.find(empty) if fmt == "json" else skeleton.rfind(empty)
+    pieces = [skeleton[:at], opening]
+    for index, part in enumerate(parts):
+        if index and separator:
+            pieces.append(separator)
+        pieces.append(part[3])
+    pieces += [closing, skeleton[at + len(empty):]]
+    return pieces
