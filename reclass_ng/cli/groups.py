@@ -10,8 +10,11 @@ import argparse
 import os
 import sys
 
+from reclass_ng.classifier.catalog import load_catalog
 from reclass_ng.classifier.errors import GroupValidationError
 from reclass_ng.classifier.group_files import groups_dir, read_group_files
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.classifier.referents import referent_problems
 from reclass_ng.output import dump
 from reclass_ng.settings import load_settings
 
@@ -37,7 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     validate = actions.add_parser(
         "validate", help="check the groups/ tree and list every problem",
         description="Check every group file and the tree they form (one root, parents exist, "
-                    "no cycles, all reachable, unique ids and names, well-formed rules).")
+                    "no cycles, all reachable, unique ids and names, well-formed rules) and, "
+                    "where puppet-classes.yml or puppet-classes.synced.yml give an environment "
+                    "a class catalogue, that the classes and parameters exist "
+                    "(missing-referents) and required parameters are set "
+                    "(unspecified-parameters).")
     add_inventory_argument(validate)
     validate.add_argument("-o", "--output", choices=("text", "yaml", "json"), default="text",
                           help="text for people (default); yaml/json list the problems as the "
@@ -47,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     inventory_dir = inventory_dir_from_args(args)
     groups, problems = read_group_files(inventory_dir)
+    if not problems and groups:
+        # The class catalogue checks, where puppet-classes*.yml give the environment one.
+        problems = referent_problems(GroupTree.build(groups), load_catalog(inventory_dir))
     where = str(groups_dir(inventory_dir))
     if args.output != "text":
         listed = [{"file": p.file, **p.to_error()} for p in problems]

@@ -20,6 +20,8 @@ SUBCOMMANDS["serve"] = ("reclass_ng.cli.serve", "serve the Node Classifier v1 HT
 SUBCOMMANDS["lint"] = ("reclass_ng.cli.lint", "check an inventory for mistakes (duplicate keys, dead values, ...)")
 SUBCOMMANDS["diff"] = ("reclass_ng.cli.diff", "compare every node of two revisions or directories of an inventory")
 SUBCOMMANDS["explain"] = ("reclass_ng.cli.explain", "explain where a node's value, class or application came from")
+SUBCOMMANDS["classes"] = ("reclass_ng.cli.classes", "sync and list the Puppet class catalogue of the node groups")
+SUBCOMMANDS["tokens"] = ("reclass_ng.cli.tokens", "add tokens with roles to a `reclass-ng serve` tokens file")
 
 
 def build_parser() -> argparse.ArgumentParser:

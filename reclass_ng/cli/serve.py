@@ -24,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--token-file", metavar="FILE",
                         help=f"file holding the API token (else ${TOKEN_VARIABLE}); without a "
                              "token, reads are open and writes are refused")
+    parser.add_argument("--tokens-file", metavar="FILE",
+                        help="YAML file of hashed tokens with roles (viewer, operator of a "
+                             "group subtree, admin; see `reclass-ng tokens add`); usable "
+                             "together with the single token")
+    parser.add_argument("--puppet-code-dir", metavar="DIR",
+                        help="Puppet's codedir (environments/<env>/modules) that POST "
+                             "/v1/update-classes syncs the class catalogue from")
     parser.add_argument("--read-only", action="store_true",
                         help="refuse every write (for inventories managed in git)")
     parser.add_argument("--open-reads", action="store_true",
@@ -73,9 +80,12 @@ def run(args: argparse.Namespace) -> int:
     host, port = parse_listen(args.listen)
     token = read_token(args.token_file)
     state_path = args.state_db or str(default_state_path(inventory_dir))
+    tokens_file = os.path.abspath(args.tokens_file) if args.tokens_file else None
+    code_dir = os.path.abspath(args.puppet_code_dir) if args.puppet_code_dir else None
     config = ServerConfig(inventory_dir=inventory_dir, state_path=state_path, token=token,
-                          read_only=args.read_only, open_reads=args.open_reads)
-    if token is None and not args.read_only:
+                          read_only=args.read_only, open_reads=args.open_reads,
+                          tokens_file=tokens_file, code_dir=code_dir)
+    if token is None and tokens_file is None and not args.read_only:
         print(f"reclass-ng serve: no token ({TOKEN_VARIABLE} or --token-file): reads are open, "
               "writes are refused", file=sys.stderr)
     print(f"reclass-ng serve: inventory {inventory_dir}, observed state in {state_path}",

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
-from reclass_ng.server import group_routes, node_routes, pin_routes
+from reclass_ng.server import (
+    catalog_routes,
+    group_routes,
+    hierarchy_routes,
+    node_routes,
+    pin_routes,
+)
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
 from reclass_ng.version import __version__
 
@@ -24,5 +30,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(group_routes.router)
     app.include_router(pin_routes.router)
     app.include_router(node_routes.router)
+    app.include_router(catalog_routes.router)
+    app.include_router(hierarchy_routes.router)
     app.add_middleware(BodyLimit)
     return app

@@ -15,10 +15,12 @@ from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.node_classification import render_classification
 from reclass_ng.errors import ReclassError
-from reclass_ng.server import group_writes
+from reclass_ng.server import group_access, group_writes
+from reclass_ng.server.auth import CLASSIFY
 from reclass_ng.server.errors import NODE_RENDER_ERROR, ApiError, error_responses, not_found
 from reclass_ng.server.http import json_body, require_auth, service
 from reclass_ng.server.inventory_state import Snapshot, read_bytes
+from reclass_ng.server.referent_checks import annotate
 from reclass_ng.server.yaml_files import file_etag
 
 router = APIRouter()
@@ -70,23 +72,27 @@ def _group_json(group: dict[str, Any], status: int, etag: str) -> JSONResponse:
 def list_groups(request: Request) -> JSONResponse:
     """Every group, read from groups/ (with `?inherited`: classes, variables and rule merged
     from the ancestors)."""
-    require_auth(request, write=False)
+    principal = require_auth(request, write=False)
     state = service(request).inventory
+    catalog = service(request).catalog.catalog()
     snapshot = state.snapshot()
     if _inherited_flag(request):
         tree = snapshot.valid_tree()
-        return JSONResponse([group_writes.group_view(state, g, _inherited_view(tree, g))
-                             for g in tree.walk()])
-    return JSONResponse([group_writes.group_view(state, g) for g in snapshot.groups])
+        return JSONResponse([annotate(group_writes.group_view(state, g, _inherited_view(tree, g)),
+                                      g, catalog)
+                             for g in group_access.visible(principal, state, tree.walk())])
+    return JSONResponse([annotate(group_writes.group_view(state, g), g, catalog)
+                         for g in group_access.visible(principal, state, snapshot.groups)])
 
 
 @router.get("/v1/groups/{group_id}", responses=error_responses(400, 401, 403, 404, 500))
 def get_group(group_id: str, request: Request) -> JSONResponse:
     """One group, with its file's ETag and its `serial_number` (send either back, as If-Match
     or in the body, to update safely)."""
-    require_auth(request, write=False)
+    principal = require_auth(request, write=False)
     state = service(request).inventory
     group_id = group_writes.check_uuid(group_id)
+    group_access.check_read(principal, state, group_id)
     snapshot = state.snapshot()
     group = snapshot.group(group_id)
     if group is None:
@@ -94,6 +100,7 @@ def get_group(group_id: str, request: Request) -> JSONResponse:
     data = _inherited_view(snapshot.valid_tree(), group) if _inherited_flag(request) \
         else group.to_data()
     content = read_bytes(state.group_path(group))  # read once: ETag and serial must agree
+    data = annotate(data, group, service(request).catalog.catalog())
     return _group_json(group_writes.with_serial(data, content), 200, file_etag(content))
 
 
@@ -102,8 +109,9 @@ def get_group(group_id: str, request: Request) -> JSONResponse:
                        **error_responses(400, 401, 403, 409, 413, 422)})
 async def put_group(group_id: str, request: Request) -> JSONResponse:
     """Create or replace a group: 201 when written, 200 when identical to the stored one."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
     body = await json_body(request)
+    group_access.check_write(principal, service(request).inventory, group_id, body)
     result = group_writes.put_group(service(request).inventory, group_id, body,
                                     request.headers.get("if-match"))
     return _group_json(result.group, 201 if result.changed else 200, result.etag)
@@ -114,8 +122,9 @@ async def put_group(group_id: str, request: Request) -> JSONResponse:
                         **error_responses(400, 401, 403, 413, 422)})
 async def create_group(request: Request) -> Response:
     """Create a group with a new id; 303 See Other with its Location."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
     body = await json_body(request)
+    group_access.check_write(principal, service(request).inventory, None, body)
     result = group_writes.create_group(service(request).inventory, body)
     return Response(status_code=303, headers={"Location": f"/v1/groups/{result.group['id']}",
                                                "ETag": result.etag})
@@ -125,8 +134,9 @@ async def create_group(request: Request) -> Response:
              responses=error_responses(400, 401, 403, 404, 409, 413, 422))
 async def update_group(group_id: str, request: Request) -> JSONResponse:
     """Apply a delta: classes and variables merge (null removes a key), other fields replace."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
     body = await json_body(request)
+    group_access.check_write(principal, service(request).inventory, group_id, body)
     result = group_writes.apply_delta(service(request).inventory, group_id, body,
                                       request.headers.get("if-match"))
     return _group_json(result.group, 200, result.etag)
@@ -136,7 +146,8 @@ async def update_group(group_id: str, request: Request) -> JSONResponse:
                responses=error_responses(400, 401, 403, 404, 409, 422))
 def delete_group(group_id: str, request: Request) -> Response:
     """Delete a group's file; 422 children-present while it has children."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
+    group_access.check_write(principal, service(request).inventory, group_id)
     group_writes.delete_group(service(request).inventory, group_id,
                               request.headers.get("if-match"))
     return Response(status_code=204)
@@ -184,7 +195,7 @@ def _render(request: Request, steps: Any, snapshot: Snapshot) -> dict[str, Any]:
 async def classify(name: str, request: Request) -> JSONResponse:
     """Classify a node by its facts; 500 classification-conflict when unrelated groups
     disagree. Records a check-in and the node's facts in the observed-state store."""
-    require_auth(request, write=False)
+    require_auth(request, write=False, permission=CLASSIFY)
     fact, trusted, transaction = await _submitted_node(request)
     context = service(request)
     snapshot = context.inventory.snapshot()
@@ -207,7 +218,7 @@ async def classify(name: str, request: Request) -> JSONResponse:
 async def explain(name: str, request: Request) -> JSONResponse:
     """How the node is classified: matched rules with fact values, leaves, inherited
     classifications, then conflicts or the final classification. 200 even with conflicts."""
-    require_auth(request, write=False)
+    require_auth(request, write=False, permission=CLASSIFY)
     fact, trusted, _ = await _submitted_node(request)
     snapshot = service(request).inventory.snapshot()
     tree = snapshot.valid_tree()

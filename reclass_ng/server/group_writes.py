@@ -43,6 +43,7 @@ from reclass_ng.server.errors import (
     not_found,
 )
 from reclass_ng.server.inventory_state import InventoryState, Snapshot, read_bytes
+from reclass_ng.server.referent_checks import check_referents
 from reclass_ng.server.yaml_files import (
     atomic_write,
     file_etag,
@@ -192,6 +193,7 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
                            False)
     proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
     _check_tree(snapshot, proposed)
+    check_referents(state.inventory_dir, snapshot, proposed, [group.id])
     text = render_update(current, _file_data(group, _existing_mapping(current or "")))
     atomic_write(path, text)
     return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
@@ -312,6 +314,8 @@ def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:
     old = snapshot.group(group.id)
     if old is not None:
         group = attrs.evolve(group, file=old.file)
-    _check_tree(snapshot, [g for g in snapshot.groups if g.id != group.id] + [group])
+    proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
+    _check_tree(snapshot, proposed)
+    check_referents(state.inventory_dir, snapshot, proposed, [group.id])
     return group.to_data()
 

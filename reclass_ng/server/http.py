@@ -3,7 +3,6 @@ bodies and error answers in the classifier's `{kind, msg, details}` form."""
 
 from __future__ import annotations
 
-import hmac
 import json
 import os
 from typing import Any
@@ -16,6 +15,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.auth import ADMIN, ANONYMOUS_READER, Principal, TokenStore
+from reclass_ng.server.catalog_state import CatalogState
 from reclass_ng.server.errors import (
     MALFORMED_REQUEST,
     MAX_BODY_BYTES,
@@ -33,13 +34,16 @@ from reclass_ng.server.observed_state import ObservedState
 
 @attrs.frozen
 class ServerConfig:
-    """How the service runs. `token` None: reads are open and writes are refused."""
+    """How the service runs. Without `token` and `tokens_file`: reads are open and writes are
+    refused."""
 
     inventory_dir: str
     state_path: str
     token: str | None = None
     read_only: bool = False
     open_reads: bool = False
+    tokens_file: str | None = None  # roles file (server/auth.py)
+    code_dir: str | None = None  # Puppet code for the class catalogue (classifier/class_sync.py)
 
 
 @attrs.define
@@ -49,44 +53,65 @@ class ServiceContext:
     config: ServerConfig
     inventory: InventoryState
     observed: ObservedState
+    tokens: TokenStore
+    catalog: CatalogState
 
 
 def service(request: Request) -> ServiceContext:
     return request.app.state.service
 
 
-def _presented_token(request: Request) -> str | None:
+def _presented_token(request: Request) -> bytes | None:
+    """The token's bytes. HTTP headers arrive decoded as Latin-1, so encoding them back gives
+    the bytes the client sent: a non-ASCII token sent as UTF-8 matches its UTF-8 hash."""
     token = request.headers.get("x-authentication")
-    if token:
-        return token.strip()
+    if token and token.strip():
+        return token.strip().encode("latin-1")
     authorization = request.headers.get("authorization", "")
     scheme, _, value = authorization.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
+        return value.strip().encode("latin-1")
     return None
 
 
-def require_auth(request: Request, *, write: bool) -> None:
-    """401 without a token, 403 with a wrong one; writes also need a configured token and a
-    server that is not read-only. Reads need the token unless the server opens them."""
-    config = service(request).config
+def _denied(msg: str) -> ApiError:
+    return ApiError(403, PERMISSION_DENIED, msg, None)
+
+
+def require_auth(request: Request, *, write: bool, permission: str | None = None,
+                 admin: bool = False) -> Principal:
+    """The caller, or 401/403. Reads need a token (any role) unless the server opens them;
+    writes need a configured token and a server that is not read-only, and: `admin` an admin,
+    `permission` that permission (classify, facts), otherwise (group writes) an operator or
+    admin. Group subtrees are checked by the routes (server/group_access.py)."""
+    context = service(request)
+    config = context.config
     if write and config.read_only:
         raise ApiError(403, READ_ONLY, "The service is read-only (--read-only): change the "
                        "inventory in git instead.", None)
-    if config.token is None:
+    if not context.tokens.configured:
         if write:
-            raise ApiError(403, PERMISSION_DENIED, "Writes are disabled: the server was started "
-                           "without a token (RECLASS_NG_TOKEN or --token-file).", None)
-        return
-    if not write and config.open_reads:
-        return
+            raise _denied("Writes are disabled: the server was started without a token "
+                          "(RECLASS_NG_TOKEN, --token-file or --tokens-file).")
+        return ANONYMOUS_READER
     presented = _presented_token(request)
+    principal = context.tokens.identify(presented) if presented is not None else None
+    if principal is None and not write and config.open_reads:
+        return ANONYMOUS_READER
     if presented is None:
         raise ApiError(401, USER_UNAUTHENTICATED, "Authentication required: send the token as "
                        "`X-Authentication: TOKEN` or `Authorization: Bearer TOKEN`.", None,
                        headers={"WWW-Authenticate": "Bearer"})
-    if not hmac.compare_digest(presented.encode(), config.token.encode()):
-        raise ApiError(403, PERMISSION_DENIED, "The token is not valid for this service.", None)
+    if principal is None:
+        raise _denied("The token is not valid for this service.")
+    if admin and principal.role != ADMIN:
+        raise _denied(f"Only an admin may do this; token {principal.name!r} is a "
+                      f"{principal.role}.")
+    if permission is not None and not principal.may(permission):
+        raise _denied(f"Token {principal.name!r} lacks the {permission!r} permission.")
+    if write and permission is None and not admin and not principal.may_write_groups():
+        raise _denied(f"Token {principal.name!r} is a {principal.role}: it may only read.")
+    return principal
 
 
 async def json_body(request: Request, *, empty: Any = attrs.NOTHING) -> Any:
@@ -178,4 +203,6 @@ def install_error_handlers(app: FastAPI) -> None:
 
 def context_from(config: ServerConfig) -> ServiceContext:
     return ServiceContext(config, InventoryState(config.inventory_dir),
-                          ObservedState(os.path.expanduser(config.state_path)))
+                          ObservedState(os.path.expanduser(config.state_path)),
+                          TokenStore(config.token, config.tokens_file),
+                          CatalogState(config.inventory_dir, config.code_dir))

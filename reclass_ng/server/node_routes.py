@@ -18,6 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.auth import FACTS
 from reclass_ng.server.errors import CONFLICTING_IDS, ApiError, error_responses, not_found
 from reclass_ng.server.group_writes import check_if_match
 from reclass_ng.server.http import json_body, require_auth, service
@@ -113,7 +114,7 @@ def get_configuration(name: str, request: Request) -> JSONResponse:
             responses=error_responses(400, 401, 403, 404, 409, 413))
 async def put_configuration(name: str, request: Request) -> JSONResponse:
     """Replace the node's nodes/ file (it must exist); comments on unchanged keys survive."""
-    require_auth(request, write=True)
+    require_auth(request, write=True, admin=True)
     data = _checked_configuration(await json_body(request), name)
     state = service(request).inventory
     with inventory_lock(state.inventory_dir):
@@ -142,7 +143,7 @@ def get_runtime(name: str, request: Request) -> JSONResponse:
             responses=error_responses(400, 401, 403, 413))
 async def put_runtime(name: str, request: Request) -> JSONResponse:
     """Replace the node's observed facts; never touches the inventory."""
-    require_auth(request, write=True)
+    require_auth(request, write=True, permission=FACTS)
     body = await json_body(request)
     if not isinstance(body, Mapping) or set(body) - {"name", "fact", "trusted"} or \
             not isinstance(body.get("fact", {}), dict) or \

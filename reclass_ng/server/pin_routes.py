@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from reclass_ng.server import pins
+from reclass_ng.server import group_access, pins
 from reclass_ng.server.errors import error_responses
 from reclass_ng.server.http import json_body, require_auth, service
 
@@ -41,7 +41,8 @@ async def _requested_nodes(request: Request) -> list[str]:
              responses=error_responses(400, 401, 403, 404, 413, 422))
 async def pin_nodes(group_id: str, request: Request) -> Response:
     """Pin nodes to the group: `["=", "name", NODE]` is OR'd into its rule. 204."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
+    group_access.check_write(principal, service(request).inventory, group_id)
     nodes = await _requested_nodes(request)
     pins.pin(service(request).inventory, group_id, nodes)
     return Response(status_code=204)
@@ -51,7 +52,8 @@ async def pin_nodes(group_id: str, request: Request) -> Response:
              responses=error_responses(400, 401, 403, 404, 413, 422))
 async def unpin_nodes(group_id: str, request: Request) -> Response:
     """Unpin nodes from the group (nodes matched by the rest of the rule still match). 204."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
+    group_access.check_write(principal, service(request).inventory, group_id)
     nodes = await _requested_nodes(request)
     pins.unpin(service(request).inventory, group_id, nodes)
     return Response(status_code=204)
@@ -64,7 +66,8 @@ async def unpin_nodes(group_id: str, request: Request) -> Response:
 async def unpin_from_all(request: Request) -> JSONResponse:
     """Unpin nodes from every group; 200 `{"nodes": [{name, groups: [{id, name,
     environment}]}]}` naming, for each node that was pinned somewhere, the groups it left."""
-    require_auth(request, write=True)
+    principal = require_auth(request, write=True)
+    group_access.check_whole_tree(principal)
     body = await json_body(request)
     nodes = pins.nodes_from_request(None, body)
     return JSONResponse(pins.unpin_from_all(service(request).inventory, nodes))

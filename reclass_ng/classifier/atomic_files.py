@@ -1,0 +1,82 @@
+"""Replacing files and directories so a reader (or a crash) sees the old state or the new one.
+
+The class catalogue and an imported group hierarchy are written here: a temporary file (or
+directory) next to the target, flushed, then renamed over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Replace `path` with `text`: temp file in the same directory, fsync, then os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def replace_directory(target: str | os.PathLike[str], files: dict[str, str | bytes]) -> None:
+    """Make directory `target` hold exactly `files` (relative path -> text or bytes).
+
+    The new tree is written to a hidden sibling directory first, then swapped with the old one
+    in a single renameat2(RENAME_EXCHANGE) on Linux, so a reader sees the old set or the new
+    one, never a mix. Where that call is missing, the old directory is renamed aside and the
+    new one into place (a reader may then briefly find no directory, never a mix). If anything
+    fails before the swap, the old directory is untouched.
+    """
+    target = Path(target)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new.", dir=target.parent))
+    try:
+        for relative, text in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as stream:
+                stream.write(text.encode("utf-8") if isinstance(text, str) else text)
+                stream.flush()
+                os.fsync(stream.fileno())
+        os.chmod(staging, target.stat().st_mode & 0o777 if target.exists() else 0o755)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if target.exists() and _exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)  # it now holds the old tree
+        return
+    old = target.parent / f".{target.name}.old.{os.getpid()}"
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths in one step with Linux's renameat2(RENAME_EXCHANGE); False where the
+    system call is unavailable (other systems, old kernels, some file systems)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second),
+                       _RENAME_EXCHANGE)
+    return result == 0

@@ -1,0 +1,75 @@
+"""A group rule as a PuppetDB query, for `POST /v1/rules/translate`.
+
+Two formats:
+
+* `nodes` (the default, the classifier's own translation for PuppetDB's v3 `nodes` endpoint):
+  `and`/`or`/`not` stay; a comparison on `name` passes through unchanged; one on a flat fact
+  `["fact", "f"]` becomes `["and", ["=", "name", "f"], [op, "value", v]]`. PuppetDB's v3 query
+  language has no structured or trusted facts, so those are `untranslatable-rule`.
+* `inventory` (PuppetDB's v4 `inventory` endpoint, which has them): `name` becomes
+  `certname`, `["fact", "os", "family"]` becomes `facts.os.family`, `["trusted", "x"]`
+  `trusted.x`; the numeric operators compare numbers, so their value is sent as a number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reclass_ng.classifier.rule_ast import And, Comparison, Condition, Not, Or
+
+FORMATS = ("nodes", "inventory")
+
+
+class UntranslatableRuleError(ValueError):
+    """The rule uses something the target query language cannot express."""
+
+
+def _number(text: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+def _comparison_nodes(condition: Comparison) -> list[Any]:
+    field = condition.field
+    if not field.written_as_list:
+        return [condition.operator, field.keys[0], condition.value]
+    kind, *path = field.keys
+    if len(path) > 1:
+        raise UntranslatableRuleError("PuppetDB does not support structured facts.")
+    if kind == "trusted":
+        raise UntranslatableRuleError("PuppetDB does not support trusted facts.")
+    if kind != "fact" or not path:
+        raise UntranslatableRuleError(f"PuppetDB has no field {field.to_data()!r}.")
+    return ["and", ["=", "name", path[0]], [condition.operator, "value", condition.value]]
+
+
+def _comparison_inventory(condition: Comparison) -> list[Any]:
+    keys = condition.field.keys
+    if keys == ("name",):
+        field = "certname"
+    elif keys[0] in ("fact", "trusted") and len(keys) > 1:
+        field = ("facts" if keys[0] == "fact" else "trusted") + "." + ".".join(
+            f'"{k}"' if "." in k else k for k in keys[1:])
+    else:
+        raise UntranslatableRuleError(f"PuppetDB's inventory has no field "
+                                      f"{condition.field.to_data()!r}.")
+    value: Any = condition.value
+    if condition.operator in ("<", "<=", ">", ">="):
+        value = _number(value)
+    return [condition.operator, field, value]
+
+
+def translate_rule(condition: Condition, query_format: str = "nodes") -> list[Any]:
+    """The PuppetDB query for a parsed rule; UntranslatableRuleError when there is none."""
+    if isinstance(condition, Comparison):
+        return (_comparison_nodes(condition) if query_format == "nodes"
+                else _comparison_inventory(condition))
+    if isinstance(condition, Not):
+        return ["not", translate_rule(condition.condition, query_format)]
+    operator = "and" if isinstance(condition, And) else "or"
+    assert isinstance(condition, (And, Or))
+    return [operator, *(translate_rule(c, query_format) for c in condition.conditions)]

@@ -1,0 +1,177 @@
+"""Who may do what: tokens with roles, stored hashed, compared in constant time.
+
+Two sources of tokens, usable together:
+
+* the single token of earlier versions (`RECLASS_NG_TOKEN` or `--token-file`): an admin;
+* a roles file (`--tokens-file`), YAML, kept next to the inventory (not in it), re-read when it
+  changes::
+
+      tokens:
+        - name: web-team
+          sha256: 5e884898da28047151d0e56f8dc62927...   # of the token's UTF-8 bytes
+          role: operator                                 # viewer | operator | admin
+          group: b0f03a26-d797-4a9c-aa99-dbe317af6331    # optional: only this subtree
+          permissions: [classify, facts]                 # optional extras
+
+A **viewer** reads; an **operator** reads and changes groups; an **admin** may do everything
+(node files, imports, class syncs, tokens' permissions included). `group` limits a viewer or
+operator to that group and its descendants: other groups are left out of lists and are 403.
+`classify` lets a token classify nodes (which records check-ins) and `facts` lets it write
+nodes' observed facts. Only SHA-256 digests are stored: tokens are long random strings (`reclass-ng
+tokens add` makes them), for which a fast hash is as safe as a slow one and keeps a request
+cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from reclass_ng.classifier.groups import ROOT_GROUP_ID, is_uuid
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.errors import ConfigError
+
+VIEWER, OPERATOR, ADMIN = "viewer", "operator", "admin"
+ROLES = (VIEWER, OPERATOR, ADMIN)
+CLASSIFY, FACTS = "classify", "facts"
+PERMISSIONS = (CLASSIFY, FACTS)
+
+
+@attrs.frozen
+class Principal:
+    """The caller: a token's name, role, subtree (None: all groups) and extra permissions."""
+
+    name: str
+    role: str
+    group: str | None = None
+    permissions: frozenset[str] = frozenset()
+
+    def may(self, permission: str) -> bool:
+        return self.role == ADMIN or permission in self.permissions
+
+    def may_write_groups(self) -> bool:
+        return self.role in (OPERATOR, ADMIN)
+
+    def sees_group(self, tree: GroupTree | None, group_id: str) -> bool:
+        """True when the group is in the principal's subtree (always, without a subtree)."""
+        if self.group is None or self.role == ADMIN:
+            return True
+        if tree is None:
+            return False
+        group = tree.get(group_id)
+        if group is None:
+            return False
+        return any(g.id == self.group for g in tree.chain(group))
+
+
+ANONYMOUS_READER = Principal("anonymous", VIEWER, None, frozenset({CLASSIFY}))
+
+
+@attrs.frozen
+class TokenEntry:
+    principal: Principal
+    digest: bytes
+
+
+def token_digest(token: bytes) -> bytes:
+    """SHA-256 of a token's bytes (what the roles file stores, hex-encoded)."""
+    return hashlib.sha256(token).digest()
+
+
+def _entry(data: Any, where: str) -> TokenEntry:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{where}: expected a mapping with name, sha256 and role")
+    unknown = sorted(set(data) - {"name", "sha256", "role", "group", "permissions"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    name, digest, role = data.get("name"), data.get("sha256"), data.get("role")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{where}: `name` must be a non-empty string")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise ConfigError(f"{where} ({name}): `sha256` must be the 64 hex digits of the token's "
+                          "SHA-256 (never the token itself)")
+    try:
+        raw = bytes.fromhex(digest)
+    except ValueError:
+        raise ConfigError(f"{where} ({name}): `sha256` is not hexadecimal") from None
+    if role not in ROLES:
+        raise ConfigError(f"{where} ({name}): `role` must be one of {', '.join(ROLES)}, "
+                          f"got {role!r}")
+    group = data.get("group")
+    if group is not None and not is_uuid(group):
+        raise ConfigError(f"{where} ({name}): `group` must be a group id (UUID), got {group!r}")
+    permissions = data.get("permissions") or []
+    if not isinstance(permissions, list) or not set(permissions) <= set(PERMISSIONS):
+        raise ConfigError(f"{where} ({name}): `permissions` must be a list of "
+                          f"{', '.join(PERMISSIONS)}")
+    group = group.lower() if group and group.lower() != ROOT_GROUP_ID else None
+    return TokenEntry(Principal(name, role, group, frozenset(permissions)), raw)
+
+
+def read_tokens_file(path: str | os.PathLike[str]) -> list[TokenEntry]:
+    """The entries of a roles file; ConfigError naming the file and entry when one is wrong."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            data = yaml.safe_load(stream)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise ConfigError(f"tokens file {path}: cannot read: {err}") from err
+    if data is None:
+        return []
+    if not isinstance(data, Mapping) or not isinstance(data.get("tokens", []), list):
+        raise ConfigError(f"tokens file {path}: expected `tokens:` with a list of entries")
+    entries = [_entry(item, f"{path}: tokens[{i}]") for i, item in enumerate(data["tokens"])]
+    names = [e.principal.name for e in entries]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"tokens file {path}: duplicate name(s) {', '.join(duplicates)}")
+    return entries
+
+
+class TokenStore:
+    """The tokens a server accepts; the roles file is re-read when its size or mtime changes,
+    so tokens can be added and revoked without a restart."""
+
+    def __init__(self, single_token: str | None, tokens_file: str | None) -> None:
+        self._single = token_digest(single_token.encode("utf-8")) if single_token else None
+        self._path = Path(tokens_file) if tokens_file else None
+        self._lock = threading.Lock()
+        self._cached: tuple[tuple[int, int], list[TokenEntry]] | None = None
+        if self._path is not None:
+            self.entries()  # a broken file fails at start-up, not at the first request
+
+    @property
+    def configured(self) -> bool:
+        return self._single is not None or self._path is not None
+
+    def entries(self) -> Sequence[TokenEntry]:
+        if self._path is None:
+            return ()
+        try:
+            stat = self._path.stat()
+        except OSError as err:
+            raise ConfigError(f"tokens file {self._path}: {err.strerror}") from err
+        key = (stat.st_size, stat.st_mtime_ns)
+        with self._lock:
+            if self._cached is None or self._cached[0] != key:
+                self._cached = (key, read_tokens_file(self._path))
+            return self._cached[1]
+
+    def identify(self, presented: bytes) -> Principal | None:
+        """The principal of a presented token, or None. Compares against every token with
+        hmac.compare_digest and never stops early, so timing tells nothing about a match."""
+        digest = token_digest(presented)
+        found: Principal | None = None
+        if self._single is not None and hmac.compare_digest(digest, self._single):
+            found = Principal("token", ADMIN, None, frozenset(PERMISSIONS))
+        for entry in self.entries():
+            if hmac.compare_digest(digest, entry.digest) and found is None:
+                found = entry.principal
+        return found

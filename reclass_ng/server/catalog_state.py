@@ -1,0 +1,74 @@
+"""The class catalogue as the service sees it: re-read when its files change, synced on demand."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from reclass_ng.classifier.catalog import (
+    MANUAL_FILE_NAME,
+    SYNCED_FILE_NAME,
+    CatalogError,
+    ClassCatalog,
+    load_catalog,
+)
+from reclass_ng.classifier.class_sync import PuppetUnavailableError, sync_classes
+from reclass_ng.errors import ReclassError
+from reclass_ng.server.errors import INVALID_INVENTORY, ApiError
+from reclass_ng.server.yaml_files import inventory_lock
+
+# reclass-ng's kinds for a sync the server cannot run.
+NO_CODE_DIR = "no-code-dir"
+PUPPET_UNAVAILABLE = "puppet-unavailable"
+SYNC_FAILED = "sync-failed"
+
+_FileKey = tuple[tuple[int, int] | None, ...]
+
+
+class CatalogState:
+    """The catalogue of one inventory, cached until either catalogue file changes."""
+
+    def __init__(self, inventory_dir: str | os.PathLike[str], code_dir: str | None) -> None:
+        self.inventory_dir = Path(inventory_dir).resolve()
+        self.code_dir = code_dir
+        self._lock = threading.Lock()
+        self._cached: tuple[_FileKey, ClassCatalog | None] | None = None
+
+    def _key(self) -> _FileKey:
+        keys = []
+        for name in (SYNCED_FILE_NAME, MANUAL_FILE_NAME):
+            try:
+                stat = (self.inventory_dir / name).stat()
+                keys.append((stat.st_size, stat.st_mtime_ns))
+            except OSError:
+                keys.append(None)
+        return tuple(keys)
+
+    def catalog(self) -> ClassCatalog | None:
+        """The merged catalogue, None without one; 500 invalid-inventory for a broken file."""
+        key = self._key()
+        with self._lock:
+            if self._cached is None or self._cached[0] != key:
+                try:
+                    self._cached = (key, load_catalog(self.inventory_dir))
+                except CatalogError as err:
+                    raise ApiError(500, INVALID_INVENTORY, str(err),
+                                   {"inventory": str(self.inventory_dir)}) from err
+            return self._cached[1]
+
+    def sync(self) -> None:
+        """Re-read the classes from the Puppet code (POST /v1/update-classes)."""
+        if self.code_dir is None:
+            raise ApiError(409, NO_CODE_DIR, "The server has no Puppet code to sync classes "
+                           "from: start it with --puppet-code-dir DIR (Puppet's codedir, with "
+                           "environments/<env>/modules), or declare classes in "
+                           f"{MANUAL_FILE_NAME}.", None)
+        try:
+            with inventory_lock(self.inventory_dir):  # it writes into the inventory
+                sync_classes(self.inventory_dir, self.code_dir)
+        except PuppetUnavailableError as err:
+            raise ApiError(503, PUPPET_UNAVAILABLE, str(err), {"code_dir": self.code_dir}) \
+                from err
+        except ReclassError as err:
+            raise ApiError(409, SYNC_FAILED, str(err), {"code_dir": self.code_dir}) from err
