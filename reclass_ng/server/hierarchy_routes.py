@@ -77,7 +77,11 @@ def _new_files(state: InventoryState, groups: list[Group]) -> dict[str, str | by
         if old is not None and old.file is not None:
             relative = os.path.relpath(old.file, GROUPS_DIR_NAME)
             current = Path(state.inventory_dir / old.file).read_text(encoding="utf-8")
-            files[relative] = render_update(current, _file_data(group, _existing_mapping(current)))
+            if old.to_data() == group.to_data():
+                files[relative] = current  # unchanged: the same bytes (a re-dump may reflow)
+            else:
+                files[relative] = render_update(current,
+                                                _file_data(group, _existing_mapping(current)))
         else:
             pending.append(group)
     for group in pending:
