@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs the real tools the adapter integration tests drive:
 #   - puppet-agent from Debian's packages (Puppet 7; only when running as root, apt-get is present
-#     and `puppet` is not installed yet),
+#     and `puppet` is not installed yet); the class catalogue sync runs its Ruby library too,
+#   - curl (the documented HTTP examples are run as written),
 #   - salt and ansible-core from PyPI into the virtualenv.
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
 # a second run installs nothing and prints nothing.
@@ -27,6 +28,18 @@ if ! command -v puppet >/dev/null 2>&1; then
     else
         echo "install-test-tools: puppet is not installed and apt-get as root is not available;" \
              "the Puppet integration tests will be skipped" >&2
+    fi
+fi
+
+# curl: the documented HTTP examples are run as written (tests/server/test_catalog_doc_examples.py).
+if ! command -v curl >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: installing curl from Debian's packages" >&2
+        apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+            --no-install-recommends curl >/dev/null
+    else
+        echo "install-test-tools: curl is not installed and apt-get as root is not available" >&2
     fi
 fi
 

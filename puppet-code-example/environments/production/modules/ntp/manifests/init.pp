@@ -1,0 +1,3 @@
+class ntp (Array[String] $servers, Boolean $iburst = true) {
+  notice("ntp servers=${servers.join(',')} iburst=${iburst}")
+}
