@@ -120,14 +120,12 @@ def _unspecified_message(details: Sequence[dict[str, Any]]) -> str:
             f"sets: {'; '.join(parts)} (environment {first['environment']!r}).")
 
 
-def _problem_keys(problems: Iterable[GroupProblem]) -> set[tuple[Any, ...]]:
-    keys = set()
-    for problem in problems:
-        for detail in problem.details:
-            missing = detail.get("missing", detail.get("unspecified"))
-            keys.add((problem.group_id, detail["kind"], detail.get("class"),
-                      repr(missing), detail["environment"], detail["defined_by"]))
-    return keys
+def _detail_key(group_id: str | None, detail: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes a detail the same problem before and after a change (by group id, so a
+    rename does not make old problems look new)."""
+    missing = detail.get("missing", detail.get("unspecified"))
+    return (group_id, detail["kind"], detail.get("class"), repr(missing), detail["environment"],
+            detail["defined_by"])
 
 
 def added_referent_problems(before: GroupTree | None, after: GroupTree,
@@ -145,12 +143,12 @@ def added_referent_problems(before: GroupTree | None, after: GroupTree,
     found = referent_problems(after, catalog, groups.values())
     if before is None or not found:
         return found
-    old = [before.get(g) for g in groups]
-    existing = _problem_keys(referent_problems(before, catalog, [g for g in old if g]))
+    old_groups = [g for g in (before.get(group_id) for group_id in groups) if g is not None]
+    existing = {_detail_key(p.group_id, d)
+                for p in referent_problems(before, catalog, old_groups) for d in p.details}
     added = []
     for problem in found:
-        fresh = [d for d in problem.details if not _problem_keys(
-            [GroupProblem(problem.kind, "", group_id=problem.group_id, details=[d])]) <= existing]
+        fresh = [d for d in problem.details if _detail_key(problem.group_id, d) not in existing]
         if fresh:
             message = (_missing_message(fresh) if problem.kind == MISSING_REFERENTS
                        else _unspecified_message(fresh))

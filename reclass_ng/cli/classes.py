@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             return EX_DATAERR
         return 0
     catalog = load_catalog(inventory_dir)
-    found = []
+    found: list[dict[str, object]] = []
     if catalog is not None:
         for environment in catalog.environments():
             if args.environment in (None, environment):

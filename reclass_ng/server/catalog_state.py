@@ -36,7 +36,7 @@ class CatalogState:
         self._cached: tuple[_FileKey, ClassCatalog | None] | None = None
 
     def _key(self) -> _FileKey:
-        keys = []
+        keys: list[tuple[int, int] | None] = []
         for name in (SYNCED_FILE_NAME, MANUAL_FILE_NAME):
             try:
                 stat = (self.inventory_dir / name).stat()
