@@ -7,7 +7,6 @@ directory) next to the target, flushed, then renamed over it.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
 import tempfile
@@ -71,6 +70,8 @@ _RENAME_EXCHANGE = 2  # linux/fs.h
 def _exchange(first: Path, second: Path) -> bool:
     """Swap two paths in one step with Linux's renameat2(RENAME_EXCHANGE); False where the
     system call is unavailable (other systems, old kernels, some file systems)."""
+    import ctypes  # only for imports of a hierarchy
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2

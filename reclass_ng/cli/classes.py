@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reclass_ng.classifier.catalog import SYNCED_FILE_NAME, load_catalog
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import EX_DATAERR
 from reclass_ng.output import dump
@@ -23,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sync = actions.add_parser(
         "sync", help="read the classes of Puppet code into the inventory's catalogue",
         description="Run Puppet's parser over CODEDIR/environments/*/modules/*/manifests and "
-                    f"write {SYNCED_FILE_NAME}; hand-declared classes are kept.")
+                    "write puppet-classes.synced.yml; hand-declared classes are kept.")
     add_inventory_argument(sync)
     sync.add_argument("--code-dir", metavar="DIR", required=True,
                       help="Puppet's codedir, holding environments/<env>/modules")
@@ -35,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from reclass_ng.classifier.catalog import load_catalog  # not at start-up of every command
+
     inventory_dir = inventory_dir_from_args(args)
     if args.classes_action == "sync":
         from reclass_ng.classifier.class_sync import sync_classes  # subprocess etc. only here

@@ -10,11 +10,8 @@ import argparse
 import os
 import sys
 
-from reclass_ng.classifier.catalog import load_catalog
 from reclass_ng.classifier.errors import GroupValidationError
 from reclass_ng.classifier.group_files import groups_dir, read_group_files
-from reclass_ng.classifier.hierarchy import GroupTree
-from reclass_ng.classifier.referents import referent_problems
 from reclass_ng.output import dump
 from reclass_ng.settings import load_settings
 
@@ -55,7 +52,12 @@ def run(args: argparse.Namespace) -> int:
     inventory_dir = inventory_dir_from_args(args)
     groups, problems = read_group_files(inventory_dir)
     if not problems and groups:
-        # The class catalogue checks, where puppet-classes*.yml give the environment one.
+        # The class catalogue checks, where puppet-classes*.yml give the environment one
+        # (imported here: every reclass-ng command imports this module to build its parser).
+        from reclass_ng.classifier.catalog import load_catalog
+        from reclass_ng.classifier.hierarchy import GroupTree
+        from reclass_ng.classifier.referents import referent_problems
+
         problems = referent_problems(GroupTree.build(groups), load_catalog(inventory_dir))
     where = str(groups_dir(inventory_dir))
     if args.output != "text":

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 
 import yaml
 
-from reclass_ng.classifier.atomic_files import atomic_write_text
 from reclass_ng.errors import ConfigError, UsageError
 
 
@@ -34,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    from reclass_ng.classifier.atomic_files import atomic_write_text
     from reclass_ng.classifier.groups import is_uuid
     from reclass_ng.server.auth import read_tokens_file, token_digest
 
