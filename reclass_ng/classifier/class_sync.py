@@ -131,11 +131,16 @@ def catalog_from_scan(scan: dict[str, Any], code_dir: str, previous: SyncedCatal
     return SyncedCatalog(environments, errors, now_iso(), root, scan.get("puppet_version"))
 
 
-def sync_classes(inventory_dir: str | os.PathLike[str], code_dir: str | os.PathLike[str]
-                 ) -> SyncedCatalog:
-    """Read every environment's classes from `code_dir` with Puppet and replace the inventory's
-    puppet-classes.synced.yml (hand-declared classes in puppet-classes.yml are never touched)."""
-    scan = scan_code_dir(code_dir)
+def store_scan(inventory_dir: str | os.PathLike[str], scan: dict[str, Any],
+               code_dir: str | os.PathLike[str]) -> SyncedCatalog:
+    """Replace the inventory's puppet-classes.synced.yml with a scan (hand-declared classes in
+    puppet-classes.yml are never touched)."""
     synced = catalog_from_scan(scan, str(code_dir), read_synced(inventory_dir))
     write_synced(inventory_dir, synced)
     return synced
+
+
+def sync_classes(inventory_dir: str | os.PathLike[str], code_dir: str | os.PathLike[str]
+                 ) -> SyncedCatalog:
+    """Read every environment's classes from `code_dir` with Puppet and store them."""
+    return store_scan(inventory_dir, scan_code_dir(code_dir), code_dir)

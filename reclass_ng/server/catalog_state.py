@@ -13,7 +13,7 @@ from reclass_ng.classifier.catalog import (
     ClassCatalog,
     load_catalog,
 )
-from reclass_ng.classifier.class_sync import PuppetUnavailableError, sync_classes
+from reclass_ng.classifier.class_sync import PuppetUnavailableError, scan_code_dir, store_scan
 from reclass_ng.errors import ReclassError
 from reclass_ng.server.errors import INVALID_INVENTORY, ApiError
 from reclass_ng.server.yaml_files import inventory_lock
@@ -65,8 +65,10 @@ class CatalogState:
                            "environments/<env>/modules), or declare classes in "
                            f"{MANUAL_FILE_NAME}.", None)
         try:
-            with inventory_lock(self.inventory_dir):  # it writes into the inventory
-                sync_classes(self.inventory_dir, self.code_dir)
+            # Puppet runs for seconds: outside the lock, so group writes do not wait for it.
+            scan = scan_code_dir(self.code_dir)
+            with inventory_lock(self.inventory_dir):
+                store_scan(self.inventory_dir, scan, self.code_dir)
         except PuppetUnavailableError as err:
             raise ApiError(503, PUPPET_UNAVAILABLE, str(err), {"code_dir": self.code_dir}) \
                 from err
