@@ -9,17 +9,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import yaml
-
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION, GroupProblem, GroupValidationError
 from reclass_ng.classifier.groups import Group, group_from_data
 from reclass_ng.classifier.hierarchy import GroupTree, validate_groups
-from reclass_ng.errors import NotFoundError
+from reclass_ng.errors import NotFoundError, YamlFileError
+from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
 
 GROUPS_DIR_NAME = "groups"
 GROUP_FILE_SUFFIXES = (".yml", ".yaml")
-
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def groups_dir(inventory_dir: str | os.PathLike[str]) -> Path:
@@ -47,29 +44,52 @@ def read_group_file(path: Path, shown_as: str | None = None) -> tuple[Group | No
     """Read and check one group file; `shown_as` is the path used in messages."""
     shown = shown_as or str(path)
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = yaml.load(stream, Loader=_SafeLoader)
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        where = f"{shown}:{mark.line + 1}:{mark.column + 1}" if mark else shown
-        return None, [GroupProblem(SCHEMA_VIOLATION, f"not valid YAML ({err.problem})",
-                                   where, details={"error": str(err)})]
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        return None, [GroupProblem(SCHEMA_VIOLATION, f"cannot read: {err}", shown,
+        content = read_input_file(str(path))
+    except YamlFileError as err:
+        return None, [GroupProblem(SCHEMA_VIOLATION, str(err), shown,
+                                   details={"error": str(err)})]
+    return group_from_bytes(content, shown)
+
+
+def group_from_bytes(content: bytes, shown: str) -> tuple[Group | None, list[GroupProblem]]:
+    """Parse and check one group file's bytes (with the loader's depth and size limits)."""
+    try:
+        data = parse_yaml_bytes(content, shown)
+    except YamlFileError as err:
+        where = f"{shown}:{err.line}:{err.column or 1}" if err.line else shown
+        return None, [GroupProblem(SCHEMA_VIOLATION, str(err), where,
                                    details={"error": str(err)})]
     return group_from_data(data, shown)
 
 
-def read_group_files(inventory_dir: str | os.PathLike[str]) -> tuple[list[Group], list[GroupProblem]]:
-    """All groups that read cleanly, and every problem: per file, then across the tree."""
+def read_group_sources(inventory_dir: str | os.PathLike[str]) -> dict[str, bytes | str]:
+    """Every group file's bytes by its path as shown in messages (`groups/...`); a file that
+    cannot be read maps to the error message instead. Each file is read once: callers that
+    need a file's content and its parsed group together take both from here."""
     directory = groups_dir(inventory_dir)
     if not directory.is_dir():
         raise NotFoundError(f"No groups directory: {directory} does not exist")
-    groups: list[Group] = []
-    problems: list[GroupProblem] = []
+    sources: dict[str, bytes | str] = {}
     for path in group_file_paths(directory):
         shown = os.path.join(GROUPS_DIR_NAME, os.path.relpath(path, directory))
-        group, found = read_group_file(path, shown)
+        try:
+            sources[shown] = read_input_file(str(path))
+        except YamlFileError as err:
+            sources[shown] = str(err).replace(str(path), shown, 1)
+    return sources
+
+
+def groups_from_sources(sources: dict[str, bytes | str]) -> tuple[list[Group], list[GroupProblem]]:
+    """The groups of read_group_sources' files that parse cleanly, and every problem: per file,
+    then across the tree."""
+    groups: list[Group] = []
+    problems: list[GroupProblem] = []
+    for shown, content in sources.items():
+        if isinstance(content, str):
+            problems.append(GroupProblem(SCHEMA_VIOLATION, content, shown,
+                                         details={"error": content}))
+            continue
+        group, found = group_from_bytes(content, shown)
         problems.extend(found)
         if group is not None:
             groups.append(group)
@@ -77,6 +97,11 @@ def read_group_files(inventory_dir: str | os.PathLike[str]) -> tuple[list[Group]
     # child of it then shows up as missing-parent, which names the real consequence.
     problems.extend(validate_groups(groups))
     return groups, problems
+
+
+def read_group_files(inventory_dir: str | os.PathLike[str]) -> tuple[list[Group], list[GroupProblem]]:
+    """All groups that read cleanly, and every problem: per file, then across the tree."""
+    return groups_from_sources(read_group_sources(inventory_dir))
 
 
 def load_groups(inventory_dir: str | os.PathLike[str]) -> GroupTree:

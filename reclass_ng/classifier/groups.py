@@ -9,6 +9,8 @@ rules) and `reclass_classes` (reclass classes expanded for every node in the gro
 from __future__ import annotations
 
 import copy
+import datetime
+import math
 import re
 import uuid
 from collections.abc import Mapping
@@ -32,6 +34,9 @@ DEFAULT_ENVIRONMENT = "production"
 CLASSES_PARAMETER = "_classes_"
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+# Longest group name: it becomes part of a file name, and people read it in lists.
+MAX_GROUP_NAME_LENGTH = 255
 
 KNOWN_FIELDS = (
     "id", "name", "description", "parent", "rule", "environment", "environment_trumps",
@@ -224,7 +229,26 @@ class _GroupReader:
                          {"submitted": dict(self.data), "error": {"rule": str(err)}})
             return data, None
 
+    def json_values(self) -> None:
+        """Refuse values the classifier cannot answer with in JSON: dates and times (an
+        unquoted `2024-01-01` in YAML), NaN and infinities (`.nan`, `.inf`), binary data and
+        keys JSON cannot name. The service would fail on every request that shows the group."""
+        problem = unservable_value(dict(self.data))
+        if problem is not None:
+            self.problem(SCHEMA_VIOLATION, f"{problem}: JSON has no such value (quote it in "
+                         "YAML to make it a string)",
+                         {"submitted": repr(dict(self.data))[:2000], "error": problem})
+
     def read(self) -> Group | None:
+        self.json_values()
+        if self.problems:
+            return None
+        name = self.data.get("name")
+        if isinstance(name, str) and len(name) > MAX_GROUP_NAME_LENGTH:
+            self.problem(SCHEMA_VIOLATION, f"name: at most {MAX_GROUP_NAME_LENGTH} characters, "
+                         f"got {len(name)}", {"error": {"name": "too long"},
+                                              "length": len(name)})
+            return None
         unknown = sorted(set(self.data) - set(KNOWN_FIELDS))
         if unknown:
             self.problem(SCHEMA_VIOLATION,
@@ -263,6 +287,30 @@ def group_from_data(data: Any, file: str | None = None) -> tuple[Group | None, l
     reader = _GroupReader(data, file)
     group = reader.read()
     return group, reader.problems
+
+
+def unservable_value(data: Any) -> str | None:
+    """The key path and kind of the first value in `data` that JSON cannot carry (a date or
+    time, NaN or an infinity, bytes, a key of another kind, a set), or None. No recursion."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, item = stack.pop()
+        shown = where or "the group"
+        if isinstance(item, (datetime.date, datetime.time)):
+            return f"{shown}: {item.isoformat()} is a {type(item).__name__}"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{shown}: {item!r} is not a finite number"
+        if isinstance(item, (bytes, bytearray, set, frozenset)):
+            return f"{shown}: a {type(item).__name__} value"
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                if not isinstance(key, (str, int, type(None))) and not (
+                        isinstance(key, float) and math.isfinite(key)):
+                    return f"{shown}: key {key!r} is a {type(key).__name__}"
+                stack.append((f"{where}.{key}" if where else key, child))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{where}[{i}]", child) for i, child in enumerate(item))
+    return None
 
 
 def inherited_condition(chain: list[Group]) -> Condition | None:

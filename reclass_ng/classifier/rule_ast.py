@@ -8,7 +8,6 @@ explanations show.
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 import attrs
@@ -37,7 +36,8 @@ class Comparison:
     operator: str
     field: FieldPath
     value: str
-    pattern: re.Pattern[str] | None = attrs.field(default=None, eq=False, repr=False)
+    # An RE2 pattern (rule_regex.compile_rule_regex): only its `.search(text)` is used.
+    pattern: Any = attrs.field(default=None, eq=False, repr=False)
 
     def to_data(self) -> list[Any]:
         return [self.operator, self.field.to_data(), self.value]

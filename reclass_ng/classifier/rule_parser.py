@@ -14,7 +14,6 @@ round-trip through the API.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from reclass_ng.classifier.rule_ast import (
     Not,
     Or,
 )
+from reclass_ng.classifier.rule_regex import RuleRegexError, compile_rule_regex
 
 RULE_GRAMMAR_HINT = (
     "The rule is malformed. Please consult the group documentation for details on the rule "
@@ -92,11 +92,9 @@ def _parse_comparison(data: Sequence[Any], location: str) -> Comparison:
     pattern = None
     if operator == "~":
         try:
-            pattern = re.compile(value)
-        except re.error as err:
-            raise RuleSyntaxError(
-                f"invalid regular expression {value!r}: {err}", f"{location}[2]"
-            ) from None
+            pattern = compile_rule_regex(value)
+        except RuleRegexError as err:
+            raise RuleSyntaxError(str(err), f"{location}[2]") from None
     return Comparison(operator, field, value, pattern)
 
 

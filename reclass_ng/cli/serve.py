@@ -38,6 +38,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-db", metavar="PATH",
                         help="SQLite file for observed state (check-ins, facts); default "
                              "$XDG_STATE_HOME/reclass-ng/observed-<hash>.sqlite3")
+    parser.add_argument("--record-anonymous-check-ins", action="store_true",
+                        help="let classifications without the token store the node's facts "
+                             "and a check-in (default: only clients with the token do)")
+    parser.add_argument("--check-in-history", type=int, default=10, metavar="N",
+                        help="check-ins kept per node (default: 10)")
+    parser.add_argument("--max-connections", type=int, default=100, metavar="N",
+                        help="open connections at most; more are closed at once, and requests "
+                             "over the limit get 503 (default: 100)")
+    parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="a connection must send its request headers within this time "
+                             "(default: 10)")
+    parser.add_argument("--worker-threads", type=int, default=8, metavar="N",
+                        help="threads for blocking work: file reads and writes, matching, "
+                             "rendering (default: 8)")
     parser.add_argument("--log-level", default="info",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn log level (default: info)")
@@ -82,13 +96,27 @@ def run(args: argparse.Namespace) -> int:
     state_path = args.state_db or str(default_state_path(inventory_dir))
     tokens_file = os.path.abspath(args.tokens_file) if args.tokens_file else None
     code_dir = os.path.abspath(args.puppet_code_dir) if args.puppet_code_dir else None
+    for option, value in (("--check-in-history", args.check_in_history),
+                          ("--max-connections", args.max_connections),
+                          ("--worker-threads", args.worker_threads),
+                          ("--header-timeout", args.header_timeout)):
+        if value <= 0:
+            raise UsageError(f"{option}: must be positive, got {value}")
     config = ServerConfig(inventory_dir=inventory_dir, state_path=state_path, token=token,
                           read_only=args.read_only, open_reads=args.open_reads,
-                          tokens_file=tokens_file, code_dir=code_dir)
+                          tokens_file=tokens_file, code_dir=code_dir,
+                          record_anonymous=args.record_anonymous_check_ins,
+                          check_in_history=args.check_in_history,
+                          worker_threads=args.worker_threads)
     if token is None and tokens_file is None and not args.read_only:
         print(f"reclass-ng serve: no token ({TOKEN_VARIABLE} or --token-file): reads are open, "
               "writes are refused", file=sys.stderr)
     print(f"reclass-ng serve: inventory {inventory_dir}, observed state in {state_path}",
           file=sys.stderr)
-    uvicorn.run(create_app(config), host=host, port=port, log_level=args.log_level)
+    from reclass_ng.server.http_protocol import bounded_protocol
+
+    uvicorn.run(create_app(config), host=host, port=port, log_level=args.log_level,
+                http=bounded_protocol(args.header_timeout, args.max_connections),
+                limit_concurrency=args.max_connections, timeout_keep_alive=5,
+                h11_max_incomplete_event_size=64 * 1024)
     return 0

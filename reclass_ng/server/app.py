@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
+import anyio.to_thread
 from fastapi import FastAPI
 
 from reclass_ng.server import (
@@ -11,13 +15,26 @@ from reclass_ng.server import (
     node_routes,
     pin_routes,
 )
+from reclass_ng.server.errors import ApiError
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
+from reclass_ng.server.yaml_files import remove_stale_temp_files_below
 from reclass_ng.version import __version__
 
 
 def create_app(config: ServerConfig) -> FastAPI:
     """The service for one inventory. The OpenAPI document is served at /openapi.json."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Blocking work (sync routes and `blocking(...)`) shares anyio's default thread
+        # limiter: bound it, so a burst queues instead of starting a thread per request.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = config.worker_threads
+        with contextlib.suppress(ApiError):  # lock held elsewhere: the next write cleans
+            remove_stale_temp_files_below(config.inventory_dir)
+        yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="reclass-ng classifier",
         version=__version__,
         description="The Node Classifier v1 API over a reclass YAML inventory, with desired "

@@ -35,6 +35,8 @@ NODE_RENDER_ERROR = "node-render-error"
 USER_UNAUTHENTICATED = "user-unauthenticated"
 PERMISSION_DENIED = "permission-denied"
 METHOD_NOT_ALLOWED = "method-not-allowed"
+INVENTORY_LOCKED = "inventory-locked"
+UNREPRESENTABLE_VALUE = "unrepresentable-value"
 
 # Field-level problems are the client's malformed input (400); tree-level ones are valid input
 # the hierarchy cannot accept (422), as in the classifier.
@@ -50,6 +52,11 @@ _STATUS_BY_KIND = {
 }
 
 MAX_BODY_BYTES = 1_000_000
+# Nesting of a JSON body (objects and arrays). Rules, facts and variables are shallow; a deeper
+# body is an attack on the recursive code that would walk it (400 malformed-request).
+MAX_JSON_DEPTH = 64
+# Longest group or node name: names become file names (255 bytes on most file systems).
+MAX_NAME_LENGTH = 200
 
 
 class ApiError(Exception):

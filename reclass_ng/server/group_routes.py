@@ -16,10 +16,17 @@ from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.node_classification import render_classification
 from reclass_ng.errors import ReclassError
 from reclass_ng.server import group_access, group_writes
-from reclass_ng.server.auth import CLASSIFY
-from reclass_ng.server.errors import NODE_RENDER_ERROR, ApiError, error_responses, not_found
-from reclass_ng.server.http import json_body, require_auth, service
-from reclass_ng.server.inventory_state import Snapshot, read_bytes
+from reclass_ng.server.auth import ANONYMOUS_READER, CLASSIFY
+from reclass_ng.server.errors import (
+    MALFORMED_REQUEST,
+    MAX_NAME_LENGTH,
+    NODE_RENDER_ERROR,
+    ApiError,
+    error_responses,
+    not_found,
+)
+from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.inventory_state import Snapshot
 from reclass_ng.server.referent_checks import annotate
 from reclass_ng.server.yaml_files import file_etag
 
@@ -78,17 +85,20 @@ def list_groups(request: Request) -> JSONResponse:
     snapshot = state.snapshot()
     if _inherited_flag(request):
         tree = snapshot.valid_tree()
-        return JSONResponse([annotate(group_writes.group_view(state, g, _inherited_view(tree, g)),
+        return JSONResponse([annotate(group_writes.group_view(snapshot, g,
+                                                              _inherited_view(tree, g)),
                                       g, catalog)
                              for g in group_access.visible(principal, state, tree.walk())])
-    return JSONResponse([annotate(group_writes.group_view(state, g), g, catalog)
+    return JSONResponse([annotate(group_writes.group_view(snapshot, g), g, catalog)
                          for g in group_access.visible(principal, state, snapshot.groups)])
 
 
 @router.get("/v1/groups/{group_id}", responses=error_responses(400, 401, 403, 404, 500))
+@router.head("/v1/groups/{group_id}", operation_id="head_group",
+             responses=error_responses(400, 401, 403, 404, 500))
 def get_group(group_id: str, request: Request) -> JSONResponse:
     """One group, with its file's ETag and its `serial_number` (send either back, as If-Match
-    or in the body, to update safely)."""
+    or in the body, to update safely). HEAD gives the headers (the ETag) only."""
     principal = require_auth(request, write=False)
     state = service(request).inventory
     group_id = group_writes.check_uuid(group_id)
@@ -99,7 +109,7 @@ def get_group(group_id: str, request: Request) -> JSONResponse:
         raise not_found(str(request.url.path))
     data = _inherited_view(snapshot.valid_tree(), group) if _inherited_flag(request) \
         else group.to_data()
-    content = read_bytes(state.group_path(group))  # read once: ETag and serial must agree
+    content = snapshot.content(group)  # the version `group` was parsed from
     data = annotate(data, group, service(request).catalog.catalog())
     return _group_json(group_writes.with_serial(data, content), 200, file_etag(content))
 
@@ -111,9 +121,10 @@ async def put_group(group_id: str, request: Request) -> JSONResponse:
     """Create or replace a group: 201 when written, 200 when identical to the stored one."""
     principal = require_auth(request, write=True)
     body = await json_body(request)
-    group_access.check_write(principal, service(request).inventory, group_id, body)
-    result = group_writes.put_group(service(request).inventory, group_id, body,
-                                    request.headers.get("if-match"))
+    await blocking(group_access.check_write, principal, service(request).inventory, group_id,
+                   body)
+    result = await blocking(group_writes.put_group, service(request).inventory, group_id, body,
+                            request.headers.get("if-match"))
     return _group_json(result.group, 201 if result.changed else 200, result.etag)
 
 
@@ -124,8 +135,8 @@ async def create_group(request: Request) -> Response:
     """Create a group with a new id; 303 See Other with its Location."""
     principal = require_auth(request, write=True)
     body = await json_body(request)
-    group_access.check_write(principal, service(request).inventory, None, body)
-    result = group_writes.create_group(service(request).inventory, body)
+    await blocking(group_access.check_write, principal, service(request).inventory, None, body)
+    result = await blocking(group_writes.create_group, service(request).inventory, body)
     return Response(status_code=303, headers={"Location": f"/v1/groups/{result.group['id']}",
                                                "ETag": result.etag})
 
@@ -136,9 +147,10 @@ async def update_group(group_id: str, request: Request) -> JSONResponse:
     """Apply a delta: classes and variables merge (null removes a key), other fields replace."""
     principal = require_auth(request, write=True)
     body = await json_body(request)
-    group_access.check_write(principal, service(request).inventory, group_id, body)
-    result = group_writes.apply_delta(service(request).inventory, group_id, body,
-                                      request.headers.get("if-match"))
+    await blocking(group_access.check_write, principal, service(request).inventory, group_id,
+                   body)
+    result = await blocking(group_writes.apply_delta, service(request).inventory, group_id,
+                            body, request.headers.get("if-match"))
     return _group_json(result.group, 200, result.etag)
 
 
@@ -159,7 +171,19 @@ async def validate_group(request: Request) -> JSONResponse:
     """Run every check a write would, write nothing; 200 with the group as validated."""
     require_auth(request, write=False)
     body = await json_body(request)
-    return JSONResponse(group_writes.validate_only(service(request).inventory, body))
+    return JSONResponse(await blocking(group_writes.validate_only, service(request).inventory,
+                                       body))
+
+
+def check_node_name(name: str) -> str:
+    """A node name from a URL; 400 when it is longer than MAX_NAME_LENGTH or holds control
+    or line-break characters (NEL, LINE SEPARATOR...), which no certname has."""
+    if len(name) > MAX_NAME_LENGTH or not name or not name.isprintable():
+        raise ApiError(400, MALFORMED_REQUEST, f"A node name must be 1 to {MAX_NAME_LENGTH} "
+                       "printable characters (no control or line-break characters); got "
+                       f"{len(name)} characters {name[:60]!r}.",
+                       {"name": name[:200], "limit": MAX_NAME_LENGTH})
+    return name
 
 
 async def _submitted_node(request: Request) -> tuple[dict[str, Any], dict[str, Any], str | None]:
@@ -190,26 +214,51 @@ def _render(request: Request, steps: Any, snapshot: Snapshot) -> dict[str, Any]:
         raise ApiError(422, NODE_RENDER_ERROR, str(err), {"node": steps.name}) from err
 
 
-@router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
-             responses=error_responses(400, 401, 403, 413, 422, 500))
-async def classify(name: str, request: Request) -> JSONResponse:
-    """Classify a node by its facts; 500 classification-conflict when unrelated groups
-    disagree. Records a check-in and the node's facts in the observed-state store."""
-    require_auth(request, write=False, permission=CLASSIFY)
-    fact, trusted, transaction = await _submitted_node(request)
+def _classify(request: Request, record: bool, name: str, fact: dict[str, Any],
+              trusted: dict[str, Any], transaction: str | None) -> dict[str, Any]:
     context = service(request)
     snapshot = context.inventory.snapshot()
     tree = snapshot.valid_tree()
     steps = classification_steps(tree, name, fact, trusted)
     explanation = explanation_from_steps(tree, steps)["match_explanations"]
     groups = [g.id for g in steps.matched]
-    context.observed.put_runtime(name, fact, trusted)
+    if record:
+        context.observed.put_runtime(name, fact, trusted)
     if steps.conflicts is not None:
-        context.observed.record_check_in(name, transaction, groups, explanation, None)
+        if record:
+            context.observed.record_check_in(name, transaction, groups, explanation, None)
         raise ApiError(500, CLASSIFICATION_CONFLICT, steps.conflict_msg or "", steps.conflicts)
     result = _render(request, steps, snapshot)
-    context.observed.record_check_in(name, transaction, groups, explanation, result)
-    return JSONResponse(result)
+    if record:
+        context.observed.record_check_in(name, transaction, groups, explanation, result)
+    return result
+
+
+@router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
+             responses=error_responses(400, 401, 403, 413, 422, 500))
+async def classify(name: str, request: Request) -> JSONResponse:
+    """Classify a node by its facts; 500 classification-conflict when unrelated groups
+    disagree. Records a check-in and the node's facts in the observed-state store when the
+    client sent a valid token (or the server runs with --record-anonymous-check-ins)."""
+    principal = require_auth(request, write=False, permission=CLASSIFY)
+    name = check_node_name(name)
+    fact, trusted, transaction = await _submitted_node(request)
+    # A classification is a read: an anonymous one (no valid token) records nothing unless
+    # the server was started to record those.
+    record = principal is not ANONYMOUS_READER or service(request).config.record_anonymous
+    return JSONResponse(await blocking(_classify, request, record, name, fact, trusted,
+                                       transaction))
+
+
+def _explain(request: Request, name: str, fact: dict[str, Any], trusted: dict[str, Any]
+             ) -> dict[str, Any]:
+    snapshot = service(request).inventory.snapshot()
+    tree = snapshot.valid_tree()
+    steps = classification_steps(tree, name, fact, trusted)
+    document = explanation_from_steps(tree, steps)
+    if steps.conflicts is None:
+        document["classification"] = _render(request, steps, snapshot)
+    return document
 
 
 @router.post("/v1/classified/nodes/{name}/explanation",
@@ -219,11 +268,6 @@ async def explain(name: str, request: Request) -> JSONResponse:
     """How the node is classified: matched rules with fact values, leaves, inherited
     classifications, then conflicts or the final classification. 200 even with conflicts."""
     require_auth(request, write=False, permission=CLASSIFY)
+    name = check_node_name(name)
     fact, trusted, _ = await _submitted_node(request)
-    snapshot = service(request).inventory.snapshot()
-    tree = snapshot.valid_tree()
-    steps = classification_steps(tree, name, fact, trusted)
-    document = explanation_from_steps(tree, steps)
-    if steps.conflicts is None:
-        document["classification"] = _render(request, steps, snapshot)
-    return JSONResponse(document)
+    return JSONResponse(await blocking(_explain, request, name, fact, trusted))

@@ -6,7 +6,9 @@ a problem to the tree (missing parent, cycle, duplicate name) changes nothing. O
 concurrency: a client that sends `If-Match` with the ETag it read, or the group's
 `serial_number` in the body (as the classifier's clients do), gets 409 if the file changed since,
 and nothing is written. Both are hashes of the group file's bytes, so they need no stored counter
-and see hand edits too.
+and see hand edits too. Under the lock the change is applied to the group parsed from exactly
+the bytes the check compared (`write_snapshot`), and the rendered file is parsed back and
+compared with what was meant before it replaces the old one.
 """
 
 from __future__ import annotations
@@ -42,14 +44,15 @@ from reclass_ng.server.errors import (
     from_problems,
     not_found,
 )
-from reclass_ng.server.inventory_state import InventoryState, Snapshot, read_bytes
+from reclass_ng.server.http import if_match_tags
+from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_referents
 from reclass_ng.server.yaml_files import (
     atomic_write,
+    checked_render,
     file_etag,
     file_serial,
     inventory_lock,
-    render_update,
 )
 
 # Values a group has when its file leaves the key out; not written unless the file has the key.
@@ -83,15 +86,11 @@ def check_uuid(text: str) -> str:
     return text.lower()
 
 
-def group_etag(state: InventoryState, group: Group) -> str:
-    return file_etag(read_bytes(state.group_path(group)))
-
-
-def group_view(state: InventoryState, group: Group, data: dict[str, Any] | None = None
+def group_view(snapshot: Snapshot, group: Group, data: dict[str, Any] | None = None
                ) -> dict[str, Any]:
-    """`data` (default: the group's own) with the group's current serial_number."""
-    return with_serial(group.to_data() if data is None else data,
-                       read_bytes(state.group_path(group)))
+    """`data` (default: the group's own) with the serial_number of the file version the
+    snapshot parsed it from."""
+    return with_serial(group.to_data() if data is None else data, snapshot.content(group))
 
 
 def split_serial(body: Any) -> tuple[Any, int | None]:
@@ -121,9 +120,11 @@ def check_serial(serial: int | None, current: bytes | None) -> None:
 
 
 def check_if_match(if_match: str | None, current_etag: str | None) -> None:
-    if if_match is None or (if_match.strip() == "*" and current_etag is not None):
+    """409 stale-write unless If-Match names the current ETag (or is `*` and the resource
+    exists); 400 for an empty or unreadable header (see if_match_tags)."""
+    wanted = if_match_tags(if_match)
+    if wanted is None or (wanted == ["*"] and current_etag is not None):
         return
-    wanted = [tag.strip() for tag in if_match.split(",")]
     if current_etag is None or current_etag not in wanted:
         raise ApiError(409, STALE_WRITE,
                        "The group changed since you read it (If-Match does not match its ETag); "
@@ -161,7 +162,8 @@ def _file_data(group: Group, existing: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "group"
+    # Bounded: the name may be long, a file name may not (255 bytes on most file systems).
+    return re.sub(r"[^a-z0-9]+", "-", name.lower())[:80].strip("-") or "group"
 
 
 def _new_group_path(state: InventoryState, group: Group) -> Path:
@@ -184,8 +186,9 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
           if_match: str | None, serial: int | None) -> WriteResult:
     """Validate `group` (replacing `old`) against the tree and write its file."""
     path = state.group_path(old) if old is not None else _new_group_path(state, group)
-    current = path.read_text(encoding="utf-8") if old is not None else None
-    current_bytes = current.encode() if current is not None else None
+    # The bytes `old` was parsed from, read under the lock: what the client's tag must match.
+    current_bytes = snapshot.content(old) if old is not None else None
+    current = current_bytes.decode("utf-8") if current_bytes is not None else None
     check_if_match(if_match, file_etag(current_bytes) if current_bytes is not None else None)
     check_serial(serial, current_bytes)
     if current_bytes is not None and old is not None and old.to_data() == group.to_data():
@@ -194,7 +197,8 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
     proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
     _check_tree(snapshot, proposed)
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
-    text = render_update(current, _file_data(group, _existing_mapping(current or "")))
+    shown = str(path.relative_to(state.inventory_dir))
+    text = checked_render(current, _file_data(group, _existing_mapping(current or "")), shown)
     atomic_write(path, text)
     return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
                        True)
@@ -212,7 +216,7 @@ def put_group(state: InventoryState, group_id: str, body: Any, if_match: str | N
                        f"The id in the body ({submitted}) differs from the id in the URL "
                        f"({group_id}).", {"submitted": submitted, "fromUrl": group_id})
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         old = snapshot.group(group_id)
         file = old.file if old is not None else None
         group = read_submitted({**body, "id": group_id}, file)
@@ -230,7 +234,7 @@ def create_group(state: InventoryState, body: Any) -> WriteResult:
                        "/v1/groups/<id> to create a group with an id of your choice",
                        {"submitted": dict(body), "error": {"id": "disallowed-key"}})
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         group = read_submitted({**body, "id": str(uuid.uuid4())}, None)
         return store(state, snapshot, group, None, None, None)
 
@@ -260,7 +264,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
                        f"The id in the body ({delta['id']}) differs from the id in the URL "
                        f"({group_id}).", {"submitted": delta["id"], "fromUrl": group_id})
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         old = snapshot.group(group_id)
         if old is None:
             raise not_found(f"/v1/groups/{group_id}")
@@ -284,7 +288,7 @@ def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> 
     """DELETE /v1/groups/<id>: remove the group's file; never the root or a parent."""
     group_id = check_uuid(group_id)
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         group = snapshot.group(group_id)
         if group is None:
             raise not_found(f"/v1/groups/{group_id}")
@@ -296,7 +300,7 @@ def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> 
             raise ApiError(422, CHILDREN_PRESENT,
                            f"The group cannot be deleted because it has children: {names}",
                            {"group": group.to_data(), "children": [c.to_data() for c in children]})
-        check_if_match(if_match, group_etag(state, group))
+        check_if_match(if_match, file_etag(snapshot.content(group)))
         state.group_path(group).unlink()
 
 

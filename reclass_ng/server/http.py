@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -20,16 +23,25 @@ from reclass_ng.server.catalog_state import CatalogState
 from reclass_ng.server.errors import (
     MALFORMED_REQUEST,
     MAX_BODY_BYTES,
+    MAX_JSON_DEPTH,
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
     PERMISSION_DENIED,
     READ_ONLY,
     REQUEST_TOO_LARGE,
+    UNREPRESENTABLE_VALUE,
     USER_UNAUTHENTICATED,
     ApiError,
 )
 from reclass_ng.server.inventory_state import InventoryState
-from reclass_ng.server.observed_state import ObservedState
+from reclass_ng.server.observed_state import DEFAULT_CHECK_IN_HISTORY, ObservedState
+from reclass_ng.server.yaml_files import unrepresentable_value
+
+# Threads that run the blocking work of requests (file reads and writes, rule matching,
+# rendering, SQLite): the event loop only parses HTTP, so one slow request never stalls the
+# others, and the bound keeps a burst from starting a thread per request.
+DEFAULT_WORKER_THREADS = 8
+_T = TypeVar("_T")
 
 
 @attrs.frozen
@@ -44,6 +56,11 @@ class ServerConfig:
     open_reads: bool = False
     tokens_file: str | None = None  # roles file (server/auth.py)
     code_dir: str | None = None  # Puppet code for the class catalogue (classifier/class_sync.py)
+    # Anonymous classifications (no token presented) only read unless this is set: otherwise
+    # anyone who can reach the port could overwrite a node's facts and fill the database.
+    record_anonymous: bool = False
+    check_in_history: int = DEFAULT_CHECK_IN_HISTORY
+    worker_threads: int = DEFAULT_WORKER_THREADS
 
 
 @attrs.define
@@ -114,18 +131,70 @@ def require_auth(request: Request, *, write: bool, permission: str | None = None
     return principal
 
 
-async def json_body(request: Request, *, empty: Any = attrs.NOTHING) -> Any:
-    """The request's JSON body; 400 malformed-request when it does not parse. An empty body is
-    `empty` when given, else malformed."""
-    raw = await request.body()
-    if not raw.strip() and empty is not attrs.NOTHING:
-        return empty
+class _NotANumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
+def json_depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (a scalar is 0), walked without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list)))
+    return deepest
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """A request body as JSON: 400 malformed-request when it does not parse or nests deeper
+    than MAX_JSON_DEPTH; 422 unrepresentable-value for NaN, infinities and lone surrogates,
+    which JSON answers and YAML files could not carry back."""
     try:
-        return json.loads(raw)
+        value = json.loads(raw, parse_constant=_refuse_constant)
+    except _NotANumber as err:
+        raise ApiError(422, UNREPRESENTABLE_VALUE, f"The body holds {err}, which has no JSON "
+                       "or YAML equivalent; nothing was done.", {"error": str(err)}) from None
+    except RecursionError:
+        raise ApiError(400, MALFORMED_REQUEST, f"The body nests deeper than {MAX_JSON_DEPTH} "
+                       "levels.", {"limit": MAX_JSON_DEPTH}) from None
     except (ValueError, UnicodeDecodeError) as err:
         text = raw[:2000].decode("utf-8", "replace")
         raise ApiError(400, MALFORMED_REQUEST, f"The body is not valid JSON: {err}",
                        {"body": text, "error": str(err)}) from err
+    if json_depth(value) > MAX_JSON_DEPTH:
+        raise ApiError(400, MALFORMED_REQUEST, f"The body nests deeper than {MAX_JSON_DEPTH} "
+                       "levels.", {"limit": MAX_JSON_DEPTH})
+    problem = unrepresentable_value(value)
+    if problem:
+        raise ApiError(422, UNREPRESENTABLE_VALUE, f"{problem}; nothing was done.",
+                       {"error": problem})
+    return value
+
+
+async def json_body(request: Request, *, empty: Any = attrs.NOTHING) -> Any:
+    """The request's JSON body (see parse_json_body). An empty body is `empty` when given,
+    else malformed."""
+    raw = await request.body()
+    if not raw.strip() and empty is not attrs.NOTHING:
+        return empty
+    return parse_json_body(raw)
+
+
+async def blocking(function: Callable[..., _T], *args: Any) -> _T:
+    """Run `function(*args)` on the bounded worker pool, off the event loop."""
+    return await run_in_threadpool(function, *args)
 
 
 def error_response(error: ApiError) -> JSONResponse:
@@ -203,6 +272,26 @@ def install_error_handlers(app: FastAPI) -> None:
 
 def context_from(config: ServerConfig) -> ServiceContext:
     return ServiceContext(config, InventoryState(config.inventory_dir),
-                          ObservedState(os.path.expanduser(config.state_path)),
+                          ObservedState(os.path.expanduser(config.state_path),
+                                        config.check_in_history),
                           TokenStore(config.token, config.tokens_file),
                           CatalogState(config.inventory_dir, config.code_dir))
+
+
+_ETAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e\x80-\xff]*"')
+
+
+def if_match_tags(header: str | None) -> list[str] | None:
+    """The entity tags of an If-Match header (None when absent, ["*"] for `*`); 400
+    malformed-request when it is empty or not a list of quoted tags, since a header the
+    server cannot read must never turn into an unconditional write."""
+    if header is None:
+        return None
+    tags = [tag.strip() for tag in header.split(",")]
+    if tags == ["*"]:
+        return tags
+    if not header.strip() or not all(_ETAG.fullmatch(tag) for tag in tags):
+        raise ApiError(400, MALFORMED_REQUEST, f"If-Match must be `*` or a list of quoted "
+                       f"ETags as GET returned them, got {header[:200]!r}; nothing was written.",
+                       {"if_match": header[:200]})
+    return tags

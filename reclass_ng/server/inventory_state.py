@@ -2,8 +2,13 @@
 any file changes on disk.
 
 Hand edits (and `git pull`) must show up without a restart, so each request compares a cheap
-signature of the tree (every file's path, size and mtime) with the one the cached snapshot was
-built from, and rebuilds the snapshot when they differ.
+signature of the tree (every file's path, size, mtime, ctime and inode) with the one the cached
+snapshot was built from, and rebuilds the snapshot when they differ. The ctime and inode catch
+a same-size edit that restores the mtime (`cp -p`, `rsync -a`). Writes do not trust even that:
+under the lock they compare the bytes of every group file with the snapshot's.
+
+A snapshot keeps the bytes each group was parsed from, so a group's data, `serial_number` and
+ETag in one answer always describe the same version of its file.
 """
 
 from __future__ import annotations
@@ -16,20 +21,20 @@ import attrs
 
 import reclass_ng
 from reclass_ng.classifier.errors import GroupProblem
-from reclass_ng.classifier.group_files import groups_dir, read_group_files
+from reclass_ng.classifier.group_files import groups_dir, groups_from_sources, read_group_sources
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.errors import ReclassError
 from reclass_ng.server.errors import INVALID_INVENTORY, INVENTORY_ERROR, ApiError
 
-Signature = tuple[tuple[str, int, int], ...]
+Signature = tuple[tuple[str, int, int, int, int], ...]
 
 
 def tree_signature(top: Path) -> Signature:
-    """(path, size, mtime_ns) of every non-hidden file below `top`, sorted.
+    """(path, size, mtime_ns, ctime_ns, inode) of every non-hidden file below `top`, sorted.
 
     Runs on every request, so it uses os.scandir (no path joining, one stat per file)."""
-    entries: list[tuple[str, int, int]] = []
+    entries: list[tuple[str, int, int, int, int]] = []
     pending = [str(top)]
     while pending:
         try:
@@ -47,7 +52,8 @@ def tree_signature(top: Path) -> Signature:
                     stat = entry.stat()
                 except OSError:
                     continue
-                entries.append((entry.path, stat.st_size, stat.st_mtime_ns))
+                entries.append((entry.path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns,
+                                stat.st_ino))
     entries.sort()
     return tuple(entries)
 
@@ -60,9 +66,15 @@ class Snapshot:
     groups: tuple[Group, ...]
     problems: tuple[GroupProblem, ...]
     tree: GroupTree | None
+    sources: dict[str, bytes | str] = attrs.field(factory=dict, eq=False, repr=False)
 
     def group(self, group_id: str) -> Group | None:
         return next((g for g in self.groups if g.id == group_id), None)
+
+    def content(self, group: Group) -> bytes:
+        """The bytes of the group's file that `group` was parsed from."""
+        found = self.sources.get(group.file or "")
+        return found if isinstance(found, bytes) else b""
 
     def valid_tree(self) -> GroupTree:
         """The group tree, or a 500 listing every problem in the group files."""
@@ -87,22 +99,37 @@ class InventoryState:
         self._inventory: tuple[Signature, reclass_ng.Inventory] | None = None
 
     def snapshot(self) -> Snapshot:
+        """The groups as on disk, by the files' signature (cheap: one stat per file)."""
         signature = tree_signature(self.inventory_dir)
         with self._lock:
             if self._snapshot is None or self._snapshot.signature != signature:
-                self._snapshot = self._read(signature)
+                self._snapshot = self._read(signature, self._sources())
             return self._snapshot
 
-    def _read(self, signature: Signature) -> Snapshot:
+    def write_snapshot(self) -> Snapshot:
+        """The groups as on disk, checked byte for byte: for writes, under the inventory lock,
+        where a stale snapshot would mean checking a change against the wrong version."""
+        signature = tree_signature(self.inventory_dir)
+        sources = self._sources()
+        with self._lock:
+            if self._snapshot is None or self._snapshot.sources != sources:
+                self._snapshot = self._read(signature, sources)
+            return self._snapshot
+
+    def _sources(self) -> dict[str, bytes | str]:
         if not groups_dir(self.inventory_dir).is_dir():
-            groups: list[Group] = []
-            problems: list[GroupProblem] = []
-        else:
-            groups, problems = read_group_files(self.inventory_dir)
+            return {}
+        return read_group_sources(self.inventory_dir)
+
+    def _read(self, signature: Signature, sources: dict[str, bytes | str]) -> Snapshot:
+        groups: list[Group] = []
+        problems: list[GroupProblem] = []
+        if sources:
+            groups, problems = groups_from_sources(sources)
         tree = None
         if not problems and groups:
             tree = GroupTree.build(groups, str(groups_dir(self.inventory_dir)))
-        return Snapshot(signature, tuple(groups), tuple(problems), tree)
+        return Snapshot(signature, tuple(groups), tuple(problems), tree, sources)
 
     def inventory(self, snapshot: Snapshot | None = None) -> reclass_ng.Inventory:
         """The reclass inventory (nodes/ and classes/), reloaded when files change; pass the
@@ -126,11 +153,4 @@ class InventoryState:
     def group_path(self, group: Group) -> Path:
         assert group.file is not None  # groups read from files always know theirs
         return self.inventory_dir / group.file
-
-
-def read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return b""
 

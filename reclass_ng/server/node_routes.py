@@ -13,16 +13,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.classifier.groups import unservable_value
+from reclass_ng.errors import YamlFileError
 from reclass_ng.server.auth import FACTS
-from reclass_ng.server.errors import CONFLICTING_IDS, ApiError, error_responses, not_found
+from reclass_ng.server.errors import (
+    CONFLICTING_IDS,
+    MALFORMED_REQUEST,
+    ApiError,
+    error_responses,
+    not_found,
+)
+from reclass_ng.server.group_routes import check_node_name
 from reclass_ng.server.group_writes import check_if_match
-from reclass_ng.server.http import json_body, require_auth, service
-from reclass_ng.server.yaml_files import atomic_write, file_etag, inventory_lock, render_update
+from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.observed_state import DEFAULT_NODES_PAGE, MAX_NODES_PAGE
+from reclass_ng.server.yaml_files import atomic_write, checked_render, file_etag, inventory_lock
+from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
 
 router = APIRouter()
 
@@ -56,17 +66,21 @@ def _node_path(request: Request, name: str) -> Path | None:
     return service(request).inventory.node_file(name)
 
 
-def _read_configuration(path: Path, name: str) -> tuple[dict[str, Any], str]:
-    content = path.read_bytes()
+def _read_configuration(path: Path, name: str) -> tuple[dict[str, Any], str, bytes]:
+    """The node file's data, ETag and bytes, all from one read."""
     try:
-        data = yaml.safe_load(content) or {}
-    except yaml.YAMLError as err:
-        raise ApiError(500, "invalid-inventory", f"{path}: not valid YAML: {err}",
-                       {"file": str(path)}) from err
+        content = read_input_file(str(path))
+        data = parse_yaml_bytes(content, str(path)) or {}
+    except YamlFileError as err:
+        raise ApiError(500, "invalid-inventory", str(err), {"file": str(path)}) from err
     if not isinstance(data, Mapping):
         raise ApiError(500, "invalid-inventory", f"{path}: a node file must be a mapping",
                        {"file": str(path)})
-    return {"name": name, **data}, file_etag(content)
+    problem = unservable_value(data)
+    if problem is not None:
+        raise ApiError(500, "invalid-inventory", f"{path}: {problem}: JSON has no such value "
+                       "(quote it in the file)", {"file": str(path)})
+    return {"name": name, **data}, file_etag(content), content
 
 
 def _check_name(body: Mapping[str, Any], name: str) -> None:
@@ -99,14 +113,16 @@ def _checked_configuration(body: Any, name: str) -> dict[str, Any]:
     return data
 
 
-@router.get("/nodes/{name}/configuration", responses=error_responses(401, 403, 404))
+@router.api_route("/nodes/{name}/configuration", methods=["GET", "HEAD"],
+                  responses=error_responses(401, 403, 404))
 def get_configuration(name: str, request: Request) -> JSONResponse:
-    """The node's desired state: its nodes/ file as JSON, with the file's ETag."""
+    """The node's desired state: its nodes/ file as JSON, with the file's ETag (HEAD: the
+    headers only)."""
     require_auth(request, write=False)
     path = _node_path(request, name)
     if path is None:
         raise not_found(str(request.url.path))
-    data, etag = _read_configuration(path, name)
+    data, etag, _ = _read_configuration(path, name)
     return JSONResponse(data, headers={"ETag": etag})
 
 
@@ -116,17 +132,26 @@ async def put_configuration(name: str, request: Request) -> JSONResponse:
     """Replace the node's nodes/ file (it must exist); comments on unchanged keys survive."""
     require_auth(request, write=True, admin=True)
     data = _checked_configuration(await json_body(request), name)
+    uri = str(request.url.path)
+    text = await blocking(_write_configuration, request, name, data,
+                          request.headers.get("if-match"), uri)
+    return JSONResponse({"name": name, **data}, headers={"ETag": file_etag(text.encode())})
+
+
+def _write_configuration(request: Request, name: str, data: dict[str, Any],
+                         if_match: str | None, uri: str) -> str:
     state = service(request).inventory
     with inventory_lock(state.inventory_dir):
         path = state.node_file(name)
         if path is None:
-            raise not_found(str(request.url.path))
-        current = path.read_text(encoding="utf-8")
-        check_if_match(request.headers.get("if-match"), file_etag(current.encode()))
-        text = render_update(current, data)
+            raise not_found(uri)
+        _, etag, content = _read_configuration(path, name)
+        check_if_match(if_match, etag)
+        current = content.decode("utf-8")
+        text = checked_render(current, data, str(path.relative_to(state.inventory_dir)))
         if text != current:
             atomic_write(path, text)
-    return JSONResponse({"name": name, **data}, headers={"ETag": file_etag(text.encode())})
+    return text
 
 
 @router.get("/nodes/{name}/runtime", responses=error_responses(401, 403, 404))
@@ -152,28 +177,48 @@ async def put_runtime(name: str, request: Request) -> JSONResponse:
                        "`fact` and `trusted` objects (and optionally `name`).",
                        {"submitted": body, "schema": _RUNTIME_SCHEMA, "error": "shape"})
     _check_name(body, name)
-    stored = service(request).observed.put_runtime(name, body.get("fact", {}),
-                                                   body.get("trusted", {}))
+    check_node_name(name)
+    stored = await blocking(service(request).observed.put_runtime, name, body.get("fact", {}),
+                            body.get("trusted", {}))
     return JSONResponse(stored)
 
 
-@router.get("/nodes/{name}", responses=error_responses(401, 403, 404))
+@router.api_route("/nodes/{name}", methods=["GET", "HEAD"],
+                  responses=error_responses(401, 403, 404))
 def get_node(name: str, request: Request) -> JSONResponse:
     """Desired and observed state together; 404 when the node has neither."""
     require_auth(request, write=False)
     path = _node_path(request, name)
-    configuration = _read_configuration(path, name)[0] if path is not None else None
+    configuration = _read_configuration(path, name)[0] if path is not None else None  # HEAD too
     runtime = service(request).observed.runtime(name)
     if configuration is None and runtime is None:
         raise not_found(str(request.url.path))
     return JSONResponse({"name": name, "configuration": configuration, "runtime": runtime})
 
 
-@router.get("/v1/nodes", responses=error_responses(401, 403))
+def _page_parameter(request: Request, name: str, default: int, maximum: int) -> int:
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.isdigit() or int(text) > maximum:
+        raise ApiError(400, MALFORMED_REQUEST, f"?{name}= must be an integer from 0 to "
+                       f"{maximum}, got {text[:40]!r}.", {name: text[:40], "maximum": maximum})
+    return int(text)
+
+
+@router.get("/v1/nodes", responses=error_responses(400, 401, 403))
 def list_check_ins(request: Request) -> JSONResponse:
-    """Every node that was classified, with its check-ins (time, explanation, transaction)."""
+    """The nodes that were classified, with their check-ins (time, explanation, transaction),
+    a page at a time: `?limit=` (default 100, at most 1000) and `?offset=`. The `X-Total-Count`
+    header gives the number of nodes, and a `Link: <...>; rel="next"` header the next page."""
     require_auth(request, write=False)
-    return JSONResponse(service(request).observed.nodes())
+    limit = _page_parameter(request, "limit", DEFAULT_NODES_PAGE, MAX_NODES_PAGE)
+    offset = _page_parameter(request, "offset", 0, 2 ** 31)
+    nodes, total = service(request).observed.nodes(limit, offset)
+    headers = {"X-Total-Count": str(total)}
+    if offset + limit < total:
+        headers["Link"] = f'</v1/nodes?limit={limit}&offset={offset + limit}>; rel="next"'
+    return JSONResponse(nodes, headers=headers)
 
 
 @router.get("/v1/nodes/{name}", responses=error_responses(401, 403, 404))

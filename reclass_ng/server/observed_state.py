@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS runtime (
 """
 
 
+# Check-ins kept per node (older ones are deleted as new ones arrive): the history explains
+# recent classifications; an unbounded one grows the database with every agent run.
+DEFAULT_CHECK_IN_HISTORY = 10
+# GET /v1/nodes answers at most this many nodes per page.
+DEFAULT_NODES_PAGE = 100
+MAX_NODES_PAGE = 1000
+
+
 def default_state_path(inventory_dir: str | os.PathLike[str]) -> Path:
     """`$XDG_STATE_HOME/reclass-ng/observed-<hash of the inventory path>.sqlite3`: one database
     per inventory, outside it."""
@@ -53,8 +61,10 @@ def _now() -> str:
 class ObservedState:
     """Check-ins and last facts per node, in one SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str],
+                 check_in_history: int = DEFAULT_CHECK_IN_HISTORY) -> None:
         self.path = Path(path)
+        self.check_in_history = max(1, check_in_history)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
@@ -74,6 +84,10 @@ class ObservedState:
                 "classification) VALUES (?, ?, ?, ?, ?, ?)",
                 (node, _now(), transaction_uuid, json.dumps(groups), json.dumps(explanation),
                  None if classification is None else json.dumps(classification)))
+            self._db.execute(
+                "DELETE FROM check_ins WHERE node = ? AND id <= (SELECT id FROM check_ins "
+                "WHERE node = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                (node, node, self.check_in_history))
 
     def put_runtime(self, node: str, fact: Mapping[str, Any], trusted: Mapping[str, Any]
                     ) -> dict[str, Any]:
@@ -110,9 +124,20 @@ class ObservedState:
             by_node.setdefault(node, []).append(entry)
         return by_node
 
-    def nodes(self) -> list[dict[str, Any]]:
-        """`GET /v1/nodes`: every node that checked in, with its check-ins, oldest first."""
-        return [{"name": n, "check_ins": c} for n, c in self._check_ins("", ()).items()]
+    def nodes(self, limit: int = DEFAULT_NODES_PAGE, offset: int = 0
+              ) -> tuple[list[dict[str, Any]], int]:
+        """`GET /v1/nodes`: one page of the nodes that checked in (by name), each with its
+        check-ins, oldest first; and how many nodes there are in all."""
+        with self._lock:
+            total = self._db.execute("SELECT COUNT(DISTINCT node) FROM check_ins").fetchone()[0]
+            names = [row[0] for row in self._db.execute(
+                "SELECT DISTINCT node FROM check_ins ORDER BY node LIMIT ? OFFSET ?",
+                (limit, offset))]
+        if not names:
+            return [], total
+        marks = ",".join("?" * len(names))
+        by_node = self._check_ins(f"WHERE node IN ({marks})", tuple(names))
+        return [{"name": n, "check_ins": by_node[n]} for n in names if n in by_node], total
 
     def node(self, name: str) -> dict[str, Any] | None:
         found = self._check_ins("WHERE node = ?", (name,)).get(name)

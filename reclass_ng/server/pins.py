@@ -104,7 +104,7 @@ def pin(state: InventoryState, group_id: str, nodes: list[str]) -> None:
     """POST /v1/groups/<id>/pin: OR the nodes' name conditions into the group's rule."""
     group_id = group_writes.check_uuid(group_id)
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         old = snapshot.group(group_id)
         if old is None:
             raise not_found(f"/v1/groups/{group_id}/pin")
@@ -140,7 +140,7 @@ def unpin(state: InventoryState, group_id: str, nodes: list[str]) -> None:
     """POST /v1/groups/<id>/unpin: take the nodes' pins out of the group."""
     group_id = group_writes.check_uuid(group_id)
     with inventory_lock(state.inventory_dir):
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         old = snapshot.group(group_id)
         if old is None:
             raise not_found(f"/v1/groups/{group_id}/unpin")
@@ -154,12 +154,12 @@ def unpin_from_all(state: InventoryState, nodes: list[str]) -> dict[str, Any]:
     was pinned somewhere, the groups it was unpinned from (`{id, name, environment}`)."""
     unpinned: dict[str, list[dict[str, str]]] = {}
     with inventory_lock(state.inventory_dir):
-        for group in state.snapshot().groups:
+        for group in state.write_snapshot().groups:
             data = _unpinned_data(group, set(nodes))
             if data is None:
                 continue
             # Re-read for each write: the previous one changed the files the checks compare.
-            snapshot = state.snapshot()
+            snapshot = state.write_snapshot()
             _rewrite(state, snapshot, group, data)
             for node in sorted(pinned_nodes(group) & set(nodes)):
                 unpinned.setdefault(node, []).append(

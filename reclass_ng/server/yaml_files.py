@@ -10,20 +10,34 @@ renamed over the old one, so a reader (or a crash) sees the old file or the new 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import io
+import math
 import os
+import stat
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml as pyyaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from reclass_ng.server.errors import INVENTORY_LOCKED, UNREPRESENTABLE_VALUE, ApiError
+
 LOCK_FILE_NAME = ".reclass-ng.lock"
+# How long a write waits for the inventory lock before answering 503 (someone holds it: another
+# server, a person's script); the worker thread is then free again.
+LOCK_TIMEOUT_SECONDS = 10.0
+# Temporary files of a write start with this; one left behind (a killed process) is removed by
+# the next write in the same directory, under the lock, when no write of ours can be running.
+TEMP_PREFIX = ".reclass-ng-tmp."
+_SafeLoader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
 # Lists under these keys read best on one line, as the example inventory writes them.
 FLOW_STYLE_KEYS = ("rule", "pinned", "reclass_classes")
 
@@ -48,23 +62,77 @@ def file_serial(content: bytes) -> int:
 
 
 @contextlib.contextmanager
-def inventory_lock(inventory_dir: str | os.PathLike[str]) -> Iterator[None]:
+def inventory_lock(inventory_dir: str | os.PathLike[str],
+                   timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
     """Hold an exclusive flock on `<inventory>/.reclass-ng.lock` (shared by every process that
-    writes this inventory, unlike a threading lock). The file is hidden, so no loader reads it."""
+    writes this inventory, unlike a threading lock). The file is hidden, so no loader reads it.
+
+    The lock file is opened without following a symlink (a link planted there must not make us
+    create or lock a file outside the inventory), and a holder that keeps it longer than
+    `timeout` gets the waiting request a 503 instead of a stalled worker."""
     path = Path(inventory_dir) / LOCK_FILE_NAME
-    with open(path, "a") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as err:
+        reason = "it is a symbolic link" if err.errno == errno.ELOOP else err.strerror
+        raise ApiError(503, INVENTORY_LOCKED, f"Cannot use the lock file {path}: {reason}; "
+                       "nothing was written.", {"lock_file": str(path)}) from err
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ApiError(503, INVENTORY_LOCKED, f"The lock file {path} is not a regular "
+                           "file; nothing was written.", {"lock_file": str(path)})
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ApiError(503, INVENTORY_LOCKED,
+                                   f"The inventory is locked by another writer ({path} held "
+                                   f"for over {timeout:g} s); nothing was written. Try again.",
+                                   {"lock_file": str(path), "waited_seconds": timeout},
+                                   headers={"Retry-After": "5"}) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
         try:
             yield
         finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temp_files(directory: str | os.PathLike[str]) -> list[str]:
+    """Delete temporary files that killed writes left in `directory`. Call under the lock."""
+    removed = []
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith(TEMP_PREFIX) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+                    removed.append(entry.path)
+    return removed
+
+
+def remove_stale_temp_files_below(inventory_dir: str | os.PathLike[str]) -> None:
+    """At start-up: temp files of killed writes anywhere under groups/ and nodes/, taken
+    under the lock (another server on the same inventory may be writing)."""
+    with inventory_lock(inventory_dir):
+        for top in ("groups", "nodes"):
+            for parent, dirnames, _ in os.walk(Path(inventory_dir) / top):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                remove_stale_temp_files(parent)
 
 
 def atomic_write(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text`: temp file in the same directory, fsync, then os.replace."""
+    """Replace `path` with `text`: temp file in the same directory, fsync, then os.replace.
+    Call under the inventory lock (it also clears temp files of earlier killed writes)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temp_files(path.parent)
+    fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -120,6 +188,26 @@ def _update_in_place(node: CommentedMap, wanted: Mapping[str, Any], top_key: str
             continue
         else:
             node[key] = _styled(flow_key, value)
+        _drop_comments_of_emptied(node, key)
+
+
+def _drop_comments_of_emptied(parent: CommentedMap, key: Any) -> None:
+    """An empty mapping or list is written in flow style (`{}`, `[]`) on the key's line. A
+    comment that stood between the key and its first entry is kept by ruamel in the key's
+    slot and in the child's leading comment; emitted, it ends the key's line, so `{}` lands at
+    column 0 and the file no longer parses (or means something else). Such a comment described
+    an entry that is gone: drop it with the entries."""
+    value = parent.get(key)
+    if not isinstance(value, (CommentedMap, CommentedSeq)) or len(value) != 0:
+        return
+    slots = parent.ca.items.get(key)
+    if slots is not None:
+        slots[2:] = [None] * (len(slots) - 2)
+        if all(slot is None for slot in slots):
+            del parent.ca.items[key]
+    if value.ca.comment is not None:
+        value.ca.comment = None
+    value.ca.items.clear()
 
 
 def render_update(existing_text: str | None, wanted: Mapping[str, Any]) -> str:
@@ -132,3 +220,81 @@ def render_update(existing_text: str | None, wanted: Mapping[str, Any]) -> str:
     out = io.StringIO()
     yaml.dump(document, out)
     return out.getvalue()
+
+
+def unrepresentable_value(value: Any, path: str = "") -> str | None:
+    """Where `value` holds something a YAML file cannot carry back to JSON unchanged (NaN or an
+    infinity, a lone surrogate or other non-character, a non-string key), as a message; None
+    when everything round-trips. Walks with an explicit stack: depth is not a problem here."""
+    stack: list[tuple[str, Any]] = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{where or 'the body'}: {item!r} has no JSON or YAML equivalent"
+        if isinstance(item, str):
+            problem = _string_problem(item)
+            if problem:
+                return f"{where or 'the body'}: the string {problem}"
+        elif isinstance(item, Mapping):
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return f"{where or 'the body'}: key {key!r} is not a string"
+                problem = _string_problem(key)
+                if problem:
+                    return f"{where or 'the body'}: the key {problem}"
+                stack.append((f"{where}.{key}" if where else key, child))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", child) for i, child in enumerate(item))
+    return None
+
+
+def _string_problem(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{text[:40]!r} holds a lone surrogate (not a Unicode character)"
+    return None
+
+
+def checked_render(existing_text: str | None, wanted: Mapping[str, Any], file: str) -> str:
+    """render_update, then parse the result back as every reader will (PyYAML, YAML 1.1) and
+    compare with `wanted`: a write whose file would mean something else is refused (422)
+    before anything reaches the disk."""
+    problem = unrepresentable_value(wanted)
+    if problem:
+        raise ApiError(422, UNREPRESENTABLE_VALUE, f"{problem}; nothing was written.",
+                       {"file": file, "error": problem})
+    text = render_update(existing_text, wanted)
+    try:
+        reread = pyyaml.load(text, Loader=_SafeLoader)
+    except pyyaml.YAMLError as err:
+        raise ApiError(422, UNREPRESENTABLE_VALUE, f"{file}: the values cannot be written as "
+                       f"YAML that reads back ({err}); nothing was written.",
+                       {"file": file, "error": str(err)}) from err
+    reread = {} if reread is None else reread
+    difference = first_difference(dict(wanted), reread)
+    if difference is not None:
+        raise ApiError(422, UNREPRESENTABLE_VALUE, f"{file}: {difference} would not read back "
+                       "unchanged from YAML (e.g. a line-break character such as NEL in a "
+                       "name, or a value YAML types differently); nothing was written.",
+                       {"file": file, "error": difference})
+    return text
+
+
+def first_difference(wanted: Any, got: Any, path: str = "") -> str | None:
+    """The first key path where `got` differs from `wanted` (type included), or None."""
+    stack: list[tuple[str, Any, Any]] = [(path, wanted, got)]
+    while stack:
+        where, left, right = stack.pop()
+        shown = where or "the document"
+        if isinstance(left, Mapping) and isinstance(right, Mapping):
+            if list(left) != list(right) and set(left) != set(right):
+                return f"{shown} (keys {sorted(map(str, set(left) ^ set(right)))[:5]})"
+            stack.extend((f"{where}.{k}" if where else str(k), left[k], right[k]) for k in left)
+        elif isinstance(left, list) and isinstance(right, list):
+            if len(left) != len(right):
+                return shown
+            stack.extend((f"{where}[{i}]", a, b) for i, (a, b) in enumerate(zip(left, right, strict=True)))
+        elif type(left) is not type(right) or left != right:
+            return shown
+    return None

@@ -2,10 +2,18 @@
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
 explanation needs the line of a key, `key_line` parses that one file again with positions.
+
+Hostile files get a clear error naming file and line, never a crash, a hang or unbounded
+memory: only regular files are read (a FIFO or a link to /dev/zero is refused before any read),
+at most MAX_YAML_FILE_BYTES of them; nesting deeper than MAX_YAML_DEPTH is refused (libyaml's
+composer recurses in C, so a 50,000-deep flow list would overflow the C stack), and aliases may
+expand to at most MAX_EXPANDED_NODES values (a 455-byte "billion laughs" file expands to 10**9).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +28,25 @@ _STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
 _MERGE, _VALUE = _TAG + "merge", _TAG + "value"
 # Scalars whose value the safe constructor computes (and which are immutable, so shareable).
 _SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
+
+MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
+MAX_YAML_DEPTH = 200
+MAX_EXPANDED_NODES = 1_000_000
+# A nesting level needs one of these characters of its own (`[`, `{`, a block entry `-`, an
+# explicit key `?`, or, for block mappings, more indentation). Files with fewer of them than
+# this cannot nest deep enough to endanger the C composer's stack; only larger ones are
+# scanned event by event before composing.
+_DEEP_SCAN_THRESHOLD = 5000
+
+
+class _TooDeep(Exception):
+    def __init__(self, mark: yaml.Mark | None) -> None:
+        self.mark = mark
+
+
+class _TooManyNodes(Exception):
+    def __init__(self, mark: yaml.Mark | None) -> None:
+        self.mark = mark
 
 
 class _Unsupported(Exception):
@@ -45,6 +72,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
     _plain_tags: dict[str, str] = {}
     _scalar_values: dict[tuple[str, str], Any] = {}
     merge_keys = False  # a `<<` or `=` scalar was seen: mappings may need flattening
+    expanded = 0  # containers built so far, counted only when the document has aliases
 
     # The C composer calls these for every node; no path resolver is ever registered here,
     # so C callables that ignore their arguments save two Python calls a node.
@@ -81,6 +109,9 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             if ident in walking:
                 raise _RecursiveAlias(node)
             walking.add(ident)
+            self.expanded += len(node.value) + 1
+            if self.expanded > MAX_EXPANDED_NODES:
+                raise _TooManyNodes(node.start_mark)
         try:
             if type(node) is yaml.SequenceNode and tag == _SEQ:
                 return [self.construct_tree(child, walking) for child in node.value]
@@ -115,7 +146,36 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         return mapping
 
 
+def _deepest_point(data: bytes) -> yaml.Mark | None:
+    """Where the document first nests deeper than MAX_YAML_DEPTH, by its parse events (the
+    parser keeps its own stack, unlike the composer); None when it never does."""
+    loader = SafeLoader(data)
+    depth = 0
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return None
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    return event.start_mark
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def _check_depth(data: bytes) -> None:
+    indicators = data.count(b"[") + data.count(b"{") + data.count(b"-") + data.count(b"?")
+    if indicators > _DEEP_SCAN_THRESHOLD:
+        mark = _deepest_point(data)
+        if mark is not None:
+            raise _TooDeep(mark)
+
+
 def _parse(data: bytes) -> Any:
+    _check_depth(data)
     loader = _FastLoader(data)
     if b"!" in data:  # explicit tags (a key tagged !!merge is never resolved)
         loader.merge_keys = True
@@ -132,14 +192,54 @@ def _parse(data: bytes) -> Any:
     return yaml.load(data, Loader=SafeLoader)
 
 
-def load_yaml_file(path: str) -> Any:
-    """The document in `path`; invalid YAML is an error naming the file, line and column."""
+def read_input_file(path: str) -> bytes:
+    """The bytes of `path` if it is a regular file of at most MAX_YAML_FILE_BYTES.
+
+    Opened non-blocking (a FIFO would otherwise wait for a writer forever) and checked on the
+    open descriptor, so a symlink to a device or a FIFO is refused, not followed into a read."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        return _parse(data)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         raise YamlFileError(path, f"cannot read file: {err.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise YamlFileError(path, "not a regular file (a FIFO, device or socket); only "
+                                "regular files are read")
+        if info.st_size > MAX_YAML_FILE_BYTES:
+            raise YamlFileError(path, f"the file has {info.st_size} bytes; the limit is "
+                                f"{MAX_YAML_FILE_BYTES}")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_YAML_FILE_BYTES + 1)
+        if len(data) > MAX_YAML_FILE_BYTES:
+            raise YamlFileError(path, f"the file grew past the limit of {MAX_YAML_FILE_BYTES} "
+                                "bytes while it was read")
+        return data
+    except OSError as err:
+        raise YamlFileError(path, f"cannot read file: {err.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def load_yaml_file(path: str) -> Any:
+    """The document in `path`; invalid YAML is an error naming the file, line and column."""
+    return parse_yaml_bytes(read_input_file(path), path)
+
+
+def parse_yaml_bytes(data: bytes, path: str) -> Any:
+    """The document in `data` (read from `path`, named in errors), within the loader's limits."""
+    try:
+        return _parse(data)
+    except _TooDeep as err:
+        raise _limit_error(path, f"the document nests deeper than {MAX_YAML_DEPTH} levels",
+                           err.mark) from None
+    except RecursionError:
+        mark = _deepest_point(data)
+        raise _limit_error(path, f"the document nests deeper than the loader supports (at "
+                           f"most {MAX_YAML_DEPTH} levels are guaranteed)", mark) from None
+    except _TooManyNodes as err:
+        raise _limit_error(path, f"its aliases expand to more than {MAX_EXPANDED_NODES} "
+                           "values (an alias bomb?)", err.mark) from None
     except _RecursiveAlias as err:
         mark = err.node.start_mark
         raise YamlFileError(path, "the mapping or list anchored here contains an alias to "
@@ -153,6 +253,12 @@ def load_yaml_file(path: str) -> Any:
         raise YamlFileError(path, f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
     except yaml.YAMLError as err:
         raise YamlFileError(path, f"invalid YAML: {err}") from None
+
+
+def _limit_error(path: str, problem: str, mark: yaml.Mark | None) -> YamlFileError:
+    if mark is None:
+        return YamlFileError(path, problem)
+    return YamlFileError(path, problem, mark.line + 1, mark.column + 1)
 
 
 def key_line(path: str, keys: Sequence[object]) -> int | None:

@@ -1,0 +1,97 @@
+"""Hostile inventories: the CLI answers each with a clear error (file and line, exit 65) within
+10 s and 500 MB, never a crash, a hang or a RecursionError. Each command runs in a subprocess
+with an address-space limit and a timeout, so a regression fails the test instead of the
+machine."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "inventory-example"
+MEMORY_LIMIT = 500 * 1024 * 1024
+TIME_LIMIT = 10.0
+
+
+def _limits() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def run_limited(*args: str, module: str = "reclass_ng.cli.main") -> subprocess.CompletedProcess[str]:
+    """`python -m MODULE ARGS` under the limits; fails on a timeout."""
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", module, *args],
+                            capture_output=True, text=True, timeout=TIME_LIMIT * 3,
+                            preexec_fn=_limits)
+    assert time.monotonic() - started < TIME_LIMIT, f"took over {TIME_LIMIT} s: {args}"
+    return result
+
+
+def billion_laughs() -> str:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    return "\n".join(lines) + "\n"
+
+
+# name -> (how to make the hostile file at `path`, what the error must say)
+HOSTILE = {
+    "deep-flow-list": (lambda p: p.write_text("a: " + "[" * 50_000 + "]" * 50_000 + "\n"),
+                       "nests deeper than"),
+    "deep-1000": (lambda p: p.write_text("a: " + "{b: " * 1000 + "1" + "}" * 1000 + "\n"),
+                  "nests deeper than"),
+    "billion-laughs": (lambda p: p.write_text(billion_laughs()), "expand to more than"),
+    "dev-zero": (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+    "fifo": (lambda p: os.mkfifo(p), "not a regular file"),
+}
+
+
+@pytest.fixture
+def inventory(tmp_path):
+    return Path(shutil.copytree(EXAMPLE, tmp_path / "inventory"))
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_class_file_is_a_clear_error(inventory, case):
+    make, message = HOSTILE[case]
+    target = inventory / "classes" / "common" / "hostile.yml"
+    make(target)
+    node_file = next((inventory / "nodes").rglob("*.yml"))
+    with node_file.open("a") as stream:
+        stream.write("\n")
+    text = node_file.read_text()
+    node_file.write_text(text.replace("classes:\n", "classes:\n  - common.hostile\n", 1))
+    result = run_limited("-b", str(inventory), "--inventory", module="reclass_ng.cli.reclass")
+    assert result.returncode == 65, result.stdout[-2000:] + result.stderr[-2000:]
+    assert message in result.stderr, result.stderr[-2000:]
+    assert "hostile.yml" in result.stderr
+    assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_group_file_is_a_clear_error(inventory, case):
+    make, message = HOSTILE[case]
+    make(inventory / "groups" / "hostile.yml")
+    result = run_limited("groups", "validate", "-b", str(inventory))
+    assert result.returncode == 65, result.stdout[-2000:] + result.stderr[-2000:]
+    assert message in result.stderr + result.stdout
+    assert "groups/hostile.yml" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_groups_validate_refuses_what_the_service_cannot_serve(inventory):
+    web = inventory / "groups" / "web-servers.yml"
+    web.write_text(web.read_text() + "  since: 2024-01-01\n")
+    result = run_limited("groups", "validate", "-b", str(inventory))
+    assert result.returncode == 65, result.stdout + result.stderr
+    assert "variables.since: 2024-01-01 is a date" in result.stderr
+    assert "web-servers.yml" in result.stderr
+    web.write_text(web.read_text().replace("since: 2024-01-01", "ratio: .nan"))
+    result = run_limited("groups", "validate", "-b", str(inventory))
+    assert result.returncode == 65 and "not a finite number" in result.stderr
