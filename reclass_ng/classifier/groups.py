@@ -307,7 +307,7 @@ def unservable_value(data: Any) -> str | None:
                 if not isinstance(key, (str, int, type(None))) and not (
                         isinstance(key, float) and math.isfinite(key)):
                     return f"{shown}: key {key!r} is a {type(key).__name__}"
-                stack.append((f"{where}.{key}" if where else key, child))
+                stack.append((f"{where}.{key}" if where else str(key), child))
         elif isinstance(item, (list, tuple)):
             stack.extend((f"{where}[{i}]", child) for i, child in enumerate(item))
     return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import re2
+import re2  # type: ignore[import-untyped]
 
 # Longest pattern accepted; rules match host names and facts, not documents.
 MAX_RULE_REGEX_LENGTH = 1024

@@ -310,7 +310,8 @@ def test_kill_9_during_writes_leaves_whole_files(inventory, tmp_path):
             _wait_until_up(base)
             stop = threading.Event()
 
-            def write(index: int) -> None:
+            def write(index: int, stop: threading.Event = stop,
+                      round_number: int = round_number) -> None:
                 with client(base) as http:
                     number = 0
                     while not stop.is_set():
