@@ -113,8 +113,8 @@ def _checked_configuration(body: Any, name: str) -> dict[str, Any]:
     return data
 
 
-@router.api_route("/nodes/{name}/configuration", methods=["GET", "HEAD"],
-                  responses=error_responses(401, 403, 404))
+@router.get("/nodes/{name}/configuration", responses=error_responses(401, 403, 404))
+@router.head("/nodes/{name}/configuration", operation_id="head_configuration", responses=error_responses(401, 403, 404))
 def get_configuration(name: str, request: Request) -> JSONResponse:
     """The node's desired state: its nodes/ file as JSON, with the file's ETag (HEAD: the
     headers only)."""
@@ -183,8 +183,8 @@ async def put_runtime(name: str, request: Request) -> JSONResponse:
     return JSONResponse(stored)
 
 
-@router.api_route("/nodes/{name}", methods=["GET", "HEAD"],
-                  responses=error_responses(401, 403, 404))
+@router.get("/nodes/{name}", responses=error_responses(401, 403, 404))
+@router.head("/nodes/{name}", operation_id="head_node", responses=error_responses(401, 403, 404))
 def get_node(name: str, request: Request) -> JSONResponse:
     """Desired and observed state together; 404 when the node has neither."""
     require_auth(request, write=False)
