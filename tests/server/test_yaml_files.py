@@ -58,3 +58,28 @@ def test_render_update_keeps_comments_and_order():
     assert 'rule: ["=", "name", "y"]' in updated
     assert "  # c\n  n: {}\n" in updated
     assert updated.index("rule") < updated.index("classes")
+
+
+def test_emptying_a_mapping_whose_first_entry_had_a_comment_keeps_valid_yaml():
+    import yaml as pyyaml
+
+    text = ("id: x\nclasses:\n  # about nginx\n  nginx:\n    workers: 4\n"
+            "variables:\n  # about a\n  a: 1\n")
+    updated = render_update(text, {"id": "x", "classes": {}, "variables": {"a": 1}})
+    assert pyyaml.safe_load(updated) == {"id": "x", "classes": {}, "variables": {"a": 1}}
+    assert "# about a" in updated and "# about nginx" not in updated
+    emptied_list = render_update("id: x\nl:\n  # first\n  - 1\n", {"id": "x", "l": []})
+    assert pyyaml.safe_load(emptied_list) == {"id": "x", "l": []}
+
+
+def test_checked_render_refuses_what_would_not_read_back():
+    import pytest
+
+    from reclass_ng.server.errors import ApiError
+    from reclass_ng.server.yaml_files import checked_render
+
+    for wanted in ({"name": "a\u0085b"}, {"v": float("nan")}, {"v": "\ud800"}):
+        with pytest.raises(ApiError) as raised:
+            checked_render("name: a\n", wanted, "groups/a.yml")
+        assert raised.value.status == 422 and raised.value.kind == "unrepresentable-value"
+    assert checked_render("# c\nname: a\n", {"name": "b"}, "groups/a.yml") == "# c\nname: b\n"
