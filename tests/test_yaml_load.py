@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 
 import pytest
 import yaml
@@ -73,3 +74,37 @@ def test_recursive_alias_is_a_clear_error(tmp_path):
 def test_timestamps_are_datetimes():
     loaded = _parse(b"t: 2001-12-14 21:59:43\n")
     assert loaded == {"t": datetime.datetime(2001, 12, 14, 21, 59, 43)}
+
+
+def test_loader_limits_are_errors_with_file_and_line(tmp_path, monkeypatch):
+    """Each limit of the loader (doc/service.rst, Limits) is a YamlFileError naming the file
+    and, where there is one, the line; never a crash or a RecursionError."""
+    from reclass_ng.storage import yaml_load
+
+    cases = {
+        "deep-flow.yml": ("a: " + "[" * 50_000 + "]" * 50_000, "nests deeper than 200", 1),
+        "deep-block.yml": ("\n".join(" " * i + "k:" for i in range(1000)) + " 1",
+                           "nests deeper than", 201),
+        "bomb.yml": ("a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "\n".join(
+            f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)),
+            "expand to more than", None),
+    }
+    for name, (text, message, line) in cases.items():
+        path = tmp_path / name
+        path.write_text(text + "\n")
+        with pytest.raises(YamlFileError, match=message) as raised:
+            load_yaml_file(str(path))
+        assert str(raised.value).startswith(str(path))
+        if line is not None:
+            assert raised.value.line == line
+    os.mkfifo(tmp_path / "fifo.yml")
+    (tmp_path / "zero.yml").symlink_to("/dev/zero")
+    for name in ("fifo.yml", "zero.yml"):
+        with pytest.raises(YamlFileError, match="not a regular file"):
+            load_yaml_file(str(tmp_path / name))
+    monkeypatch.setattr(yaml_load, "MAX_YAML_FILE_BYTES", 100)
+    (tmp_path / "big.yml").write_text("a: " + "x" * 200 + "\n")
+    with pytest.raises(YamlFileError, match="the limit is 100"):
+        load_yaml_file(str(tmp_path / "big.yml"))
+    (tmp_path / "empty.yml").write_text("")
+    assert load_yaml_file(str(tmp_path / "empty.yml")) is None
