@@ -199,6 +199,14 @@ def test_anonymous_classification_records_nothing(inventory, tmp_path):
         assert http.post("/v1/classified/nodes/web1.example.com",
                          json={"fact": {"a": "b"}}).status_code == 200
         assert http.get("/nodes/web1.example.com/runtime").json()["fact"] == {"a": "b"}
+    with running_server(inventory, tmp_path / "state3.sqlite3", "--open-reads") as base, \
+            client(base, token="not-the-token") as anonymous, client(base) as http:
+        assert anonymous.post("/v1/classified/nodes/web1.example.com",
+                              json={"fact": {"a": "c"}}).status_code == 200
+        assert http.get("/nodes/web1.example.com/runtime").status_code == 404
+        assert http.post("/v1/classified/nodes/web1.example.com",
+                         json={"fact": {"a": "d"}}).status_code == 200
+        assert http.get("/nodes/web1.example.com/runtime").json()["fact"] == {"a": "d"}
 
 
 def test_check_in_history_is_bounded_and_nodes_are_paged(inventory, tmp_path):
