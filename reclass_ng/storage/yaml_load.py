@@ -272,12 +272,27 @@ def _limit_error(path: str, problem: str, mark: yaml.Mark | None) -> YamlFileErr
     return YamlFileError(path, problem, mark.line + 1, mark.column + 1)
 
 
+def compose_yaml_file(path: str) -> yaml.Node | None:
+    """The node graph of `path` (with positions), within the loader's limits: for tools that
+    need lines (lint, explain). YamlFileError for a file over a limit, yaml.YAMLError for
+    invalid YAML."""
+    data = read_input_file(path)
+    try:
+        _check_depth(data)
+        return yaml.compose(data, Loader=SafeLoader)
+    except _TooDeep as err:
+        raise _limit_error(path, f"the document nests deeper than {MAX_YAML_DEPTH} levels",
+                           err.mark) from None
+    except RecursionError:
+        raise _limit_error(path, "the document nests deeper than the loader supports",
+                           _deepest_point(data)) from None
+
+
 def key_line(path: str, keys: Sequence[object]) -> int | None:
     """1-based line of the mapping key at `keys` (strings or list indexes) in a YAML file."""
     try:
-        with open(path, "rb") as handle:
-            node = yaml.compose(handle, Loader=SafeLoader)
-    except (OSError, yaml.YAMLError):
+        node = compose_yaml_file(path)
+    except (YamlFileError, yaml.YAMLError):
         return None
     line = None
     for key in keys:
