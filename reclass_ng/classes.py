@@ -29,14 +29,14 @@ from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
-from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.storage.base import ClassTree
 from reclass_ng.values import Interpolation, Source, owned_copy
 
 
 class ClassLoader:
     """Class entities by name, each file read and prepared once per process."""
 
-    def __init__(self, storage: YamlFsStorage, preparer: EntityPreparer) -> None:
+    def __init__(self, storage: ClassTree, preparer: EntityPreparer) -> None:
         self.storage = storage
         self.preparer = preparer
         self._cache: dict[str, Entity | None] = {}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -24,13 +23,13 @@ from reclass_ng.classes import (
     parse_class_mapping,
 )
 from reclass_ng.entity import Entity
-from reclass_ng.errors import ConfigError, NodeNotFound, ReclassError
+from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.queries import QueryEngine
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
-from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -81,7 +80,7 @@ def automatic_parameters(name: str, environment: str) -> dict[str, Any]:
 class NodeRenderer:
     """Renders nodes of one storage under one set of settings."""
 
-    def __init__(self, storage: YamlFsStorage, settings: Settings, preparer: EntityPreparer,
+    def __init__(self, storage: Storage, settings: Settings, preparer: EntityPreparer,
                  mappings: list[ClassMapping], warn: Callable[[str], None]) -> None:
         self.storage = storage
         self.settings = settings
@@ -90,6 +89,9 @@ class NodeRenderer:
         self.loader = ClassLoader(storage, preparer)
         self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
         self.shared_walks = SharedClassWalks(self.expander)
+        # Storages whose classes depend on the environment (yaml_git, mixed): the walkers of
+        # the other environments' class trees, made on first use.
+        self._tree_walkers: dict[int, tuple[ClassTree, ClassExpander, SharedClassWalks]] = {}
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
@@ -113,13 +115,33 @@ class NodeRenderer:
     def expect_nodes(self, names: Sequence[str]) -> None:
         """The nodes merged next: nodes among them with the same classes share their walk
         (SharedClassWalks). A node file that fails to load is left for its merge to report."""
-        class_lists = []
+        class_lists: dict[int, tuple[SharedClassWalks, list[tuple[str, ...]]]] = {}
         for name in names:
             try:
-                class_lists.append(self.node_entity(name).classes)
+                entity = self.node_entity(name)
+                walks = self.class_walkers(entity.environment
+                                           or self.settings.default_environment)[1]
             except ReclassError:
                 continue
-        self.shared_walks.expect(class_lists)
+            class_lists.setdefault(id(walks), (walks, []))[1].append(entity.classes)
+        if id(self.shared_walks) not in class_lists:
+            self.shared_walks.expect(())
+        for walks, lists in class_lists.values():
+            walks.expect(lists)
+
+    def class_walkers(self, environment: str) -> tuple[ClassExpander, SharedClassWalks]:
+        """The class expander (and its shared walks) of nodes in `environment`."""
+        if environment == self.settings.default_environment:
+            return self.expander, self.shared_walks
+        tree = self.storage.classes_for(environment)
+        if tree is self.storage:
+            return self.expander, self.shared_walks
+        made = self._tree_walkers.get(id(tree))
+        if made is None:
+            expander = ClassExpander(ClassLoader(tree, self.preparer), self.expander.merger,
+                                     self.settings, self.preparer, self.warn)
+            made = self._tree_walkers[id(tree)] = (tree, expander, SharedClassWalks(expander))
+        return made[1], made[2]
 
     def environment_of(self, name: str) -> str:
         return self.node_entity(name).environment or self.settings.default_environment
@@ -136,15 +158,16 @@ class NodeRenderer:
                 for item in extra:
                     environment = item.environment or environment
             environment = environment or self.settings.default_environment
+            expander, shared_walks = self.class_walkers(environment)
             node = MergedNode()
             seen: set[str] = set()
             for item in extra:
-                self.expander.walk(node, self.prepared(item), seen, [])
-            self.expander.walk(node, self._base_entity(name, environment), seen, [])
-            if not extra and self.shared_walks.walk_classes(node, entity, seen):
-                self.expander.merger.merge_entity(node, entity)
+                expander.walk(node, self.prepared(item), seen, [])
+            expander.walk(node, self._base_entity(name, environment), seen, [])
+            if not extra and shared_walks.walk_classes(node, entity, seen):
+                expander.merger.merge_entity(node, entity)
             else:
-                self.expander.walk(node, entity, seen, [])
+                expander.walk(node, entity, seen, [])
             node.environment = environment
             node.name = name
         except ReclassError as err:
@@ -226,10 +249,11 @@ class InventoryRenderer:
     """
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
-                 storage: YamlFsStorage | None = None) -> None:
+                 storage: Storage | None = None) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
-        self.storage = open_storage(settings, storage)  # shared by the inventories of a process
+        # an open yaml_fs storage is shared by the inventories of one process: files parsed once
+        self.storage = open_storage(settings, reuse=storage)
         parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
                              settings.escape_character)
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
@@ -286,32 +310,3 @@ def inventory_document(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:
             classes.setdefault(cls, []).append(name)
     return {"__reclass__": {"timestamp": timestamp()}, "nodes": nodes, "classes": classes,
             "applications": applications}
-
-
-def open_storage(settings: Settings, storage: YamlFsStorage | None = None) -> YamlFsStorage:
-    """The storage the settings name: `storage` when it reads the same directories, else a
-    new one."""
-    if settings.storage_type != "yaml_fs":
-        raise ConfigError(f"Storage type {settings.storage_type!r} is not supported; "
-                          "reclass-ng reads yaml_fs inventories")
-    base = settings.inventory_base_uri or os.getcwd()
-    nodes_dir = os.path.join(os.path.expanduser(base), os.path.expanduser(settings.nodes_uri))
-    classes_dir = os.path.join(os.path.expanduser(base),
-                               os.path.expanduser(settings.classes_uri))
-    _check_distinct(nodes_dir, classes_dir)
-    if storage is None or (storage.nodes_dir, storage.classes_dir,
-                           storage.compose_node_name) != (
-            os.path.abspath(nodes_dir), os.path.abspath(classes_dir),
-            settings.compose_node_name):
-        storage = YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)
-    return storage
-
-
-def _check_distinct(nodes_dir: str, classes_dir: str) -> None:
-    nodes_dir, classes_dir = os.path.abspath(nodes_dir), os.path.abspath(classes_dir)
-    if nodes_dir == classes_dir:
-        raise ConfigError(f"The inventory URIs must not be the same for nodes and classes: "
-                          f"{nodes_dir}")
-    if os.path.commonpath([nodes_dir, classes_dir]) in (nodes_dir, classes_dir):
-        raise ConfigError(f"The nodes and classes directories must not contain each other: "
-                          f"{nodes_dir}, {classes_dir}")

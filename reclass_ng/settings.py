@@ -61,6 +61,34 @@ def _optional_string(value: Any, name: str) -> str | None:
     return None if value is None else _string(value, name)
 
 
+class FrozenMapping(dict):  # type: ignore[type-arg]
+    """A mapping setting (yaml_git/mixed `nodes_uri`, `classes_uri`) that Settings can hash."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted((repr(k), repr(v)) for k, v in self.items())))
+
+
+def frozen(value: Any) -> Any:
+    """Mappings and lists of a config value as hashable FrozenMapping and tuple."""
+    if isinstance(value, Mapping):
+        return FrozenMapping((k, frozen(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def _storage_uri(default: str) -> Any:
+    # A directory for yaml_fs; a mapping of options for yaml_git and mixed (their modules
+    # check the keys).
+    def check(value: Any, name: str) -> Any:
+        if value in (None, ""):
+            return default
+        if isinstance(value, Mapping):
+            return frozen(value)
+        return _string(value, name)
+    return check
+
+
 def _char(value: Any, name: str) -> str:
     if isinstance(value, str) and len(value) == 1:
         return value
@@ -103,6 +131,8 @@ DEFAULTS: dict[str, Any] = {
     "applications_postfix": "_hosts",
     # reclass-ng settings (off by default where they would change how an inventory renders)
     "reference_defaults": False,
+    # salt-formulas reclass: Salt's saltenv/pillarenv replaces the node's environment
+    "allow_adapter_env_override": False,
     "config_file": None,  # the reclass-config.yml that was read, for messages
 }
 
@@ -119,8 +149,8 @@ class Settings(Record):
 
     storage_type: str
     inventory_base_uri: str | None
-    nodes_uri: str
-    classes_uri: str
+    nodes_uri: str | Mapping[str, Any]  # a mapping for yaml_git and mixed
+    classes_uri: str | Mapping[str, Any]
     class_mappings: tuple[str, ...]
     class_mappings_match_path: bool
     compose_node_name: bool
@@ -150,6 +180,7 @@ class Settings(Record):
     no_refs: bool
     applications_postfix: str
     reference_defaults: bool
+    allow_adapter_env_override: bool
     config_file: str | None
 
     def __init__(self, **values: Any) -> None:
@@ -186,8 +217,7 @@ _BOOLS = [name for name, default in DEFAULTS.items() if isinstance(default, bool
 _CHECKS: dict[str, Any] = {name: parse_bool for name in _BOOLS}
 _CHECKS.update(
     storage_type=_string, inventory_base_uri=_optional_string,
-    nodes_uri=lambda v, n: "nodes" if v in (None, "") else _string(v, n),
-    classes_uri=lambda v, n: "classes" if v in (None, "") else _string(v, n),
+    nodes_uri=_storage_uri("nodes"), classes_uri=_storage_uri("classes"),
     class_mappings=_string_list, ignore_class_notfound_regexp=_string_list,
     default_environment=_string, delimiter=_string, escape_character=_char,
     reference_sentinels=_sentinels, export_sentinels=_sentinels,

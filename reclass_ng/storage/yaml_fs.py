@@ -12,8 +12,9 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reclass_ng.errors import DuplicateNameError, NotFoundError, UnsafeClassNameError
+from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
 from reclass_ng.records import Record
+from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_load import load_yaml_file
 
 EXTENSIONS = (".yml", ".yaml")
@@ -175,38 +176,47 @@ def check_class_name(name: str) -> None:
 class YamlFsStorage:
     """Node and class files below two directories, parsed lazily and cached."""
 
-    def __init__(self, nodes_dir: str, classes_dir: str, compose_node_name: bool = False) -> None:
-        self.nodes_dir = os.path.abspath(os.path.expanduser(nodes_dir))
-        self.classes_dir = os.path.abspath(os.path.expanduser(classes_dir))
+    def __init__(self, nodes_dir: str | None, classes_dir: str | None,
+                 compose_node_name: bool = False) -> None:
+        # A storage of nodes only (classes_dir None) or of classes only (nodes_dir None) is a
+        # part of a yaml_git or mixed storage (storage/split.py).
+        self.nodes_dir = nodes_dir and os.path.abspath(os.path.expanduser(nodes_dir))
+        self.classes_dir = classes_dir and os.path.abspath(os.path.expanduser(classes_dir))
         self.compose_node_name = compose_node_name
         for directory in (self.nodes_dir, self.classes_dir):
-            if not os.path.isdir(directory):
+            if directory is not None and not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}")
-        self.nodes = self._scan_nodes(compose_node_name)
+        self.nodes = self._scan_nodes(compose_node_name) if self.nodes_dir else NodeFiles({})
         self._parsed: dict[str, Any] = {}
         self._lock = threading.Lock()
         # The classes tree is scanned in a thread while the first node is read and merged
         # (directory listings release the interpreter); until it is done, a class is found at
         # its usual place and checked against the scan before the node is used
         # (check_classes), so a duplicate class name is still an error, reported first.
-        self._class_paths: dict[str, str] | None = None
+        self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
         self._class_scan_error: BaseException | None = None
         self._found_early: dict[str, str | None] = {}
         self._class_scan = threading.Thread(target=self._scan_classes_in_background,
                                             name="reclass-ng class scan", daemon=True)
-        self._class_scan.start()
+        if self.classes_dir:
+            self._class_scan.start()
 
     @property
     def nodes_uri(self) -> str:
-        return "yaml_fs://" + self.nodes_dir
+        return "yaml_fs://" + (self.nodes_dir or "")
 
     @property
     def classes_uri(self) -> str:
-        return "yaml_fs://" + self.classes_dir
+        return "yaml_fs://" + (self.classes_dir or "")
+
+    def classes_for(self, environment: str) -> YamlFsStorage:
+        """The classes a node of `environment` reads: the same tree for every environment."""
+        return self
 
     def _scan_nodes(self, compose_node_name: bool) -> NodeFiles:
         # node_name_for, one directory at a time (thousands of files: this is start-up time).
         where: dict[str, tuple[str, str, str]] = {}
+        assert self.nodes_dir is not None
         for directory, relative, names in _walk_dirs(self.nodes_dir):
             dotted = relative.replace(os.sep, ".")
             if not compose_node_name or not relative or relative.startswith("_"):
@@ -221,6 +231,7 @@ class YamlFsStorage:
     def _raise_duplicate_node(self, compose_node_name: bool) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
+        assert self.nodes_dir is not None
         for path, relative in _walk_yaml_files(self.nodes_dir):
             name = node_name_for(relative, compose_node_name)[0]
             if name in paths:
@@ -231,6 +242,7 @@ class YamlFsStorage:
     def _scan_classes(self) -> dict[str, str]:
         # class_name_for, one directory at a time.
         classes: dict[str, str] = {}
+        assert self.classes_dir is not None
         for directory, relative, names in _walk_dirs(self.classes_dir):
             dotted = relative.replace(os.sep, ".")
             known = len(classes)
@@ -243,6 +255,7 @@ class YamlFsStorage:
     def _raise_duplicate_class(self) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
+        assert self.classes_dir is not None
         for path, relative in _walk_yaml_files(self.classes_dir):
             name = class_name_for(relative)
             if name in paths:
@@ -281,7 +294,7 @@ class YamlFsStorage:
 
     def _usual_class_file(self, name: str) -> str | None:
         parts = name.split(".")
-        if any(not part or part[0] == "." or part in SKIPPED_DIRS or os.sep in part
+        if self.classes_dir is None or any(not part or part[0] == "." or part in SKIPPED_DIRS or os.sep in part
                for part in parts):
             return None
         base = os.path.join(self.classes_dir, *parts)
@@ -316,3 +329,31 @@ class YamlFsStorage:
         check_class_name(name)
         path = self.class_paths.get(name)
         return None if path is None else "yaml_fs://" + path
+
+
+def check_distinct(nodes_dir: str, classes_dir: str) -> None:
+    """Refuse a nodes directory that is, or contains, the classes directory, or the reverse."""
+    nodes_dir, classes_dir = os.path.abspath(nodes_dir), os.path.abspath(classes_dir)
+    if nodes_dir == classes_dir:
+        raise ConfigError(f"The inventory URIs must not be the same for nodes and classes: "
+                          f"{nodes_dir}")
+    if os.path.commonpath([nodes_dir, classes_dir]) in (nodes_dir, classes_dir):
+        raise ConfigError(f"The nodes and classes directories must not contain each other: "
+                          f"{nodes_dir}, {classes_dir}")
+
+
+def open_storage(settings: Settings, reuse: object = None) -> YamlFsStorage:
+    """The yaml_fs storage of `settings` (`reuse`, an open one, when it reads the same trees)."""
+    base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
+    uris = [settings.nodes_uri, settings.classes_uri]
+    if not all(isinstance(uri, str) for uri in uris):
+        raise ConfigError("storage_type yaml_fs: nodes_uri and classes_uri are directories "
+                          "(mappings of options are for yaml_git and mixed)")
+    nodes_dir, classes_dir = (os.path.join(base, os.path.expanduser(str(uri))) for uri in uris)
+    check_distinct(nodes_dir, classes_dir)
+    if (isinstance(reuse, YamlFsStorage) and (reuse.nodes_dir, reuse.classes_dir,
+                                              reuse.compose_node_name)
+            == (os.path.abspath(nodes_dir), os.path.abspath(classes_dir),
+                settings.compose_node_name)):
+        return reuse
+    return YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)

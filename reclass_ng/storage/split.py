@@ -1,0 +1,70 @@
+"""Nodes from one tree, classes from a tree chosen by each node's environment.
+
+The shape of the yaml_git and mixed storages: `classes_for(environment)` gives the class tree
+a node of that environment reads (a git branch, a directory), each opened once and kept for
+the life of the storage (there are as many as the inventory has environments).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from reclass_ng.storage.yaml_fs import NodeFile, YamlFsStorage
+
+
+class SplitStorage:
+    """A Storage (storage/base.py) whose class tree depends on the environment."""
+
+    def __init__(self, nodes: YamlFsStorage, open_classes: Callable[[str], YamlFsStorage],
+                 classes_uri: str, default_environment: str) -> None:
+        self.node_tree = nodes
+        self.nodes: Mapping[str, NodeFile] = nodes.nodes
+        self.compose_node_name = nodes.compose_node_name
+        self._open_classes = open_classes
+        self._classes_uri = classes_uri
+        self._default_environment = default_environment
+        self._trees: dict[str, YamlFsStorage] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def nodes_uri(self) -> str:
+        return self.node_tree.nodes_uri
+
+    @property
+    def classes_uri(self) -> str:
+        return self._classes_uri
+
+    def classes_for(self, environment: str) -> YamlFsStorage:
+        """The class tree of `environment`, opened on first use."""
+        tree = self._trees.get(environment)
+        if tree is None:
+            with self._lock:
+                tree = self._trees.get(environment)
+                if tree is None:
+                    tree = self._trees[environment] = self._open_classes(environment)
+        return tree
+
+    # The default environment's class tree, for tools that look at "the" classes.
+    @property
+    def default_classes(self) -> YamlFsStorage:
+        return self.classes_for(self._default_environment)
+
+    @property
+    def class_paths(self) -> dict[str, str]:
+        return self.default_classes.class_paths
+
+    def class_path(self, name: str) -> str | None:
+        return self.default_classes.class_path(name)
+
+    def check_classes(self) -> None:
+        for tree in list(self._trees.values()):
+            tree.check_classes()
+
+    def parsed(self, path: str) -> Any:
+        """A file of any of the trees, parsed once (node files through the nodes tree)."""
+        for tree in list(self._trees.values()):
+            if tree.classes_dir and path.startswith(tree.classes_dir):
+                return tree.parsed(path)
+        return self.node_tree.parsed(path)
