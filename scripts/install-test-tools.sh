@@ -57,3 +57,17 @@ if [ -n "$missing" ]; then
     # shellcheck disable=SC2086  # word splitting of the requirement list is intended
     "$BIN/pip" install --quiet --disable-pip-version-check $missing
 fi
+
+# Kapitan (tests/integration/test_kapitan_compile.py): in a virtualenv of its own next to the test
+# one, because Kapitan pins dependencies the test virtualenv also has (cryptography, jsonschema,
+# ...) and pulls in kapicorp-reclass, its `reclass` backend, which the tests compare with. This
+# checkout is installed there too (editable), with the `kapitan-ng` command.
+KAPITAN_REQUIREMENT="kapitan==0.36.3"
+KAPITAN_VENV="$(cd "$BIN/../.." && pwd)/.venv-kapitan"
+REPO_DIR="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan" ]; then
+    echo "install-test-tools: installing $KAPITAN_REQUIREMENT into $KAPITAN_VENV" >&2
+    "$BIN/python" -m venv "$KAPITAN_VENV"
+    "$KAPITAN_VENV/bin/pip" install --quiet --disable-pip-version-check \
+        "$KAPITAN_REQUIREMENT" -e "$REPO_DIR[kapitan]"
+fi

@@ -22,6 +22,7 @@ SUBCOMMANDS["diff"] = ("reclass_ng.cli.diff", "compare every node of two revisio
 SUBCOMMANDS["explain"] = ("reclass_ng.cli.explain", "explain where a node's value, class or application came from")
 SUBCOMMANDS["classes"] = ("reclass_ng.cli.classes", "sync and list the Puppet class catalogue of the node groups")
 SUBCOMMANDS["tokens"] = ("reclass_ng.cli.tokens", "add tokens with roles to a `reclass-ng serve` tokens file")
+SUBCOMMANDS["kapitan"] = ("reclass_ng.cli.kapitan", "run Kapitan with the reclass-ng inventory backend (kapitan-ng)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["kapitan"]:  # every later word is Kapitan's, options included
+        argv = ["kapitan", "--", *words[1:]]
     args = build_parser().parse_args(argv)
     return run_reporting_errors(lambda: args._module.run(args),
                                 errors_format=getattr(args, "errors", "text"))

@@ -1,0 +1,68 @@
+"""The reclass-ng inventory backend for Kapitan.
+
+Written as Kapitan writes its own backends (kapitan/inventory/backends/reclass_rs), against the
+public API of reclass-ng only (`reclass_ng.load`, `Inventory.inventory()`, `ReclassError`), so
+it can be proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` unchanged
+apart from its imports.
+
+Settings come from the same place as for Kapitan's `reclass` backend: `get_reclass_config()`,
+which starts from Kapitan's defaults (`targets/` as nodes, `classes/`, `allow_none_override`,
+the `--compose-target-name` and `ignore_class_notfound` of the command line) and applies the
+inventory's `reclass-config.yml`. The instance keeps nothing but what Kapitan's base class
+keeps, so it pickles into compile workers as the other backends do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from kapitan.errors import InventoryError
+from kapitan.inventory import Inventory, InventoryTarget
+from kapitan.inventory.backends.reclass import get_reclass_config
+
+import reclass_ng
+
+logger = logging.getLogger(__name__)
+
+
+class ReclassNgInventory(Inventory):
+    """Kapitan targets rendered by reclass-ng (a drop-in for kapicorp-reclass)."""
+
+    def render_targets(self, targets: list[InventoryTarget] | None = None,
+                       ignore_class_not_found: bool = False) -> None:
+        # The paths stay relative to the inventory (normalise_nodes_classes=False): reclass-ng
+        # joins them to inventory_base_uri itself, as reclass-rs does.
+        config = get_reclass_config(self.inventory_path, ignore_class_not_found,
+                                    self.compose_target_name, False)
+        base_uri = config.pop("inventory_base_uri", None) or self.inventory_path
+        try:
+            inventory = reclass_ng.load(base_uri, read_config=False, warn=logger.warning, **config)
+            start = datetime.now(timezone.utc)
+            rendered = inventory.inventory()
+            logger.debug("Inventory rendering with reclass-ng took %s",
+                         datetime.now(timezone.utc) - start)
+        except reclass_ng.ReclassError as err:
+            logger.error("Inventory reclass-ng error: %s", err.message)
+            raise InventoryError(err.message) from err
+
+        for target_name, nodeinfo in rendered["nodes"].items():
+            target = self.targets.get(target_name)
+            if target is None:  # a node Kapitan did not find as a target file
+                continue
+            target.parameters = _plain(nodeinfo["parameters"])
+            target.classes = list(nodeinfo["classes"])
+            target.applications = list(nodeinfo["applications"])
+            target.exports = _plain(nodeinfo["exports"])
+
+
+def _plain(value: Any) -> Any:
+    # reclass-ng's containers are dict/list subclasses that remember where values came from;
+    # Kapitan's models and YAML writers want the built-in types.
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value

@@ -1,0 +1,81 @@
+"""Real Kapitan compiling a small project (tests/integration/kapitan_project: targets, classes, a
+jsonnet and a jinja2 component) with its `reclass` backend (kapicorp-reclass) and with
+`reclass-ng`, through `kapitan-ng` and `reclass-ng kapitan`.
+
+Kapitan lives in a virtualenv of its own, `.venv-kapitan` (scripts/install-test-tools.sh), with
+this checkout installed there: its pinned dependencies clash with the test virtualenv's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from tool_helpers import INSTALL_HINT, REPO, run_tool
+
+PROJECT = Path(__file__).resolve().parent / "kapitan_project"
+KAPITAN_BIN = REPO / ".venv-kapitan" / "bin"
+
+
+@pytest.fixture(scope="module")
+def kapitan_bin() -> Path:
+    for name in ("kapitan", "kapitan-ng", "reclass-ng"):
+        if not (KAPITAN_BIN / name).is_file():
+            pytest.skip(f"{KAPITAN_BIN / name} is not installed; {INSTALL_HINT}")
+    return KAPITAN_BIN
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    shutil.copytree(PROJECT, copy)
+    return copy
+
+
+def kapitan(bin_dir: Path, command: str, *args: str, cwd: Path) -> str:
+    result = run_tool([str(bin_dir / command), *args], cwd=cwd, env={"HOME": str(cwd)})
+    assert result.returncode == 0, f"{command} {' '.join(args)}:\n{result.stdout}{result.stderr}"
+    return result.stdout + result.stderr
+
+
+def files_below(root: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes()
+            for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def test_compiled_outputs_are_byte_identical(kapitan_bin: Path, project: Path) -> None:
+    kapitan(kapitan_bin, "kapitan", "--mp-method", "fork", "compile", "--output-path",
+            "with-reclass", cwd=project)
+    # Kapitan's default start method, spawn: the backend is pickled into fresh workers.
+    kapitan(kapitan_bin, "kapitan-ng", "compile", "--inventory-backend", "reclass-ng",
+            "--output-path", "with-reclass-ng", cwd=project)
+    reference = files_below(project / "with-reclass" / "compiled")
+    assert set(reference) == {
+        f"{target}/{path}" for target in ("web-dev", "web-prod") for path in (
+            "docs/README.md.j2", "manifests/deployment.yaml", "manifests/inventory.yaml",
+            "manifests/service.yaml")}
+    assert b"- web-prod: www.example.org" in reference["web-prod/docs/README.md.j2"]
+    assert files_below(project / "with-reclass-ng" / "compiled") == reference
+
+
+def test_kapitan_inventory_with_the_backend_chosen_in_dot_kapitan(kapitan_bin: Path,
+                                                                   project: Path) -> None:
+    reference = kapitan(kapitan_bin, "kapitan", "inventory", cwd=project)
+    (project / ".kapitan").write_text("global:\n  inventory-backend: reclass-ng\n")
+    assert kapitan(kapitan_bin, "reclass-ng", "kapitan", "inventory", cwd=project) == reference
+    verbose = kapitan(kapitan_bin, "kapitan-ng", "inventory", "--verbose", cwd=project)
+    assert "Using ReclassNgInventory as inventory backend" in verbose
+
+
+def test_an_inventory_error_stops_the_compile_with_reclass_ngs_message(kapitan_bin: Path,
+                                                                       project: Path) -> None:
+    target = project / "inventory" / "targets" / "web-dev.yml"
+    target.write_text(target.read_text() + "  broken: ${app:no_such_key}\n")
+    result = run_tool([str(kapitan_bin / "kapitan-ng"), "compile", "--inventory-backend",
+                       "reclass-ng"], cwd=project, env={"HOME": str(project)})
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Inventory reclass-ng error" in output and "app:no_such_key" in output, output
+    assert "web-dev" in output
+    assert not (project / "compiled").exists()
