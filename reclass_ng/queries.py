@@ -63,12 +63,15 @@ class QueryEngine:
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = threading.Lock()
 
-    def evaluator_for(self, node: MergedNode, inventory_mode: bool = False) -> QueryEvaluator:
-        """The callback a node's resolver uses for its queries."""
+    def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
+                      scope_environment: str | None = None) -> QueryEvaluator:
+        """The callback a node's resolver uses for its queries (over the nodes of
+        `scope_environment`, by default the node's environment, unless `+AllEnvs`)."""
         def evaluate(query: Query, interp: Interpolation, path: tuple, resolver: Resolver) -> Any:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
-            return self._run(expr, query, node.environment, self_values, interp, path)
+            return self._run(expr, query, scope_environment or node.environment, self_values,
+                             interp, path)
         return evaluate
 
     def _parse(self, query: Query, interp: Interpolation, path: tuple) -> QueryExpr:

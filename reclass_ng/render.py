@@ -148,16 +148,22 @@ class NodeRenderer:
 
     # -- merging ------------------------------------------------------------------------
 
-    def merge(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
-              ) -> MergedNode:
-        """Expand and merge every entity of a node, in reclass's order."""
+    def own_environment(self, name: str, extra: Sequence[Entity] = (),
+                        node_optional: bool = False) -> str:
+        """The environment a node's files (or, without one there, the extra entities) give."""
+        environment = self.node_entity(name, optional=node_optional).environment
+        if environment is None:
+            for item in extra:
+                environment = item.environment or environment
+        return environment or self.settings.default_environment
+
+    def merge(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
+              environment: str | None = None) -> MergedNode:
+        """Expand and merge every entity of a node, in reclass's order; `environment`, when
+        given, replaces the node's own (salt-formulas' allow_adapter_env_override)."""
         try:
             entity = self.node_entity(name, optional=node_optional)
-            environment = entity.environment
-            if environment is None:
-                for item in extra:
-                    environment = item.environment or environment
-            environment = environment or self.settings.default_environment
+            environment = environment or self.own_environment(name, extra, node_optional)
             expander, shared_walks = self.class_walkers(environment)
             node = MergedNode()
             seen: set[str] = set()
@@ -266,11 +272,19 @@ class InventoryRenderer:
         """The inventory's node names, sorted."""
         return sorted(self.storage.nodes)
 
-    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
-                 ) -> dict[str, Any]:
-        """The `--nodeinfo` structure of one node."""
-        node = self.renderer.merge(name, extra, node_optional)
-        self.renderer.interpolate(node, self.queries.evaluator_for(node))
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
+                 environment: str | None = None) -> dict[str, Any]:
+        """The `--nodeinfo` structure of one node.
+
+        `environment` renders the node as if it were in that environment (its classes, its
+        `_reclass_` and its output say so); inventory queries still look at the nodes of its
+        own environment, as salt-formulas reclass does.
+        """
+        node = self.renderer.merge(name, extra, node_optional, environment=environment)
+        scope = None
+        if environment is not None:
+            scope = self.renderer.own_environment(name, extra, node_optional)
+        self.renderer.interpolate(node, self.queries.evaluator_for(node, scope_environment=scope))
         return self.renderer.nodeinfo(node)
 
     def render_serially(self, progress: Callable[[int, int], None] | None = None

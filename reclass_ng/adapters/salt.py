@@ -55,9 +55,17 @@ def _inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[st
     return open_inventory(inventory_base_uri, **checked_settings(settings, caller))
 
 
+def _environment_override(inventory: reclass_ng.Inventory, pillarenv: str | None
+                          ) -> str | None:
+    # salt-formulas reclass (PR #102): Salt's pillarenv/saltenv becomes the node's
+    # environment only when the inventory allows it.
+    return pillarenv if pillarenv and inventory.settings.allow_adapter_env_override else None
+
+
 def ext_pillar(
     minion_id: str,
     pillar: Mapping[str, Any] | None,
+    pillarenv: str | None = None,
     storage_type: str | None = None,
     inventory_base_uri: str | None = None,
     nodes_uri: str | None = None,
@@ -72,6 +80,9 @@ def ext_pillar(
     With `propagate_pillar_data_to_reclass`, the pillar Salt compiled so far is merged in at the
     lowest priority (below every class), so inventory references such as `${some:pillar:key}` can
     use it; it also makes the inventory depend on Salt, so it is off by default.
+
+    `pillarenv` (Salt's pillarenv, else saltenv) replaces the node's environment when the
+    setting `allow_adapter_env_override` is on, as in salt-formulas reclass.
     """
     inventory = _inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
         kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
@@ -80,11 +91,13 @@ def ext_pillar(
     if propagate_pillar_data_to_reclass and pillar:
         extra.append(reclass_ng.Entity(
             name=minion_id, uri=PILLAR_ENTITY_URI + minion_id, parameters=dict(pillar)))
-    return pillar_data(inventory.nodeinfo(minion_id, extra=extra))
+    return pillar_data(inventory.nodeinfo(
+        minion_id, extra=extra, environment=_environment_override(inventory, pillarenv)))
 
 
 def top(
     minion_id: str | None = None,
+    pillarenv: str | None = None,
     storage_type: str | None = None,
     inventory_base_uri: str | None = None,
     nodes_uri: str | None = None,
@@ -93,10 +106,13 @@ def top(
     compose_node_name: bool | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
-    """Top data: `{environment: [applications]}` for a minion, `{env: {node: [apps]}}` without one."""
+    """Top data: `{environment: [applications]}` for a minion, `{env: {node: [apps]}}` without one.
+
+    `pillarenv` is the minion's environment override, as for ext_pillar."""
     inventory = _inventory("master_tops.reclass_ng", inventory_base_uri, dict(
         kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
         class_mappings=class_mappings, compose_node_name=compose_node_name))
     if minion_id is None:
         return inventory_top_data(inventory.inventory())
-    return node_top_data(inventory.nodeinfo(minion_id))
+    return node_top_data(inventory.nodeinfo(
+        minion_id, environment=_environment_override(inventory, pillarenv)))

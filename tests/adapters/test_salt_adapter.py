@@ -118,3 +118,27 @@ def test_command_needs_a_mode_and_reports_unknown_nodes() -> None:
     result = run_command("reclass-salt", "-b", EXAMPLE, "--pillar", "nope")
     assert result.returncode != 0 and result.stdout == ""
     assert "nope" in result.stderr and "Traceback" not in result.stderr
+
+
+ENV_INVENTORY = {
+    "nodes/m1.yml": "environment: prod\nclasses: [site]\nexports: {role: app}\n",
+    "nodes/m2.yml": "environment: prod\nexports: {role: db}\n",
+    "nodes/d1.yml": "environment: dev\nexports: {role: sandbox}\n",
+    "classes/site.yml": "applications: [web]\nparameters:\n"
+                        "  env: ${_reclass_:environment}\n  roles: $[ exports:role ]\n",
+}
+
+
+def test_pillarenv_overrides_the_environment_only_when_allowed(tmp_path) -> None:
+    base = str(write_inventory(tmp_path / "inv", ENV_INVENTORY))
+    kept = salt.ext_pillar("m1", {}, pillarenv="dev", inventory_base_uri=base)
+    assert kept["env"] == "prod" and kept["__reclass__"]["environment"] == "prod"
+    moved = salt.ext_pillar("m1", {}, pillarenv="dev", inventory_base_uri=base,
+                            allow_adapter_env_override=True)
+    assert moved["env"] == "dev" and moved["__reclass__"]["environment"] == "dev"
+    # queries still look at the nodes of the node's own environment (salt-formulas reclass)
+    assert moved["roles"] == {"m1": "app", "m2": "db"}
+    assert salt.top("m1", pillarenv="dev", inventory_base_uri=base,
+                    allow_adapter_env_override=True) == {"dev": ["web"]}
+    assert salt.top("m1", pillarenv=None, inventory_base_uri=base,
+                    allow_adapter_env_override=True) == {"prod": ["web"]}

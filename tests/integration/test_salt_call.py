@@ -126,3 +126,54 @@ pillar_roots:
         1))
     pillar = salt_call(conf, "m1", "pillar.items", "unmask=True")
     assert pillar["app"] == {"db_password": "s3cret"}
+
+
+# -- environments: allow_adapter_env_override (salt-formulas reclass PR #102) ---------------------
+
+ENV_NODES = {"nodes/m1.yml": "environment: prod\nclasses: [site]\n"}
+ENV_CLASSES = {
+    "prod": {"classes/site.yml": "applications: [nginx]\nparameters:\n"
+                                 "  site: {name: 'site-${_reclass_:environment}', tier: gold}\n"},
+    "dev": {"classes/site.yml": "applications: [nginx, debugger]\nparameters:\n"
+                                "  site: {name: 'site-${_reclass_:environment}', tier: sandbox}\n"},
+}
+
+
+def git_inventory(tmp_path: Path, allow_override: bool) -> Path:
+    """An inventory whose classes come from one git branch per environment (yaml_git)."""
+    from git_repos import bare_repository
+
+    repos = tmp_path / "repos"
+    nodes_url = bare_repository(repos / "nodes.git", {"master": ENV_NODES})
+    classes_url = bare_repository(repos / "classes.git", ENV_CLASSES)
+    cache = f"cache_dir: {tmp_path / 'git-cache'}\n  lock_dir: {tmp_path / 'git-locks'}\n"
+    inventory = tmp_path / "inventory"
+    inventory.mkdir()
+    (inventory / "reclass-config.yml").write_text(
+        f"storage_type: yaml_git\n"
+        f"allow_adapter_env_override: {'true' if allow_override else 'false'}\n"
+        f"nodes_uri:\n  repo: {nodes_url}\n  root: nodes\n  {cache}"
+        f"classes_uri:\n  repo: {classes_url}\n  root: classes\n  {cache}")
+    return inventory
+
+
+def test_pillarenv_and_saltenv_choose_the_environment_when_allowed(tmp_path: Path) -> None:
+    conf = write_minion_config(tmp_path, git_inventory(tmp_path, allow_override=True))
+    pillar = salt_call(conf, "m1", "pillar.items", "unmask=True")
+    assert pillar["site"] == {"name": "site-prod", "tier": "gold"}
+    assert pillar["__reclass__"]["environment"] == "prod"
+    # the dev branch's classes, and the environment everywhere the node shows it
+    pillar = salt_call(conf, "m1", "pillar.items", "unmask=True", "pillarenv=dev")
+    assert pillar["site"] == {"name": "site-dev", "tier": "sandbox"}
+    assert pillar["__reclass__"]["environment"] == "dev"
+    assert pillar["__reclass__"]["applications"] == ["nginx", "debugger"]
+    assert salt_call(conf, "m1", "state.show_top") == {"prod": ["nginx"]}
+    assert salt_call(conf, "m1", "state.show_top", "saltenv=dev") == {
+        "dev": ["nginx", "debugger"]}
+
+
+def test_salt_environments_are_ignored_unless_allowed(tmp_path: Path) -> None:
+    conf = write_minion_config(tmp_path, git_inventory(tmp_path, allow_override=False))
+    pillar = salt_call(conf, "m1", "pillar.items", "unmask=True", "pillarenv=dev")
+    assert pillar["site"] == {"name": "site-prod", "tier": "gold"}
+    assert salt_call(conf, "m1", "state.show_top", "saltenv=dev") == {"prod": ["nginx"]}

@@ -43,6 +43,10 @@ def ext_pillar(minion_id: str, pillar: dict[str, Any], *args: Any, **kwargs: Any
                 "ext_pillar.reclass_ng: the configuration must be a mapping of options "
                 "or the inventory directory")
         kwargs = {"inventory_base_uri": args[0]}
+    # The environment Salt runs in (pillarenv wins over saltenv, as in salt-formulas reclass);
+    # used only when the inventory sets allow_adapter_env_override.
+    opts = __opts__  # noqa: F821 - injected by Salt's loader
+    kwargs.setdefault("pillarenv", opts.get("pillarenv") or opts.get("saltenv") or None)
     try:
         return salt_adapter.ext_pillar(minion_id, pillar, **kwargs)
     except ReclassError as err:

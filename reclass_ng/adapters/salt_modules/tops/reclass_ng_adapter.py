@@ -41,11 +41,15 @@ def top(**kwargs: Any) -> dict[str, list[str]]:
         raise SaltInvocationError(
             f"master_tops.{__virtualname__}: the configuration must be a mapping of options "
             "or the inventory directory")
-    minion_id = (kwargs.get("opts") or {}).get("id")
+    minion_opts = kwargs.get("opts") or {}
+    minion_id = minion_opts.get("id")
     if not minion_id:
         raise SaltInvocationError(f"master_tops.{__virtualname__}: Salt passed no minion id")
     try:
-        return salt_adapter.top(minion_id, **options)
+        # pillarenv wins over saltenv (salt-formulas reclass); used only when the inventory
+        # sets allow_adapter_env_override
+        pillarenv = minion_opts.get("pillarenv") or minion_opts.get("saltenv") or None
+        return salt_adapter.top(minion_id, **{"pillarenv": pillarenv, **options})
     except ReclassError as err:
         # Salt logs this message ("Top function reclass_ng failed with error ...") and carries on
         # without states for the minion.
