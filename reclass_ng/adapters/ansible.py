@@ -24,6 +24,8 @@ from typing import Any
 from reclass_ng.adapters.plain_data import plain_data
 
 DEFAULT_APPLICATIONS_POSTFIX = "_hosts"
+# With sanitised names, a group named like a host (class `db`, node `db`) gets this appended.
+HOST_CLASH_SUFFIX = "_group"
 
 # Ansible's own rule for group names (ansible.constants.INVALID_VARIABLE_NAMES): a name must be a
 # Python identifier; `role.web` is accepted only with a warning and cannot be used in `groups.x`.
@@ -62,14 +64,21 @@ def host_groups(
     """Group name -> hosts, from `inventory()`'s `classes` and `applications` maps.
 
     Hosts keep the order reclass gives; a group that two names collapse into (an empty postfix,
-    or sanitising `a.b` and `a_b`) gets the hosts of both, each once.
+    or sanitising `a.b` and `a_b`) gets the hosts of both, each once. With `sanitize`, names
+    are ones Ansible takes without a warning: invalid characters become `_`, and a name that is
+    also a host's gets HOST_CLASH_SUFFIX.
     """
     named: list[tuple[str, Iterable[str]]] = list((inventory.get("classes") or {}).items())
     named += [(app + applications_postfix, hosts)
               for app, hosts in (inventory.get("applications") or {}).items()]
+    hostnames = set(inventory.get("nodes") or ()) if sanitize else set()
     groups: dict[str, list[str]] = {}
     for name, hosts in named:
-        group = groups.setdefault(sanitize_group_name(name) if sanitize else name, [])
+        if sanitize:
+            name = sanitize_group_name(name)
+            if name in hostnames:  # Ansible warns "Found both group and host with same name"
+                name += HOST_CLASH_SUFFIX
+        group = groups.setdefault(name, [])
         group.extend(host for host in hosts if host not in group)
     return groups
 

@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     groups.add_argument(
         "--sanitize-group-names", action="store_true",
         help="replace characters Ansible does not allow in group names (such as the dot in "
-             "role.web) with _")
+             "role.web) with _, and append _group to a group named like a host: names "
+             "Ansible takes without a warning")
     add_output_arguments(parser, "json")
     return parser
 

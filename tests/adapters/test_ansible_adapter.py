@@ -118,3 +118,10 @@ def test_collections_path_holds_the_plugin() -> None:
                           "plugins", "inventory", "inventory.py")
     with open(plugin, encoding="utf-8") as handle:
         assert 'NAME = "reclass_ng.reclass.inventory"' in handle.read()
+
+
+def test_sanitized_group_named_like_a_host_gets_a_suffix() -> None:
+    inv = {"nodes": {"db": {}, "web1": {}}, "classes": {"db": ["db"], "role.web": ["web1"]},
+           "applications": {}}
+    assert ansible.host_groups(inv, sanitize=True) == {"db_group": ["db"], "role_web": ["web1"]}
+    assert ansible.host_groups(inv) == {"db": ["db"], "role.web": ["web1"]}

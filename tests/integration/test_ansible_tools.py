@@ -99,3 +99,50 @@ def test_adhoc_debug_prints_a_host_var(kind: str, ansible_env: dict[str, str],
     assert result.returncode == 0, result.stdout + result.stderr
     assert "web2.example.com | SUCCESS" in result.stdout
     assert '"nginx.worker_processes": 8' in result.stdout
+
+
+GROUP_NAME_WARNINGS = ("Invalid characters were found in group names",
+                       "Found both group and host with same name")
+
+
+@pytest.mark.parametrize("kind", ["script", "plugin"])
+def test_sanitized_group_names_give_no_ansible_warning(kind: str, ansible_env: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    tool = require_tool("ansible-inventory")
+    inventory = tmp_path / "inventory"
+    for relpath, text in {
+            "classes/role/web.yml": "applications: [web-server]\n",
+            "classes/db.yml": "applications: [postgresql]\n",
+            "classes/9lives.yml": "parameters: {lives: 9}\n",
+            "nodes/db.yml": "classes: [db]\n",
+            "nodes/web1.example.com.yml": "classes: [role.web, 9lives]\n"}.items():
+        (inventory / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (inventory / relpath).write_text(text)
+    env = {**ansible_env, "RECLASS_NG_INVENTORY": str(inventory)}
+
+    def listing(sanitize: bool) -> tuple[dict, str]:
+        if kind == "script":
+            script = tmp_path / ("sanitized" if sanitize else "plain")
+            script.write_text(f"#!/bin/sh\nexec {adapter_command('reclass-ansible')} "
+                              f"{'--sanitize-group-names' if sanitize else ''} \"$@\"\n")
+            script.chmod(0o755)
+            source = str(script)
+        else:
+            source = str(tmp_path / f"{'sanitized' if sanitize else 'plain'}.reclass_ng.yml")
+            Path(source).write_text(f"plugin: reclass_ng.reclass.inventory\n"
+                                    f"inventory_base_uri: {inventory}\n"
+                                    f"sanitize_group_names: {str(sanitize).lower()}\n")
+        result = run_tool([tool, "-i", source, "--list"], env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        return json.loads(result.stdout), result.stderr
+
+    # the default keeps reclass's names, and Ansible warns about them
+    plain, warnings = listing(sanitize=False)
+    assert "role.web" in plain and "web-server_hosts" in plain
+    assert GROUP_NAME_WARNINGS[0] in warnings
+    groups, warnings = listing(sanitize=True)
+    assert not [w for w in GROUP_NAME_WARNINGS if w in warnings], warnings
+    assert members(groups, "role_web") == ["web1.example.com"]
+    assert members(groups, "web_server_hosts") == ["web1.example.com"]
+    assert members(groups, "_lives") == ["web1.example.com"]
+    assert members(groups, "db_group") == ["db"]

@@ -47,7 +47,8 @@ options:
   sanitize_group_names:
     description:
       - Replace characters Ansible does not allow in group names (the dot in C(role.web)) with
-        an underscore.
+        an underscore, and append C(_group) to a group named like a host, so Ansible prints no
+        group name warning.
     type: bool
     default: false
   settings:
