@@ -4,7 +4,9 @@ with several branches, read through file:// URLs), driven through the `reclass` 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +221,30 @@ def test_unknown_storage_type(tmp_path: Path, run_reclass) -> None:
     result = run_reclass(["-b", str(inventory), "--inventory"])
     assert result.returncode != 0
     assert "Storage type 'memcache_proxy' is not supported" in result.stderr
+
+
+def test_inventory_jobs_render_like_one_process(tmp_path: Path, repositories, run_reclass
+                                                ) -> None:
+    inventory = write_config(tmp_path / "inv", git_config(tmp_path, repositories))
+    serial = run_reclass(["-b", str(inventory), "--inventory", "-o", "json"])
+    parallel = run_reclass(["-b", str(inventory), "--inventory", "-o", "json", "--jobs", "2"])
+    assert serial.returncode == 0 and parallel.returncode == 0, serial.stderr + parallel.stderr
+
+    def nodes(result) -> dict[str, Any]:
+        return {name: without_run_details(info)
+                for name, info in json.loads(result.stdout)["nodes"].items()}
+    assert nodes(parallel) == nodes(serial)
+
+
+def test_processes_sharing_a_cache_wait_for_each_other(tmp_path: Path, repositories,
+                                                       reclass_cmd) -> None:
+    inventory = write_config(tmp_path / "inv", git_config(tmp_path, repositories))
+    runs = [subprocess.Popen([*reclass_cmd, "-b", str(inventory), "--inventory", "-o", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "HOME": str(tmp_path)},
+                             cwd=tmp_path) for _ in range(3)]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in outputs]
+    rendered = [{name: without_run_details(info)
+                 for name, info in json.loads(out)["nodes"].items()} for out, _ in outputs]
+    assert rendered[0] == rendered[1] == rendered[2]

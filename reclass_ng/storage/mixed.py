@@ -27,7 +27,7 @@ from typing import Any
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.settings import Settings
-from reclass_ng.storage.split import SplitStorage
+from reclass_ng.storage.split import SplitStorage, opened_with
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_git import (
     GitClassTrees,
@@ -84,6 +84,8 @@ def _class_source(part: MixedOptions, base: str, repos: GitRepositories
 
 def open_storage(settings: Settings, reuse: object = None) -> SplitStorage:
     """The mixed storage of `settings`."""
+    if isinstance(reuse, SplitStorage) and reuse.opened_with == opened_with(settings):
+        return reuse
     base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
     repos = GitRepositories()
     nodes_part = MixedOptions(settings.nodes_uri, "nodes_uri")  # type: ignore[arg-type]
@@ -105,4 +107,4 @@ def open_storage(settings: Settings, reuse: object = None) -> SplitStorage:
 
     where = f"mixed {classes_part.storage_type} " + str(
         classes_part.options.get("uri") or classes_part.options.get("repo"))
-    return SplitStorage(nodes, classes_for, where, settings.default_environment)
+    return SplitStorage(nodes, classes_for, where, settings)

@@ -7,24 +7,35 @@ the life of the storage (there are as many as the inventory has environments).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import NodeFile, YamlFsStorage
+
+
+def opened_with(settings: Settings) -> tuple[Any, ...]:
+    """The settings a split storage is made from: another Inventory of the same process with
+    these settings (the preloaded inventory of `--jobs`) reuses it instead of fetching again."""
+    base = os.path.abspath(os.path.expanduser(settings.inventory_base_uri or os.getcwd()))
+    return (settings.storage_type, base, settings.nodes_uri, settings.classes_uri,
+            settings.compose_node_name, settings.default_environment)
 
 
 class SplitStorage:
     """A Storage (storage/base.py) whose class tree depends on the environment."""
 
     def __init__(self, nodes: YamlFsStorage, open_classes: Callable[[str], YamlFsStorage],
-                 classes_uri: str, default_environment: str) -> None:
+                 classes_uri: str, settings: Settings) -> None:
+        self.opened_with = opened_with(settings)
         self.node_tree = nodes
         self.nodes: Mapping[str, NodeFile] = nodes.nodes
         self.compose_node_name = nodes.compose_node_name
         self._open_classes = open_classes
         self._classes_uri = classes_uri
-        self._default_environment = default_environment
+        self._default_environment = settings.default_environment
         self._trees: dict[str, YamlFsStorage] = {}
         self._lock = threading.Lock()
 

@@ -34,7 +34,7 @@ from reclass_ng.errors import ConfigError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
 from reclass_ng.storage.git_trees import GitTrees, root_directory
-from reclass_ng.storage.split import SplitStorage
+from reclass_ng.storage.split import SplitStorage, opened_with
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 
 ENVIRONMENT_BRANCH = "__env__"
@@ -189,8 +189,9 @@ def open_storage(settings: Settings, reuse: object = None) -> SplitStorage:
             raise ConfigError(f"Setting {name}: storage_type yaml_git needs a mapping of "
                               f"options (repo, branch, root, ...), got "
                               f"{getattr(settings, name)!r}")
+    if isinstance(reuse, SplitStorage) and reuse.opened_with == opened_with(settings):
+        return reuse
     repos = GitRepositories()
     nodes = node_tree(settings.nodes_uri, repos, settings.compose_node_name)
     classes = GitClassTrees(settings.classes_uri, repos)  # type: ignore[arg-type]
-    return SplitStorage(nodes, classes.classes_for, classes.describe(),
-                        settings.default_environment)
+    return SplitStorage(nodes, classes.classes_for, classes.describe(), settings)
