@@ -8,6 +8,7 @@ reads what is shared (parsed files, settings), so nodes can be rendered in paral
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import sys
 import time
@@ -91,7 +92,8 @@ class NodeRenderer:
         self.shared_walks = SharedClassWalks(self.expander)
         # Storages whose classes depend on the environment (yaml_git, mixed): the walkers of
         # the other environments' class trees, made on first use.
-        self._tree_walkers: dict[int, tuple[ClassTree, ClassExpander, SharedClassWalks]] = {}
+        self._tree_walkers: dict[
+            int, tuple[ClassTree, ClassExpander, ClassExpander, SharedClassWalks]] = {}
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
@@ -137,11 +139,14 @@ class NodeRenderer:
         if tree is self.storage:
             return self.expander, self.shared_walks
         made = self._tree_walkers.get(id(tree))
-        if made is None:
-            expander = ClassExpander(ClassLoader(tree, self.preparer), self.expander.merger,
-                                     self.settings, self.preparer, self.warn)
-            made = self._tree_walkers[id(tree)] = (tree, expander, SharedClassWalks(expander))
-        return made[1], made[2]
+        if made is None or made[1] is not self.expander:
+            # A copy of this renderer's expander reading the other tree: whatever kind of
+            # expander it is (explain's records its walk) walks every environment.
+            expander = copy.copy(self.expander)
+            expander.loader = ClassLoader(tree, self.preparer)
+            made = self._tree_walkers[id(tree)] = (tree, self.expander, expander,
+                                                   SharedClassWalks(expander))
+        return made[2], made[3]
 
     def environment_of(self, name: str) -> str:
         return self.node_entity(name).environment or self.settings.default_environment

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +249,14 @@ def test_processes_sharing_a_cache_wait_for_each_other(tmp_path: Path, repositor
     rendered = [{name: without_run_details(info)
                  for name, info in json.loads(out)["nodes"].items()} for out, _ in outputs]
     assert rendered[0] == rendered[1] == rendered[2]
+
+
+def test_explain_follows_each_environment_to_its_branch(tmp_path: Path, repositories) -> None:
+    inventory = write_config(tmp_path / "inv", git_config(tmp_path, repositories))
+    for node, port in (("web1", "443"), ("web2", "8080")):
+        result = subprocess.run([str(Path(sys.executable).parent / "reclass-ng"), "explain",
+                                 "-b", str(inventory), node, "app:port"],
+                                capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "HOME": str(tmp_path)})
+        assert result.returncode == 0, result.stderr
+        assert f"app:port: {port}" in result.stdout and "classes/app/web.yml:4" in result.stdout

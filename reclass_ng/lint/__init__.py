@@ -86,7 +86,8 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
         settings, settings_ok = Settings(inventory_base_uri=base), False
     root = os.path.abspath(os.path.expanduser(base))
     dirs = [os.path.join(root, os.path.expanduser(d))
-            for d in (settings.nodes_uri, settings.classes_uri)]
+            for d in (settings.nodes_uri, settings.classes_uri)
+            if isinstance(d, str)]  # yaml_git/mixed options are mappings: no directory here
     files = [path for d in dirs if os.path.isdir(d) for path, _ in _walk_yaml_files(d)]
     index = LineIndex(root)
     prefixes = settings.dict_key_override_prefix + settings.dict_key_constant_prefix

@@ -76,6 +76,6 @@ class SplitStorage:
     def parsed(self, path: str) -> Any:
         """A file of any of the trees, parsed once (node files through the nodes tree)."""
         for tree in list(self._trees.values()):
-            if tree.classes_dir and path.startswith(tree.classes_dir):
+            if tree.classes_dir and path.startswith(tree.classes_dir + os.sep):
                 return tree.parsed(path)
         return self.node_tree.parsed(path)
