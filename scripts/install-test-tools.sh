@@ -3,7 +3,8 @@
 #   - puppet-agent from Debian's packages (Puppet 7; only when running as root, apt-get is present
 #     and `puppet` is not installed yet); the class catalogue sync runs its Ruby library too,
 #   - curl (the documented HTTP examples are run as written),
-#   - salt and ansible-core from PyPI into the virtualenv.
+#   - salt and ansible-core from PyPI into the virtualenv,
+#   - Kapitan from PyPI into .venv-kapitan in the checkout (see below).
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
 # a second run installs nothing and prints nothing.
 set -eu
@@ -58,13 +59,13 @@ if [ -n "$missing" ]; then
     "$BIN/pip" install --quiet --disable-pip-version-check $missing
 fi
 
-# Kapitan (tests/integration/test_kapitan_compile.py): in a virtualenv of its own next to the test
-# one, because Kapitan pins dependencies the test virtualenv also has (cryptography, jsonschema,
-# ...) and pulls in kapicorp-reclass, its `reclass` backend, which the tests compare with. This
-# checkout is installed there too (editable), with the `kapitan-ng` command.
+# Kapitan (tests/integration/test_kapitan_compile.py): in a virtualenv of its own, .venv-kapitan in
+# the checkout, because Kapitan pins dependencies the test virtualenv also has (cryptography,
+# jsonschema, ...) and pulls in kapicorp-reclass (its `reclass` backend, which the tests compare
+# with) and enum34. This checkout is installed there too (editable), with `kapitan-ng`.
 KAPITAN_REQUIREMENT="kapitan==0.36.3"
-KAPITAN_VENV="$(cd "$BIN/../.." && pwd)/.venv-kapitan"
 REPO_DIR="$(cd "$(dirname "$0")/.." && pwd)"
+KAPITAN_VENV="$REPO_DIR/.venv-kapitan"
 if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan" ]; then
     echo "install-test-tools: installing $KAPITAN_REQUIREMENT into $KAPITAN_VENV" >&2
     "$BIN/python" -m venv "$KAPITAN_VENV"
