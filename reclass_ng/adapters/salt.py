@@ -55,10 +55,10 @@ def _inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[st
     return open_inventory(inventory_base_uri, **checked_settings(settings, caller))
 
 
-def _environment_override(inventory: reclass_ng.Inventory, pillarenv: str | None
-                          ) -> str | None:
-    # salt-formulas reclass (PR #102): Salt's pillarenv/saltenv becomes the node's
-    # environment only when the inventory allows it.
+def environment_override(inventory: reclass_ng.Inventory, pillarenv: str | None
+                         ) -> str | None:
+    """The environment to render a minion in: Salt's pillarenv/saltenv when the inventory sets
+    allow_adapter_env_override (salt-formulas reclass, PR #102), else None (its own)."""
     return pillarenv if pillarenv and inventory.settings.allow_adapter_env_override else None
 
 
@@ -92,7 +92,7 @@ def ext_pillar(
         extra.append(reclass_ng.Entity(
             name=minion_id, uri=PILLAR_ENTITY_URI + minion_id, parameters=dict(pillar)))
     return pillar_data(inventory.nodeinfo(
-        minion_id, extra=extra, environment=_environment_override(inventory, pillarenv)))
+        minion_id, extra=extra, environment=environment_override(inventory, pillarenv)))
 
 
 def top(
@@ -115,4 +115,4 @@ def top(
     if minion_id is None:
         return inventory_top_data(inventory.inventory())
     return node_top_data(inventory.nodeinfo(
-        minion_id, environment=_environment_override(inventory, pillarenv)))
+        minion_id, environment=environment_override(inventory, pillarenv)))

@@ -3,6 +3,7 @@
     reclass-salt -b DIR --pillar NODE   # the pillar data ext_pillar returns for minion NODE
     reclass-salt -b DIR --top           # top data of every node: {env: {node: [applications]}}
     reclass-salt -b DIR --top NODE      # top data master_tops returns for NODE: {env: [apps]}
+    reclass-salt -b DIR --pillar NODE --environment dev   # as with Salt's pillarenv=dev
 """
 
 from __future__ import annotations
@@ -32,18 +33,23 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("-p", "--pillar", metavar="NODE", help="pillar data of minion NODE")
     mode.add_argument("-t", "--top", metavar="NODE", nargs="?", const=_ALL_NODES,
                       help="top data of minion NODE, or of every node when NODE is omitted")
+    parser.add_argument(
+        "-e", "--environment", metavar="ENV",
+        help="Salt's pillarenv/saltenv for --pillar NODE and --top NODE: the node's environment "
+             "when allow_adapter_env_override is set, as in Salt (salt-formulas reclass)")
     add_output_arguments(parser, "yaml")
     return parser
 
 
 def salt_data(args: argparse.Namespace) -> str:
     inventory = inventory_from_args(args)
+    environment = salt.environment_override(inventory, args.environment)
     if args.pillar is not None:
-        data = salt.pillar_data(inventory.nodeinfo(args.pillar))
+        data = salt.pillar_data(inventory.nodeinfo(args.pillar, environment=environment))
     elif args.top is _ALL_NODES:
         data = salt.inventory_top_data(inventory.inventory())
     else:
-        data = salt.node_top_data(inventory.nodeinfo(args.top))
+        data = salt.node_top_data(inventory.nodeinfo(args.top, environment=environment))
     return dump(data, args.output, pretty=not args.compact)
 
 

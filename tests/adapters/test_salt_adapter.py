@@ -142,3 +142,14 @@ def test_pillarenv_overrides_the_environment_only_when_allowed(tmp_path) -> None
                     allow_adapter_env_override=True) == {"dev": ["web"]}
     assert salt.top("m1", pillarenv=None, inventory_base_uri=base,
                     allow_adapter_env_override=True) == {"prod": ["web"]}
+
+
+def test_reclass_salt_environment_option(tmp_path) -> None:
+    base = write_inventory(tmp_path / "inv", {
+        **ENV_INVENTORY, "reclass-config.yml": "allow_adapter_env_override: true\n"})
+    result = run_command("reclass-salt", "-b", str(base), "--pillar", "m1", "-e", "dev",
+                         "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert '"environment": "dev"' in result.stdout
+    result = run_command("reclass-salt", "-b", str(base), "--top", "m1", "--environment", "dev")
+    assert result.stdout.strip() == "dev:\n- web"
