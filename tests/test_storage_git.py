@@ -8,12 +8,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from git_repos import bare_repository, push_change, write_inventory
+from git_repos import bare_repository, git, push_change, write_inventory
 
 import reclass_ng
 
@@ -260,3 +261,44 @@ def test_explain_follows_each_environment_to_its_branch(tmp_path: Path, reposito
                                 env={**os.environ, "HOME": str(tmp_path)})
         assert result.returncode == 0, result.stderr
         assert f"app:port: {port}" in result.stdout and "classes/app/web.yml:4" in result.stdout
+
+
+def test_a_missing_root_or_nodes_branch_is_a_clear_error(tmp_path: Path, repositories) -> None:
+    config = git_config(tmp_path, repositories)
+    config["nodes_uri"] = {**config["nodes_uri"], "root": "hosts"}
+    with pytest.raises(reclass_ng.ReclassError, match="nodes root 'hosts' is not a directory"):
+        reclass_ng.load(None, read_config=False, **config)
+    config["nodes_uri"] = {**config["nodes_uri"], "root": "nodes", "branch": "main"}
+    with pytest.raises(reclass_ng.ReclassError, match="branch 'main' missing from .*master"):
+        reclass_ng.load(None, read_config=False, **config)
+
+
+def test_a_link_out_of_the_repository_is_refused(tmp_path: Path, repositories) -> None:
+    work = tmp_path / "evil-work"
+    git("init", "--quiet", str(work))
+    (work / "classes").mkdir()
+    (work / "classes" / "common.yml").symlink_to("/etc/hostname")
+    git("add", "--all", cwd=work)
+    git("commit", "--quiet", "-m", "link", cwd=work)
+    bare = tmp_path / "evil.git"
+    git("clone", "--quiet", "--bare", str(work), str(bare))
+    config = git_config(tmp_path, {**repositories, "classes": bare.as_uri()})
+    config["classes_uri"]["env_overrides"] = [{"base": {"branch": "master"}}]
+    inventory = reclass_ng.load(None, read_config=False, **config)
+    with pytest.raises(reclass_ng.ReclassError, match="cannot export"):
+        inventory.nodeinfo("tools1")
+
+
+def test_trees_no_branch_uses_are_removed_after_a_day(tmp_path: Path, repositories) -> None:
+    from reclass_ng.storage.git_trees import STALE_TREE_AGE, GitTrees
+
+    trees = GitTrees(repositories["classes"], str(tmp_path / "cache"), str(tmp_path / "locks"))
+    current = trees.tree("prod")
+    old = Path(trees.trees_dir) / ("0" * 40)
+    recent = Path(trees.trees_dir) / ("1" * 40)
+    for stale in (old, recent):
+        (stale / "classes").mkdir(parents=True)
+    aged = time.time() - STALE_TREE_AGE - 60
+    os.utime(old, (aged, aged))
+    GitTrees(repositories["classes"], str(tmp_path / "cache"), str(tmp_path / "locks"))
+    assert not old.exists() and recent.exists() and Path(current).exists()
