@@ -79,3 +79,14 @@ def test_an_inventory_error_stops_the_compile_with_reclass_ngs_message(kapitan_b
     assert "Inventory reclass-ng error" in output and "app:no_such_key" in output, output
     assert "web-dev" in output
     assert not (project / "compiled").exists()
+
+
+def test_without_kapitan_the_commands_say_how_to_install_it(tmp_path: Path) -> None:
+    from tool_helpers import VENV_BIN
+
+    if (VENV_BIN / "kapitan").exists():
+        pytest.skip("Kapitan is installed in the test virtualenv")
+    for command in (["kapitan-ng", "compile"], ["reclass-ng", "kapitan", "compile"]):
+        result = run_tool([str(VENV_BIN / command[0]), *command[1:]], cwd=tmp_path)
+        assert result.returncode == 78
+        assert result.stderr.strip() == "kapitan-ng needs Kapitan: pip install 'reclass-ng[kapitan]'"
