@@ -50,7 +50,7 @@ class ClassLoader:
         path = self.storage.class_path(name)
         entity = None
         if path is not None:
-            source = Source("yaml_fs://" + path, name, "class", path)
+            source = Source(self.storage.origin(path), name, "class", path)
             entity = self.preparer.entity(self.storage.parsed(path), source, name)
         with self._lock:
             return self._cache.setdefault(name, entity)

@@ -20,7 +20,8 @@ _STORAGE_MODULE = re.compile(r"[a-z][a-z0-9_]*")
 
 
 class NodeRecord(Protocol):
-    """One node file: its node name, path, path below the nodes tree (no extension), URI."""
+    """One node file: its node name, path, path below the nodes tree (no extension), URI (its
+    origin, as `__reclass__:uri` shows it)."""
 
     name: str
     path: str
@@ -48,6 +49,9 @@ class ClassTree(Protocol):
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file of this tree, parsed once."""
+
+    def origin(self, path: str) -> str:
+        """The URI naming a file of this tree in messages (`yaml_fs://<path>`)."""
 
 
 class Storage(ClassTree, Protocol):

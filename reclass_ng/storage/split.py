@@ -73,6 +73,9 @@ class SplitStorage:
         for tree in list(self._trees.values()):
             tree.check_classes()
 
+    def origin(self, path: str) -> str:
+        return self.node_tree.origin(path)  # every tree is a yaml_fs tree
+
     def parsed(self, path: str) -> Any:
         """A file of any of the trees, parsed once (node files through the nodes tree)."""
         for tree in list(self._trees.values()):

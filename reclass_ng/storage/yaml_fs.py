@@ -325,6 +325,10 @@ class YamlFsStorage:
         with self._lock:
             return self._parsed.setdefault(path, data)
 
+    def origin(self, path: str) -> str:
+        """The URI of a file in messages and `__reclass__:uri`."""
+        return "yaml_fs://" + path
+
     def class_uri(self, name: str) -> str | None:
         check_class_name(name)
         path = self.class_paths.get(name)
