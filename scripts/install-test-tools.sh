@@ -66,9 +66,12 @@ fi
 KAPITAN_REQUIREMENT="kapitan==0.36.3"
 REPO_DIR="$(cd "$(dirname "$0")/.." && pwd)"
 KAPITAN_VENV="$REPO_DIR/.venv-kapitan"
-if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan" ]; then
+# The checkout's requirements are installed again when setup.cfg has changed since (a copy is kept).
+if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan" ] ||
+        ! cmp -s "$REPO_DIR/setup.cfg" "$KAPITAN_VENV/reclass-ng-setup.cfg"; then
     echo "install-test-tools: installing $KAPITAN_REQUIREMENT into $KAPITAN_VENV" >&2
-    "$BIN/python" -m venv "$KAPITAN_VENV"
+    [ -x "$KAPITAN_VENV/bin/pip" ] || "$BIN/python" -m venv "$KAPITAN_VENV"
     "$KAPITAN_VENV/bin/pip" install --quiet --disable-pip-version-check \
         "$KAPITAN_REQUIREMENT" -e "$REPO_DIR[kapitan]"
+    cp "$REPO_DIR/setup.cfg" "$KAPITAN_VENV/reclass-ng-setup.cfg"
 fi
