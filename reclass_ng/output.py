@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from collections.abc import Iterable
 from json.encoder import INFINITY, c_make_encoder, encode_basestring_ascii
 from typing import IO, Any
 
@@ -52,14 +53,39 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
     raise UsageError(f"Unknown output format: {fmt!r} (choose from {', '.join(FORMATS)})")
 
 
-def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True) -> None:
-    """Write what `dump` returns, without holding all of a large inventory's text at once."""
+def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
+          floats_exact: bool = False) -> None:
+    """Write what `dump` returns, without holding all of a large inventory's text at once.
+
+    `floats_exact`: the caller knows that `data` holds no float below 1e-4, NaN or infinity
+    (`storage.yaml_load.LOADED_FLOATS` records that for everything loaded from YAML); the JSON
+    writer then need not search its output for them.
+    """
     if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict:
-        for chunk in _inventory_json_chunks(data):
-            stream.write(chunk)
-        stream.write("\n")
+        try:
+            from reclass_ng.output_json import inventory_json_pieces
+        except ImportError:  # a platform without orjson's wheel: the exact writer
+            for chunk in _inventory_json_chunks(data):
+                stream.write(chunk)
+            stream.write("\n")
+            return
+        _write_bytes(inventory_json_pieces(data, floats_exact), stream)
         return
     stream.write(dump(data, fmt, pretty))
+
+
+def _write_bytes(pieces: Iterable[bytes | memoryview], stream: IO[str]) -> None:
+    """Write UTF-8 `pieces` to a text stream, to its binary buffer when it has one."""
+    buffer = getattr(stream, "buffer", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if buffer is None or encoding not in ("utf8", "ascii", "usascii"):
+        for piece in pieces:
+            stream.write(str(piece, "utf-8"))
+        return
+    stream.flush()
+    for piece in pieces:
+        buffer.write(piece)
+    buffer.flush()
 
 
 def _inventory_json_chunks(data: dict[str, Any]) -> Any:

@@ -128,7 +128,10 @@ class InventoryOutput:
             for piece in pieces:
                 sys.stdout.write(piece)
         else:
-            write(data, sys.stdout, settings.output, settings.pretty_print)
+            from reclass_ng.storage.yaml_load import LOADED_FLOATS
+
+            write(data, sys.stdout, settings.output, settings.pretty_print,
+                  floats_exact=LOADED_FLOATS.json_exact)
 
     def _render_parallel(self, inventory: Any, jobs: int) -> list[str]:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces

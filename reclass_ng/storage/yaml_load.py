@@ -22,12 +22,32 @@ import yaml
 from reclass_ng.errors import YamlFileError
 
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_INFINITY = float("inf")
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
 _MERGE, _VALUE = _TAG + "merge", _TAG + "value"
 # Scalars whose value the safe constructor computes (and which are immutable, so shareable).
 _SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
+_FLOAT = _TAG + "float"
+
+
+class _LoadedFloats:
+    """Whether every float loaded in this process prints the same through orjson as through
+    json (`repr`): true unless a file held a float below 1e-4 (orjson writes `0.00001` where
+    json writes `1e-05`), a NaN or an infinity. The JSON writer skips searching its output for
+    such numbers while this holds (`output_json`)."""
+
+    json_exact = True
+
+
+LOADED_FLOATS = _LoadedFloats()
+
+
+def float_json_exact(value: float) -> bool:
+    """Whether orjson writes `value` as json does (`float.__repr__`): zero, and finite floats
+    of at least 1e-4 in size (tested on random bit patterns in tests/test_output_json.py)."""
+    return value == 0.0 or 1e-4 <= abs(value) < _INFINITY
 
 MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
 MAX_YAML_DEPTH = 200
@@ -132,6 +152,8 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         except KeyError:
             pass
         value = self.yaml_constructors[tag](self, node)
+        if tag == _FLOAT and not float_json_exact(value):
+            LOADED_FLOATS.json_exact = False
         if len(node.value) < 40:
             self._scalar_values[key] = value
         return value
@@ -193,6 +215,7 @@ def _parse(data: bytes) -> Any:
             pass
     finally:
         loader.dispose()
+    LOADED_FLOATS.json_exact = False  # PyYAML's own constructor: floats not checked
     return yaml.load(data, Loader=SafeLoader)
 
 
