@@ -49,8 +49,18 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
             return pretty_json(data) + "\n"
         return json.dumps(data, separators=(",", ":"), default=_json_default) + "\n"
     if fmt == "yaml":
-        return yaml.dump(data, Dumper=_Dumper, default_flow_style=not pretty) + "\n"
+        if pretty:
+            from reclass_ng.output_yaml import BlockYamlWriter
+
+            return BlockYamlWriter().document(data)
+        return pyyaml_text(data, pretty)
     raise UsageError(f"Unknown output format: {fmt!r} (choose from {', '.join(FORMATS)})")
+
+
+def pyyaml_text(data: Any, pretty: bool = True) -> str:
+    """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
+    of block YAML (`output_yaml.py`), and flow style, which that writer leaves to PyYAML."""
+    return yaml.dump(data, Dumper=_Dumper, default_flow_style=not pretty) + "\n"
 
 
 def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
@@ -70,6 +80,12 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
             stream.write("\n")
             return
         _write_bytes(inventory_json_pieces(data, floats_exact), stream)
+        return
+    if fmt == "yaml" and pretty and type(data) is dict:
+        from reclass_ng.output_yaml import BlockYamlWriter
+
+        for piece in BlockYamlWriter().inventory_pieces(data):
+            stream.write(piece)
         return
     stream.write(dump(data, fmt, pretty))
 

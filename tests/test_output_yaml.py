@@ -1,0 +1,117 @@
+"""The fast block YAML writer (output_yaml.py) writes what PyYAML writes, byte for byte: on
+generated data, on every scenario of the conformance corpus, through the `reclass` command."""
+
+from __future__ import annotations
+
+import datetime
+import io
+import re
+import shlex
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reclass_ng import output
+from reclass_ng.output import dump, pyyaml_text, write
+from reclass_ng.output_yaml import BlockYamlWriter
+from reclass_ng.values import MDict, MList, RDict, RList
+
+# Strings PyYAML writes in every style: plain, quoted because they read as another type or
+# start with an indicator, escaped, spanning lines, long enough to be wrapped.
+tricky_strings = st.sampled_from([
+    "", " ", "a b", "yes", "No", "null", "~", "1.0", "010", "0x1f", "1_000", "1:20", "2020-01-02",
+    "- a", "a: b", "#c", "a #c", "'", '"', "&x", "*x", "!t", "%", "@", "`", "{a}", "[a]", "?",
+    "é", "\x7f", "\t", "a\nb", "a\n\nb\n", " lead", "trail ", "\u2028", "\U0001f600",
+    "word " * 20, "x" * 90, "a " * 39 + "b", "${_param:x}", "1e-5", ".nan", "=", "<<",
+])
+strings = st.text(max_size=30) | tricky_strings | st.text(alphabet="ab :-", max_size=90)
+scalars = (st.none() | st.booleans() | st.integers() | st.floats() | strings | st.dates()
+           | st.datetimes(timezones=st.none() | st.just(datetime.timezone.utc)))
+keys = strings | st.sampled_from(["k" * 130, "a\nb", 1, True, None])
+
+
+def _containers(children):
+    return (st.lists(children, max_size=4) | st.lists(children, max_size=4).map(MList)
+            | st.lists(children, max_size=3).map(RList)
+            | st.dictionaries(strings, children, max_size=4)
+            | st.dictionaries(strings, children, max_size=4).map(MDict)
+            | st.dictionaries(strings, children, max_size=3).map(RDict)
+            | st.dictionaries(keys, children, max_size=2))
+
+
+values = st.recursive(scalars, _containers, max_leaves=30)
+
+
+@settings(max_examples=500)
+@given(values)
+def test_block_yaml_is_pyyaml(value):
+    assert dump(value, "yaml") == pyyaml_text(value)
+
+
+@settings(max_examples=200)
+@given(st.dictionaries(strings, st.dictionaries(strings, values, max_size=3), max_size=5),
+       st.dictionaries(strings, st.lists(strings, max_size=3), max_size=3))
+def test_streamed_inventory_is_pyyaml(nodes, classes):
+    document = {"__reclass__": {"timestamp": "now"}, "nodes": nodes, "classes": classes,
+                "applications": {}}
+    out = io.StringIO()
+    write(document, out, "yaml", True)
+    assert out.getvalue() == pyyaml_text(document)
+
+
+def test_values_near_the_wrapping_column():
+    # PyYAML breaks a scalar at a space past column 80: the writer must leave those to it.
+    for depth in range(10):
+        for length in range(60, 84):
+            text = ("ab " * 30)[:length]
+            value: object = {"key": text, "list": [text, {"k": text}],
+                             "when": datetime.datetime(2020, 1, 2, 3, 4, 5)}
+            for level in range(depth):
+                value = {"d": value} if level % 2 else [value]
+            assert dump(value, "yaml") == pyyaml_text(value)
+
+
+def test_fast_path_is_taken_for_plain_trees(monkeypatch):
+    # Without this the tests above would pass with PyYAML writing everything.
+    calls = []
+    real = output.yaml.dump
+    monkeypatch.setattr(output.yaml, "dump", lambda *a, **k: calls.append(a) or real(*a, **k))
+    document = {"nodes": {f"n{i}": {"parameters": {"a": [1, "x y", None, True, 2.5, {}]}}
+                          for i in range(50)}}
+    text = "".join(BlockYamlWriter().inventory_pieces(document))
+    assert len(calls) <= 5  # keys and scalars asked in batches, not once per node
+    assert text == pyyaml_text(document)
+
+
+SCENARIO_TIMESTAMP = re.compile(r"timestamp: .*")
+
+
+def test_corpus_yaml_output_is_pyyaml(monkeypatch, tmp_path):
+    """Every scenario that renders, printed with -o yaml, fast writer against PyYAML's."""
+    from tests.test_corpus import RUNNER, SCENARIOS, run_in_process
+
+    if not SCENARIOS:
+        pytest.skip("conformance corpus not found")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert RUNNER is not None
+    compared = 0
+    for scenario in SCENARIOS:
+        if scenario.get("expect") != "ok":
+            continue
+        inventory = f"{scenario['_dir']}/inventory"
+        cmd = RUNNER.build_command("reclass -b {inventory} {args} {mode} -o yaml", scenario,
+                                   inventory)
+        status, fast, _ = run_in_process(cmd, inventory, 60)
+        with monkeypatch.context() as patched:
+            patched.setattr(output, "write", _pyyaml_write)
+            status_ref, reference, _ = run_in_process(cmd, inventory, 60)
+        assert status == status_ref, shlex.join([cmd])
+        assert SCENARIO_TIMESTAMP.sub("", fast) == SCENARIO_TIMESTAMP.sub("", reference), cmd
+        compared += status == 0
+    assert compared > 200
+
+
+def _pyyaml_write(data, stream, fmt="yaml", pretty=True, **_):
+    assert fmt == "yaml"
+    stream.write(pyyaml_text(data, pretty))
