@@ -22,11 +22,11 @@ from typing import Any
 import yaml
 
 from reclass_ng.output import _Dumper
-from reclass_ng.values import MDict, MList
+from reclass_ng.values import OwnedDict, OwnedList
 
-_DICTS = frozenset({dict, MDict, *(c for c in dict.__subclasses__()
+_DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
-_LISTS = frozenset({list, MList, *(c for c in list.__subclasses__()
+_LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
 _WIDTH = 80  # libyaml's best_width: plain and quoted scalars break at a space past it
 _NODES_HEAD = "nodes:\n"

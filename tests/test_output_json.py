@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from reclass_ng.output import pretty_json, write
 from reclass_ng.output_json import NODES_PER_PIECE, inventory_json_pieces
 from reclass_ng.storage.yaml_load import float_json_exact
-from reclass_ng.values import MDict, MList, RDict, RList
+from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 exact_floats = st.floats(allow_nan=False, allow_infinity=False).filter(float_json_exact)
 keys = st.text() | st.integers() | st.booleans() | st.none()
@@ -29,12 +29,12 @@ def _values(floats):
                | st.sampled_from(["é", "\x7f", "prairie-tundra", "1e-5", "null", "\ud800"]))
 
     def containers(children):
-        return (st.lists(children, max_size=4) | st.lists(children, max_size=4).map(MList)
-                | st.lists(children, max_size=4).map(RList)
+        return (st.lists(children, max_size=4) | st.lists(children, max_size=4).map(OwnedList)
+                | st.lists(children, max_size=4).map(UnresolvedList)
                 | st.lists(children, max_size=4).map(tuple)
                 | st.dictionaries(keys, children, max_size=4)
-                | st.dictionaries(st.text(), children, max_size=4).map(MDict)
-                | st.dictionaries(st.text(), children, max_size=4).map(RDict))
+                | st.dictionaries(st.text(), children, max_size=4).map(OwnedDict)
+                | st.dictionaries(st.text(), children, max_size=4).map(UnresolvedDict))
 
     return st.recursive(scalars, containers, max_leaves=25)
 

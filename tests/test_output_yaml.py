@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from reclass_ng import output
 from reclass_ng.output import dump, pyyaml_text, write
 from reclass_ng.output_yaml import BlockYamlWriter
-from reclass_ng.values import MDict, MList, RDict, RList
+from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 # Strings PyYAML writes in every style: plain, quoted because they read as another type or
 # start with an indicator, escaped, spanning lines, long enough to be wrapped.
@@ -32,11 +32,11 @@ keys = strings | st.sampled_from(["k" * 130, "a\nb", 1, True, None])
 
 
 def _containers(children):
-    return (st.lists(children, max_size=4) | st.lists(children, max_size=4).map(MList)
-            | st.lists(children, max_size=3).map(RList)
+    return (st.lists(children, max_size=4) | st.lists(children, max_size=4).map(OwnedList)
+            | st.lists(children, max_size=3).map(UnresolvedList)
             | st.dictionaries(strings, children, max_size=4)
-            | st.dictionaries(strings, children, max_size=4).map(MDict)
-            | st.dictionaries(strings, children, max_size=3).map(RDict)
+            | st.dictionaries(strings, children, max_size=4).map(OwnedDict)
+            | st.dictionaries(strings, children, max_size=3).map(UnresolvedDict)
             | st.dictionaries(keys, children, max_size=2))
 
 
