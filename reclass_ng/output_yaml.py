@@ -61,6 +61,10 @@ class BlockYamlWriter:
         self._keys: dict[str, str | None] = {}  # None: not a simple key for PyYAML
         self._strings: dict[str, str | None] = {}  # None: the text spans lines
         self._others: dict[tuple[type, str], str | None] = {}
+        # Plain containers by (id, indentation): the data outlive the writer, so ids are
+        # stable; the writer never keys its own temporary mappings here.
+        self._met: set[tuple[int, int]] = set()
+        self._shared_texts: dict[tuple[int, int], str] = {}
 
     def inventory_pieces(self, data: dict[str, Any]) -> Iterator[str]:
         """The text of `output.dump(data, "yaml")` for an inventory document, in pieces."""
@@ -143,17 +147,23 @@ class BlockYamlWriter:
                     append(_Pending(value, indent + len(key) + 2))
                     append("\n")
             elif kind in _DICTS:
-                if value:
+                if not value:
+                    append(f"{lead}{key}: {{}}\n")
+                elif kind is dict and (shared := self._shared(value, inner, False)):
+                    append(f"{lead}{key}:\n{' ' * inner}")
+                    append(shared)
+                else:
                     append(f"{lead}{key}:\n")
                     self._mapping(value, inner, " " * inner, out, pending)
-                else:
-                    append(f"{lead}{key}: {{}}\n")
             elif kind in _LISTS:
-                if value:
+                if not value:
+                    append(f"{lead}{key}: []\n")
+                elif kind is list and (shared := self._shared(value, indent, True)):
+                    append(f"{lead}{key}:\n{spaces}")
+                    append(shared)
+                else:
                     append(f"{lead}{key}:\n")
                     self._sequence(value, indent, spaces, out, pending)
-                else:
-                    append(f"{lead}{key}: []\n")
             else:
                 append(f"{lead}{key}: {self._scalar(value, kind, indent + len(key) + 2)}\n")
             lead = spaces
@@ -181,18 +191,46 @@ class BlockYamlWriter:
                     append(_Pending(value, inner))
                     append("\n")
             elif kind in _DICTS:
-                if value:
-                    self._mapping(value, inner, lead + "- ", out, pending)
-                else:
+                if not value:
                     append(f"{lead}- {{}}\n")
-            elif kind in _LISTS:
-                if value:
-                    self._sequence(value, inner, lead + "- ", out, pending)
+                elif kind is dict and (shared := self._shared(value, inner, False)):
+                    append(f"{lead}- ")
+                    append(shared)
                 else:
+                    self._mapping(value, inner, lead + "- ", out, pending)
+            elif kind in _LISTS:
+                if not value:
                     append(f"{lead}- []\n")
+                elif kind is list and (shared := self._shared(value, inner, True)):
+                    append(f"{lead}- ")
+                    append(shared)
+                else:
+                    self._sequence(value, inner, lead + "- ", out, pending)
             else:
                 append(f"{lead}- {self._scalar(value, kind, inner)}\n")
             lead = spaces
+
+    def _shared(self, value: Any, indent: int, sequence: bool) -> str | None:
+        """The text (after its first line's lead) of a plain container met before at the same
+        indentation, else None. Containers of class files with nothing to interpolate reach
+        many nodes unchanged, as the same object: their text is made once, at the second
+        meeting (remembering every text would hold the whole document twice)."""
+        place = (id(value), indent)
+        text = self._shared_texts.get(place)
+        if text is not None:
+            return text
+        if place not in self._met:
+            self._met.add(place)
+            return None
+        out: list[Any] = []
+        pending: list[int] = []
+        if sequence:
+            self._sequence(value, indent, "", out, pending)
+        else:
+            self._mapping(value, indent, "", out, pending)
+        self._settle(out, pending)
+        text = self._shared_texts[place] = "".join(out)
+        return text
 
     # -- scalars ------------------------------------------------------------------------
     def _scalar(self, value: Any, kind: type, column: int) -> str:

@@ -115,3 +115,19 @@ def test_corpus_yaml_output_is_pyyaml(monkeypatch, tmp_path):
 def _pyyaml_write(data, stream, fmt="yaml", pretty=True, **_):
     assert fmt == "yaml"
     stream.write(pyyaml_text(data, pretty))
+
+
+def test_containers_shared_between_nodes():
+    # Class files' containers reach many nodes as the same object; their text is remembered
+    # per indentation, and one that only deeper down holds a wrapped scalar is PyYAML's.
+    long_text = "word " * 14
+    shared_map = {"b": "x y", "c": [1, {"d": "q", "e": 2.5}], "f": {}, "g": long_text.strip() + "s"}
+    shared_list = ["a", {"k": shared_map}, ["n", []], None]
+    nodes = {f"n{i}": {"p": shared_map, "l": shared_list, "deep": [[shared_map], shared_list],
+                       "x": {"y": shared_list, "z": {"w": {"v": shared_map}}}}
+             for i in range(5)}
+    document = {"__reclass__": {"timestamp": "t"}, "nodes": nodes, "classes": {"c": ["n0"]}}
+    out = io.StringIO()
+    write(document, out, "yaml", True)
+    assert out.getvalue() == pyyaml_text(document)
+    assert dump(nodes, "yaml") == pyyaml_text(nodes)
