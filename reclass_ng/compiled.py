@@ -1,0 +1,37 @@
+"""Which engine modules the optional compiled build compiles, and which ones are compiled here.
+
+`pip install .` compiles the modules below with Cython, from these same .py files, where a C
+compiler and Python's headers are present (build_support/reclass_ng_build.py); elsewhere, and
+for editable installs, everything stays pure Python. Output is the same either way.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+
+# The hot path of a render (doc/performance.rst). The YAML loader and the writers' fallbacks
+# stay interpreted: they recurse once per nesting level of a file, and a compiled function
+# uses the C stack where the interpreter raises RecursionError.
+COMPILED_MODULES = (
+    "reclass_ng.values",
+    "reclass_ng.merge",
+    "reclass_ng.resolve",
+    "reclass_ng.classes",
+    "reclass_ng.prepare",
+    "reclass_ng.render",
+    "reclass_ng.syntax.ast",
+    "reclass_ng.syntax.grammar",
+    "reclass_ng.output_yaml",
+)
+
+
+def compiled_modules() -> list[str]:
+    """The modules of COMPILED_MODULES that this installation loads as compiled extensions."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    found = []
+    for name in COMPILED_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and (spec.origin or "").endswith(suffixes):
+            found.append(name)
+    return found
