@@ -45,6 +45,22 @@ _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
 _WALKED = _PLAIN | {OwnedDict, OwnedList}
 
 
+# References rendered inside one another at most (a chain `a: ${b}`, `b: ${c}`, ...). Each
+# link costs a few calls: interpreted they stay within the raised recursion limit, compiled
+# (reclass_ng.compiled) they use the C stack, which has no such guard. Documented in
+# doc/performance.rst; real inventories have chains of dozens.
+MAX_REFERENCE_DEPTH = 5000
+
+
+class ReferenceChainTooDeep(ReclassError):
+    """More than MAX_REFERENCE_DEPTH references rendered inside one another."""
+
+    def __init__(self, start: tuple) -> None:
+        super().__init__(f"Reference chain too deep to resolve (more than "
+                         f"{MAX_REFERENCE_DEPTH} references in a row), starting at "
+                         f"{format_path(start)}")
+
+
 class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
@@ -104,6 +120,8 @@ class Resolver:
         """Render the unrendered value at container[key] (path), store and return it."""
         value = container[key]
         in_progress = self.in_progress
+        if len(in_progress) >= MAX_REFERENCE_DEPTH:
+            raise ReferenceChainTooDeep(next(iter(in_progress)))
         in_progress[path] = None
         try:
             if type(value) is Interpolation:
