@@ -47,9 +47,10 @@ _WALKED = _PLAIN | {OwnedDict, OwnedList}
 
 # References rendered inside one another at most (a chain `a: ${b}`, `b: ${c}`, ...). Each
 # link costs a few calls: interpreted they stay within the raised recursion limit, compiled
-# (reclass_ng.compiled) they use the C stack, which has no such guard. Documented in
-# doc/performance.rst; real inventories have chains of dozens.
-MAX_REFERENCE_DEPTH = 5000
+# (reclass_ng.compiled) they use about 1.7 KB of C stack, which has no such guard: 2,500
+# links take half of the usual 8 MB (4,998 crashed). The same limit in both builds keeps
+# their output identical. Documented in doc/performance.rst; real chains have dozens.
+MAX_REFERENCE_DEPTH = 2500
 
 
 class ReferenceChainTooDeep(ReclassError):

@@ -89,7 +89,7 @@ SCENARIO_TIMESTAMP = re.compile(r"timestamp: .*")
 
 def test_corpus_yaml_output_is_pyyaml(monkeypatch, tmp_path):
     """Every scenario that renders, printed with -o yaml, fast writer against PyYAML's."""
-    from tests.test_corpus import RUNNER, SCENARIOS, run_in_process
+    from test_corpus import RUNNER, SCENARIOS, run_in_process
 
     if not SCENARIOS:
         pytest.skip("conformance corpus not found")

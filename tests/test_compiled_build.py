@@ -1,0 +1,59 @@
+"""The optional compiled build: which modules are compiled where, and the reference-depth
+limit that keeps deep chains a clear error in both builds.
+
+`make test` runs this file, the engine tests and the corpus twice: in the development
+virtualenv (an editable install: nothing may be compiled) and in `.venv-compiled`, a
+`pip install .` that compiles (RECLASS_NG_EXPECT_COMPILED=1: everything must be compiled).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from inventory_writer import write_inventory
+
+import reclass_ng
+from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
+from reclass_ng.errors import ReclassError
+from reclass_ng.resolve import MAX_REFERENCE_DEPTH
+
+EXPECT_COMPILED = os.environ.get("RECLASS_NG_EXPECT_COMPILED", "") == "1"
+PACKAGE_DIR = Path(reclass_ng.__file__).resolve().parent
+SOURCE_TREE = Path(__file__).resolve().parents[1] / "reclass_ng"
+
+
+def test_the_build_compiled_what_it_should():
+    if EXPECT_COMPILED:
+        assert compiled_modules() == list(COMPILED_MODULES)
+        assert PACKAGE_DIR != SOURCE_TREE.resolve()  # the installed package, not the checkout
+    else:
+        assert compiled_modules() == []
+
+
+def test_no_compiled_module_in_the_source_tree():
+    # An editable install imports the checkout: a compiled module left there would be
+    # imported instead of the .py beside it, and go stale with its next edit.
+    assert sorted(SOURCE_TREE.rglob("*.so")) == []
+    assert sorted(SOURCE_TREE.rglob("*.c")) == []
+
+
+def _chain(tmp_path: Path, links: int) -> reclass_ng.Inventory:
+    body = "".join(f"  c{i}: ${{c{i + 1}}}\n" for i in range(links)) + f"  c{links}: end\n"
+    root = write_inventory(tmp_path, {"nodes/n1.yml": "parameters:\n" + body})
+    return reclass_ng.load(str(root), read_config=False)
+
+
+def test_a_chain_just_below_the_limit_resolves(tmp_path):
+    # Compiled, every link uses C stack: this would crash the process if the limit were too
+    # high for the default 8 MB stack.
+    info = _chain(tmp_path, MAX_REFERENCE_DEPTH - 2).nodeinfo("n1")
+    assert info["parameters"]["c0"] == "end"
+
+
+@pytest.mark.parametrize("links", [MAX_REFERENCE_DEPTH + 1, 20000])
+def test_a_chain_past_the_limit_is_a_clear_error(tmp_path, links):
+    with pytest.raises(ReclassError, match="too deep.*starting at c0") as error:
+        _chain(tmp_path, links).nodeinfo("n1")
+    assert error.value.node == "n1"
