@@ -186,17 +186,30 @@ class Bench:
         if reference is None:
             return
         case.reference = reference.key
-        expected = load_json(outputs / f"{reference.key}.json")
+        expected = self.load_output(outputs / f"{reference.key}.json")
         for result in measured:
             if result is reference:
                 continue
-            shown, nodes = compare_outputs(expected, load_json(outputs / f"{result.key}.json"))
+            shown, nodes = compare_outputs(expected,
+                                           self.load_output(outputs / f"{result.key}.json"))
             documented = {n: known[n] for n in nodes if n in known}
             if result.key == "rs" and nodes and len(documented) == len(nodes):
                 result.known_differences = documented
             elif shown:
                 result.mismatch, result.mismatch_nodes = shown, nodes
                 log(f"{case.title}: MISMATCH {result.label}: {shown[0]}")
+
+    def load_output(self, path: Path) -> dict:
+        if self.args.format == "json":
+            return load_json(path)
+        # YAML is read by the peers' interpreter (the runner needs no PyYAML of its own).
+        converted = path.with_suffix(".from-yaml")
+        subprocess.run([str(self.env.peer_python), "-c", _YAML_TO_JSON, str(path),
+                        str(converted)], check=True)
+        try:
+            return load_json(converted)
+        finally:
+            converted.unlink()
 
     def floor(self, inventory: Path) -> tuple[float | None, float | None]:
         """(wall, CPU) seconds PyYAML's C loader needs to load every file once."""
@@ -211,6 +224,40 @@ class Bench:
             return None, None
         figures = json.loads(text)
         return figures["seconds"], figures["cpu_seconds"]
+
+
+_YAML_TO_JSON = ("import json, sys, yaml\n"
+                 "data = yaml.load(open(sys.argv[1], 'rb'), Loader=yaml.CSafeLoader)\n"
+                 "json.dump(data, open(sys.argv[2], 'w'), default=str)\n")
+
+
+def configure_rows(env: Environment, extra: list[str], fmt: str) -> None:
+    """Add the `--also-reclass-ng` rows; for `--format yaml`, make the command-line rows
+    print YAML and leave out the rows that write JSON themselves."""
+    at = next((i for i, impl in enumerate(env.implementations) if impl.peer),
+              len(env.implementations))
+    for entry in extra:
+        label, _, path = entry.partition("=")
+        if not path:
+            label, path = Path(entry).parent.parent.name, entry
+        env.implementations.insert(at, Implementation(
+            f"ng-{label}", f"reclass-ng CLI ({label})",
+            [path, "-b", "{inventory}", "--inventory", "-o", "json"],
+            [path, "-b", "{inventory}", "--nodeinfo", "{node}", "-o", "json"], True))
+        at += 1
+    if fmt == "yaml":
+        env.implementations = [
+            Implementation(impl.key, impl.label, _with_format(impl.full, fmt),
+                           _with_format(impl.nodeinfo, fmt), True, impl.queries, impl.peer,
+                           impl.note)
+            for impl in env.implementations if impl.stdout_is_output]
+
+
+def _with_format(command: list[str] | None, fmt: str) -> list[str] | None:
+    if command is None:
+        return None
+    return [fmt if part == "json" and command[i - 1] == "-o" else part
+            for i, part in enumerate(command)]
 
 
 def describe_generated(metadata: dict) -> str:
@@ -284,6 +331,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-rs-inventory", action="store_true",
                         help="skip reclass-rs's own test inventory")
     parser.add_argument("--reclass-ng", help="path of reclass-ng's reclass script")
+    parser.add_argument("--also-reclass-ng", action="append", default=[], metavar="LABEL=PATH",
+                        help="another reclass-ng reclass script to measure as a CLI row "
+                             "labelled LABEL (e.g. pure=/tmp/pure/bin/reclass); repeatable")
+    parser.add_argument("--format", choices=("json", "yaml"), default="json",
+                        help="output format of the command-line rows (yaml: the API and "
+                             "reclass-rs rows, which write JSON, are left out)")
     parser.add_argument("--work", type=Path, default=BENCH_DIR / ".work")
     parser.add_argument("--out", type=Path, help="markdown report (default WORK/results.md)")
     parser.add_argument("--update-doc", type=Path, metavar="RST",
@@ -311,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for name, reason in env.unavailable.items():
         log(f"{name} not available: {reason}")
+    configure_rows(env, args.also_reclass_ng, args.format)
     bench = Bench(args, env)
     cases: list[tuple[dict, CaseResult]] = []
     variants = {"no": [False], "also": [False, True], "only": [True]}[args.queries]
