@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 from collections.abc import Iterable
 from json.encoder import INFINITY, c_make_encoder, encode_basestring_ascii
@@ -91,10 +92,11 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
 
 
 def _write_bytes(pieces: Iterable[bytes | memoryview], stream: IO[str]) -> None:
-    """Write UTF-8 `pieces` to a text stream, to its binary buffer when it has one."""
+    """Write UTF-8 `pieces` to a text stream, to its binary buffer when it has one (and
+    neither its encoding nor newline translation would change the bytes)."""
     buffer = getattr(stream, "buffer", None)
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    if buffer is None or encoding not in ("utf8", "ascii", "usascii"):
+    if buffer is None or encoding not in ("utf8", "ascii", "usascii") or os.linesep != "\n":
         for piece in pieces:
             stream.write(str(piece, "utf-8"))
         return
