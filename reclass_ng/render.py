@@ -8,7 +8,6 @@ reads what is shared (parsed files, settings), so nodes can be rendered in paral
 from __future__ import annotations
 
 import contextlib
-import copy
 import gc
 import sys
 import time
@@ -159,6 +158,8 @@ class NodeRenderer:
         if made is None or made[1] is not self.expander:
             # A copy of this renderer's expander reading the other tree: whatever kind of
             # expander it is (explain's records its walk) walks every environment.
+            import copy  # only inventories with several class trees: not part of every start
+
             expander = copy.copy(self.expander)
             expander.loader = ClassLoader(tree, self.preparer)
             made = self._tree_walkers[id(tree)] = (tree, self.expander, expander,
