@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import anyio.to_thread
 from fastapi import FastAPI
 
+from reclass_ng.explorer import mount_explorer
 from reclass_ng.server import (
     catalog_routes,
     group_routes,
@@ -49,5 +50,6 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(node_routes.router)
     app.include_router(catalog_routes.router)
     app.include_router(hierarchy_routes.router)
+    mount_explorer(app)  # the read-only web explorer at /ui/
     app.add_middleware(BodyLimit)
     return app

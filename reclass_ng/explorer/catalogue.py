@@ -1,0 +1,169 @@
+"""Every node of the inventory rendered once, for the node list and its filters.
+
+The catalogue is built by the engine (`Inventory.nodeinfo` for each node, so a node that fails to
+render keeps the message the CLI prints) and by the classifier (the groups each node matches with
+the facts the service stores). It belongs to one snapshot of the inventory's files: the explorer
+builds a new one when a file changes, never edits one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import attrs
+
+import reclass_ng
+from reclass_ng.classifier.classification import matching_groups
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.classifier.rule_evaluator import node_map
+from reclass_ng.errors import ReclassError
+
+PAGE_SIZE = 50  # nodes a page of the list shows
+
+
+def error_text(err: Exception) -> str:
+    """The message the CLI prints for an error (reclass_ng.cli.failures.report, text form)."""
+    if isinstance(err, ReclassError):
+        return "\n".join(err.report_lines())
+    return f"reclass-ng: internal error: {type(err).__name__}: {err}"
+
+
+@attrs.frozen
+class NodeSummary:
+    """One node as the list shows it; `info` is its `--nodeinfo`, None when it failed."""
+
+    name: str
+    info: dict[str, Any] | None
+    error: str | None
+    groups: tuple[str, ...]  # names of the groups it matches
+
+    @property
+    def environment(self) -> str:
+        return str(self.info["environment"]) if self.info else ""
+
+    @property
+    def classes(self) -> list[str]:
+        return list(self.info["classes"]) if self.info else []
+
+    @property
+    def applications(self) -> list[str]:
+        return list(self.info["applications"]) if self.info else []
+
+
+@attrs.frozen
+class NodeFilter:
+    """What the list was asked for; empty fields do not filter."""
+
+    text: str = ""  # a substring of the name, the environment, a class or a group
+    environment: str = ""
+    class_name: str = ""
+    application: str = ""
+    group: str = ""
+    parameter: str = ""  # `path` (the node has it) or `path=value` (its value, as text)
+
+    def is_empty(self) -> bool:
+        return not any(attrs.astuple(self))
+
+
+def parameter_value(parameters: dict[str, Any], path: str, delimiter: str) -> tuple[bool, Any]:
+    """(found, value) at a `delimiter`-separated path of rendered parameters."""
+    node: Any = parameters
+    for key in path.split(delimiter):
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return False, None
+    return True, node
+
+
+def value_text(value: Any) -> str:
+    """A value as the list filter compares it: strings as they are, the rest as YAML would
+    write a scalar (true, 80, null)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+class NodeCatalogue:
+    """The rendered nodes of one snapshot, with indexes by class and application."""
+
+    def __init__(self, nodes: list[NodeSummary], delimiter: str) -> None:
+        self.nodes = nodes
+        self.by_name = {node.name: node for node in nodes}
+        self.delimiter = delimiter
+        self.class_nodes: dict[str, list[str]] = {}
+        self.application_nodes: dict[str, list[str]] = {}
+        for node in nodes:
+            for name in node.classes:
+                self.class_nodes.setdefault(name, []).append(node.name)
+            for name in node.applications:
+                self.application_nodes.setdefault(name, []).append(node.name)
+
+    @classmethod
+    def build(cls, inventory: reclass_ng.Inventory, tree: GroupTree | None,
+              facts_of: Callable[[str], dict[str, Any] | None]) -> NodeCatalogue:
+        """Render every node with the engine and match it against the groups."""
+        summaries = []
+        for name in inventory.node_names:
+            try:
+                info, error = inventory.nodeinfo(name), None
+            except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
+                info, error = None, error_text(err)
+            summaries.append(NodeSummary(name, info, error, _group_names(tree, name, facts_of)))
+        return cls(summaries, inventory.settings.delimiter)
+
+    def select(self, wanted: NodeFilter) -> list[NodeSummary]:
+        """The nodes that pass every field of the filter, in name order."""
+        return [node for node in self.nodes if self._passes(node, wanted)]
+
+    def _passes(self, node: NodeSummary, wanted: NodeFilter) -> bool:
+        if wanted.text:
+            needle = wanted.text.lower()
+            haystack: Iterable[str] = (node.name, node.environment, *node.classes,
+                                       *node.groups)
+            if not any(needle in item.lower() for item in haystack):
+                return False
+        if wanted.environment and node.environment != wanted.environment:
+            return False
+        if wanted.class_name and wanted.class_name not in node.classes:
+            return False
+        if wanted.application and wanted.application not in node.applications:
+            return False
+        if wanted.group and wanted.group not in node.groups:
+            return False
+        if wanted.parameter:
+            if node.info is None:
+                return False
+            path, has_value, expected = wanted.parameter.partition("=")
+            found, value = parameter_value(node.info["parameters"], path.strip(),
+                                           self.delimiter)
+            if not found or (has_value and value_text(value) != expected.strip()):
+                return False
+        return True
+
+    def environments(self) -> list[str]:
+        return sorted({node.environment for node in self.nodes if node.info})
+
+    def failed(self) -> list[NodeSummary]:
+        return [node for node in self.nodes if node.error is not None]
+
+
+def _group_names(tree: GroupTree | None, name: str,
+                 facts_of: Callable[[str], dict[str, Any] | None]) -> tuple[str, ...]:
+    if tree is None:
+        return ()
+    stored = facts_of(name) or {}
+    node = node_map(name, stored.get("fact"), stored.get("trusted"))
+    return tuple(group.name for group in matching_groups(tree, node))
+
+
+def page_of(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int, int]:
+    """(items of page `page` counted from 1, the page shown, number of pages)."""
+    pages = max(1, -(-len(items) // size))
+    page = min(max(page, 1), pages)
+    return items[(page - 1) * size: page * size], page, pages

@@ -1,0 +1,186 @@
+"""The explorer's data: what the pages show, asked of the engine and the existing tools.
+
+`ExplorerData` sits on the service's own InventoryState (the files, re-read when they change)
+and ObservedState (the facts nodes reported), so the explorer shows exactly what the API
+serves. Everything derived from the files belongs to one snapshot signature; the caches here
+are owned by the ExplorerData object and bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import attrs
+
+import reclass_ng
+from reclass_ng.classifier.classification import classification_steps
+from reclass_ng.classifier.explanation import explanation_from_steps
+from reclass_ng.classifier.groups import Group
+from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.diff import InventoryDiff, compare, render_side
+from reclass_ng.diff_sources import exported_revision, repository_of, short_revision
+from reclass_ng.errors import ReclassError
+from reclass_ng.explorer.catalogue import NodeCatalogue, error_text
+from reclass_ng.explorer.class_graph import ClassGraph
+from reclass_ng.explorer.provenance import NodeProvenance
+from reclass_ng.server.inventory_state import InventoryState, Snapshot
+from reclass_ng.server.observed_state import ObservedState
+
+T = TypeVar("T")
+PROVENANCE_CACHE_SIZE = 32  # node traces kept (a trace is one node's merge, replayed)
+DIFF_CACHE_SIZE = 4  # diffs kept (each renders the inventory twice)
+WORKING_TREE = ""  # the diff side that is the directory as it is now
+
+
+class BoundedCache:
+    """Least recently used values, at most `size`, safe across the server's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, make: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()  # outside the lock: a slow render must not block other pages
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+@attrs.frozen
+class NodeGroups:
+    """The groups a node matches with its stored facts, and the classifier's explanation."""
+
+    facts: dict[str, Any] | None  # {fact, trusted} as stored, None when it never reported
+    matched: tuple[Group, ...]
+    leaves: tuple[Group, ...]
+    explanation: dict[str, Any]
+
+
+@attrs.frozen
+class DiffResult:
+    old_label: str
+    new_label: str
+    diff: InventoryDiff | None
+    error: str | None
+
+
+class ExplorerData:
+    """Read-only views of one inventory directory for the explorer pages."""
+
+    def __init__(self, state: InventoryState, observed: ObservedState) -> None:
+        self.state = state
+        self.observed = observed
+        self._per_snapshot = BoundedCache(4)  # (signature, what) -> catalogue, class graph
+        self._provenance = BoundedCache(PROVENANCE_CACHE_SIZE)
+        self._diffs = BoundedCache(DIFF_CACHE_SIZE)
+        self._build_lock = threading.Lock()  # one full render at a time
+
+    # -- the files as they are now ----------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        return self.state.snapshot()
+
+    def inventory(self, snapshot: Snapshot) -> reclass_ng.Inventory:
+        return self.state.inventory(snapshot)
+
+    def group_tree(self, snapshot: Snapshot) -> GroupTree | None:
+        """The group tree, None when there are no groups or the group files have problems."""
+        return snapshot.tree
+
+    def catalogue(self, snapshot: Snapshot) -> NodeCatalogue:
+        """Every node rendered (once per snapshot: the first page after a change waits)."""
+        def build() -> NodeCatalogue:
+            with self._build_lock:
+                return NodeCatalogue.build(self.inventory(snapshot), snapshot.tree,
+                                           self.observed.runtime)
+        return self._per_snapshot.get((snapshot.signature, "catalogue"), build)
+
+    def class_graph(self, snapshot: Snapshot) -> ClassGraph:
+        return self._per_snapshot.get((snapshot.signature, "classes"),
+                                      lambda: ClassGraph(self.inventory(snapshot)))
+
+    # -- one node ---------------------------------------------------------------------------
+
+    def provenance(self, snapshot: Snapshot, node: str) -> NodeProvenance:
+        """The node's trace; raises the engine's error when the node does not render."""
+        return self._provenance.get((snapshot.signature, node),
+                                    lambda: NodeProvenance(self.inventory(snapshot), node))
+
+    def node_groups(self, snapshot: Snapshot, node: str) -> NodeGroups | None:
+        tree = snapshot.tree
+        if tree is None:
+            return None
+        stored = self.observed.runtime(node)
+        facts = stored or {}
+        steps = classification_steps(tree, node, facts.get("fact"), facts.get("trusted"))
+        return NodeGroups(stored, steps.matched, steps.leaves,
+                          explanation_from_steps(tree, steps))
+
+    def group_nodes(self, snapshot: Snapshot) -> dict[str, list[str]]:
+        """Group id -> the inventory's nodes it matches (with their stored facts)."""
+        found: dict[str, list[str]] = {}
+        tree = snapshot.tree
+        if tree is None:
+            return found
+        names = {group.name: group.id for group in tree.walk()}
+        for node in self.catalogue(snapshot).nodes:
+            for name in node.groups:
+                found.setdefault(names[name], []).append(node.name)
+        return found
+
+    # -- diff -------------------------------------------------------------------------------
+
+    def revisions(self, limit: int = 30) -> list[tuple[str, str]]:
+        """(commit, subject) of the latest commits touching the inventory, newest first."""
+        directory = str(self.state.inventory_dir)
+        try:
+            top, prefix = repository_of(directory)
+        except ReclassError:
+            return []
+        proc = subprocess.run(["git", "log", f"-n{limit}", "--format=%h%x00%s", "--",
+                               prefix or "."], cwd=top, capture_output=True, check=False)
+        if proc.returncode != 0:
+            return []
+        lines = proc.stdout.decode(errors="replace").splitlines()
+        return [tuple(line.split("\0", 1)) for line in lines if "\0" in line]  # type: ignore[misc]
+
+    def diff(self, snapshot: Snapshot, old: str, new: str) -> DiffResult:
+        """The `reclass-ng diff` of two revisions (WORKING_TREE: the directory as it is)."""
+        key = (old, new, snapshot.signature if WORKING_TREE in (old, new) else None)
+        return self._diffs.get(key, lambda: self._compute_diff(old, new))
+
+    def _compute_diff(self, old: str, new: str) -> DiffResult:
+        directory = str(self.state.inventory_dir)
+        labels = []
+        try:
+            for revision in (old, new):
+                labels.append("working tree" if revision == WORKING_TREE else
+                              f"{revision} ({short_revision(directory, revision)})")
+            with _side(directory, old) as old_dir, _side(directory, new) as new_dir:
+                result = compare(render_side(old_dir), render_side(new_dir))
+        except ReclassError as err:
+            labels += ["?"] * (2 - len(labels))
+            return DiffResult(labels[0], labels[1], None, error_text(err))
+        return DiffResult(labels[0], labels[1], result, None)
+
+
+@contextlib.contextmanager
+def _side(directory: str, revision: str) -> Iterator[str]:
+    """The directory of one diff side: the working tree, or the revision exported for the diff."""
+    if revision == WORKING_TREE:
+        yield directory
+    else:
+        with exported_revision(directory, revision) as exported:
+            yield exported

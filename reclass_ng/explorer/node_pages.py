@@ -1,0 +1,262 @@
+"""The node list and the node page: parameters with their origins, classes and applications
+with their include chains, the groups matched and why, and the history of a key."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from reclass_ng.explorer.catalogue import NodeCatalogue, NodeFilter, page_of
+from reclass_ng.explorer.data import NodeGroups
+from reclass_ng.explorer.group_pages import explained_rule_html, facts_html, rule_text
+from reclass_ng.explorer.html import (
+    class_link,
+    error_block,
+    esc,
+    node_link,
+    page,
+    pager,
+    url,
+    value_html,
+)
+from reclass_ng.explorer.provenance import Leaf, NodeProvenance, Origin
+
+# -- the list ---------------------------------------------------------------------------------
+
+FILTER_FIELDS = (("text", "q", "search name, environment, class, group"),
+                 ("class_name", "class", "class"), ("application", "application", "application"),
+                 ("group", "group", "group"), ("parameter", "parameter", "path or path=value"))
+
+
+def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: int) -> str:
+    selected = catalogue.select(wanted)
+    shown, current, pages = page_of(selected, page_number)
+    query = {name: getattr(wanted, field) for field, name, _ in FILTER_FIELDS}
+    query["environment"] = wanted.environment
+    inputs = "".join(
+        f'<input type="search" name="{name}" id="filter-{name}" placeholder="{esc(hint)}" '
+        f'value="{esc(getattr(wanted, field))}">' for field, name, hint in FILTER_FIELDS)
+    options = "".join(f'<option{" selected" if env == wanted.environment else ""}>{esc(env)}'
+                      "</option>" for env in catalogue.environments())
+    form = (f'<form class="filters" method="get" action="{url("nodes")}">{inputs}'
+            f'<select name="environment" id="filter-environment"><option value="">any '
+            f"environment</option>{options}</select>"
+            '<button type="submit">Filter</button>'
+            f'<a href="{url("nodes")}">clear</a></form>')
+    rows = "".join(_node_row(node.name, node.environment, node.classes, node.groups, node.error)
+                   for node in shown)
+    failed = len(catalogue.failed())
+    counts = (f'<p class="count"><span id="node-count">{len(selected)}</span> of '
+              f"{len(catalogue.nodes)} nodes"
+              + (f', <a href="#" class="failed">{failed} fail to render</a>' if failed else "")
+              + "</p>")
+    table = ('<table class="nodes"><thead><tr><th>node</th><th>environment</th><th>classes</th>'
+             f"<th>groups</th></tr></thead><tbody>{rows}</tbody></table>"
+             if shown else '<p class="empty">No node matches.</p>')
+    return page("Nodes", f"<h1>Nodes</h1>{form}{counts}{table}"
+                + pager("nodes", query, current, pages), "nodes")
+
+
+def _node_row(name: str, environment: str, classes: list[str], groups: tuple[str, ...],
+              error: str | None) -> str:
+    shown = ", ".join(esc(c) for c in classes[:8]) + (" …" if len(classes) > 8 else "")
+    status = ' <span class="badge error">fails to render</span>' if error else ""
+    return (f'<tr data-node="{esc(name)}"><td>{node_link(name)}{status}</td>'
+            f"<td>{esc(environment)}</td><td class=\"classes\">{shown}</td>"
+            f'<td>{esc(", ".join(groups))}</td></tr>')
+
+
+# -- the node page ----------------------------------------------------------------------------
+
+def node_error_page(name: str, message: str, groups: NodeGroups | None) -> str:
+    body = (f'<h1>Node <span class="node-name">{esc(name)}</span></h1>'
+            + error_block(message, "This node fails to render")
+            + (_groups_section(groups) if groups is not None else ""))
+    return page(name, body, "nodes")
+
+
+def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
+    info = prov.info
+    name = prov.node
+    parameters = _tree_section(prov, "parameters", prov.leaves("parameters"))
+    exports = (_tree_section(prov, "exports", prov.leaves("exports"))
+               if info["exports"] else "")
+    summary = (f'<dl class="summary"><dt>environment</dt><dd>{esc(info["environment"])}</dd>'
+               f'<dt>node file</dt><dd>{esc(info["__reclass__"]["uri"])}</dd></dl>')
+    body = (f'<h1>Node <span class="node-name">{esc(name)}</span></h1>{summary}'
+            f'<div class="columns"><div class="main-column">{parameters}{exports}</div>'
+            f'<aside id="history" class="history" aria-live="polite"><p class="hint">Click a '
+            "value's origin to see every write of that key.</p></aside></div>"
+            + _classes_section(prov) + _applications_section(prov)
+            + (_groups_section(groups) if groups is not None else ""))
+    return page(name, body, "nodes")
+
+
+def _tree_section(prov: NodeProvenance, section: str, leaves: list[Leaf]) -> str:
+    origins = {leaf.keys: leaf.origins for leaf in leaves}
+    tree = _mapping_html(prov, section, prov.info[section], (), origins)
+    controls = ('<p class="tree-controls"><button type="button" data-tree="expand">expand all'
+                '</button><button type="button" data-tree="collapse">collapse all</button></p>')
+    return (f'<section class="tree-section" id="{section}"><h2>{section.capitalize()}</h2>'
+            f"{controls}{tree}</section>")
+
+
+def _mapping_html(prov: NodeProvenance, section: str, mapping: dict, keys: tuple,
+                  origins: dict[tuple, tuple[Origin, ...]]) -> str:
+    items = []
+    for key, value in mapping.items():
+        path = (*keys, key)
+        joined = esc(prov.join(path))
+        if isinstance(value, dict) and value:
+            inner = _mapping_html(prov, section, value, path, origins)
+            items.append(f'<li class="branch"><details data-path="{joined}"><summary>'
+                         f'<span class="key">{esc(key)}</span> <span class="size">'
+                         f"{len(value)} keys</span></summary>{inner}</details></li>")
+        else:
+            items.append(_leaf_html(prov, section, path, value, origins.get(path, ())))
+    return f'<ul class="tree">{"".join(items)}</ul>'
+
+
+def _leaf_html(prov: NodeProvenance, section: str, path: tuple, value: Any,
+               origins: tuple[Origin, ...]) -> str:
+    joined = prov.join(path)
+    history = history_url(prov.node, joined, section)
+    where = "; ".join(_origin_text(o) for o in origins) or "no write found"
+    return (f'<li class="leaf" data-path="{esc(joined)}"><span class="key">{esc(path[-1])}'
+            f"</span>: {value_html(value)} "
+            f'<a class="origin" href="{esc(history)}" data-history="{esc(history)}">'
+            f"{esc(where)}</a></li>")
+
+
+def history_url(node: str, path: str, section: str = "parameters") -> str:
+    return url(f"nodes/{quote(node, safe='')}/history", path=path,
+               section=section if section != "parameters" else None)
+
+
+def _origin_text(origin: Origin) -> str:
+    who = origin.source if origin.source_kind == "class" else (
+        f"node {origin.source}" if origin.source_kind == "node" else origin.source_kind)
+    via = f" via {origin.via}" if origin.via else ""
+    return f"{who} — {origin.place}{via}"
+
+
+def _chain_html(chain: list[dict[str, Any]]) -> str:
+    links = []
+    for link in chain:
+        where = link.get("file")
+        place = f"{where}:{link['line']}" if where and link.get("line") else (where or "")
+        source = (node_link(link["source"]) if link["source_kind"] == "node"
+                  else "class mappings" if link["source_kind"] == "automatic"
+                  else class_link(link["source"]))
+        links.append(f'<span class="link">{source} <span class="place">{esc(place)}</span>'
+                     "</span>")
+    return ' <span class="arrow">→</span> '.join(links)
+
+
+def _classes_section(prov: NodeProvenance) -> str:
+    rows = "".join(
+        f'<tr><td>{c["merge_position"]}</td><td>{class_link(c["class"])}</td>'
+        f'<td class="chain">{_chain_html(c["chain"])} <span class="arrow">→</span> '
+        f'{esc(c["class"])}</td></tr>' for c in prov.class_chains())
+    return ('<section id="classes"><h2>Classes</h2><table class="chains"><thead><tr><th>#</th>'
+            f"<th>class</th><th>included through</th></tr></thead><tbody>{rows}</tbody>"
+            "</table></section>")
+
+
+def _applications_section(prov: NodeProvenance) -> str:
+    apps = prov.application_chains()
+    if not apps:
+        return ""
+    rows = "".join(
+        f'<tr><td>{esc(a["application"])}</td><td class="chain">'
+        + (_chain_html(a.get("chain", [])) or "")
+        + "".join(f' <span class="event">{esc(e["written"])} ({esc(e["effect"])}) in '
+                  f'{esc(e["source"])} {esc(e["file"] or "")}:{esc(e["line"] or "")}</span>'
+                  for e in a["events"])
+        + "</td></tr>" for a in apps)
+    return ('<section id="applications"><h2>Applications</h2><table class="chains"><thead>'
+            "<tr><th>application</th><th>where it comes from</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></section>")
+
+
+LEAF_BADGE = ' <span class="badge">leaf</span>'
+
+
+def _groups_section(groups: NodeGroups) -> str:
+    leaves = {g.id for g in groups.leaves}
+    explained = groups.explanation["match_explanations"]
+    items = "".join(
+        f'<li class="group-match"><a href="{esc(url("groups"))}#group-{esc(g.id)}">'
+        f"{esc(g.name)}</a>{LEAF_BADGE if g.id in leaves else ''}"
+        f'<div class="rule">{esc(rule_text(g.rule_data)) if g.rule_data else "(root: every node)"}'
+        f"</div>{explained_rule_html(explained.get(g.id))}</li>" for g in groups.matched)
+    matched = f'<ul class="groups">{items}</ul>' if items else \
+        '<p class="empty">No group matches this node.</p>'
+    conflicts = groups.explanation.get("conflicts")
+    conflict_html = (error_block(str(conflicts), "The matched groups conflict")
+                     if conflicts else "")
+    return (f'<section id="groups"><h2>Groups matched</h2>{facts_html(groups.facts)}{matched}'
+            f"{conflict_html}</section>")
+
+
+# -- the history of one key -------------------------------------------------------------------
+
+def history_html(report: dict[str, Any]) -> str:
+    """`reclass-ng explain`'s report of one key, as HTML (a fragment for the node page)."""
+    head = (f'<h3>History of <code>{esc(report["path"])}</code></h3>'
+            + (f'<p class="note">{esc(report["note"])}</p>' if "note" in report else ""))
+    if report["kind"] == "mapping":
+        body = "".join(f'<h4><code>{esc(leaf["path"])}</code> = '
+                       f'{value_html(leaf.get("value"))}</h4>'
+                       + _contributions_html(leaf["contributions"]) for leaf in report["leaves"])
+    else:
+        final = (f'<p>final value: {value_html(report["value"])}</p>' if report["present"]
+                 else '<p>not in the final parameters</p>')
+        body = final + _contributions_html(report["contributions"])
+    return f'<div class="history-report" data-path="{esc(report["path"])}">{head}{body}</div>'
+
+
+def _place(item: dict[str, Any]) -> str:
+    file = item.get("file")
+    if file is None:
+        return "(no file)"
+    return f"{file}:{item['line']}" if item.get("line") is not None else file
+
+
+def _who(item: dict[str, Any]) -> str:
+    kind = item.get("source_kind")
+    if kind == "class":
+        return class_link(item["source"])
+    if kind == "node":
+        return "node " + node_link(item["source"])
+    return esc("automatic parameters" if kind == "automatic" else f"{kind} {item['source']}")
+
+
+def _contributions_html(contributions: list[dict[str, Any]]) -> str:
+    items = []
+    for c in contributions:
+        effect = c["effect"] + (f" by {c['by']['source']} ({_place(c['by'])})" if c.get("by")
+                                else "")
+        refs = "".join(_reference_html(r) for r in c.get("references", []))
+        items.append(
+            f'<li class="write{" final" if c["final"] else ""}"><div>{_who(c)} '
+            f'<span class="place">{esc(_place(c))}</span></div>'
+            f'<div><code>{esc(c["key"])}</code>: {value_html(c["written"])}</div>'
+            f'<div class="effect">{esc(effect)}{" → in the final value" if c["final"] else ""}'
+            f"</div>{refs}</li>")
+    return f'<ol class="writes">{"".join(items)}</ol>'
+
+
+def _reference_html(ref: dict[str, Any]) -> str:
+    value = f" = {value_html(ref['value'])}" if "value" in ref else ""
+    note = f' <span class="note">({esc(ref["note"])})</span>' if "note" in ref else ""
+    sources = ref.get("sources", [])
+    inner = (_contributions_html(sources) if sources and "effect" in sources[0] else
+             "".join(f'<div class="source">{_who(s)} {esc(_place(s))}</div>' for s in sources))
+    return (f'<div class="reference"><code>{esc(ref["reference"])}</code> → '
+            f'<code>{esc(ref.get("path", ""))}</code>{value}{note}{inner}</div>')
+
+
+def history_page(node: str, report: dict[str, Any]) -> str:
+    return page(f"{node} {report['path']}",
+                f"<h1>Node {node_link(node)}</h1>{history_html(report)}", "nodes")

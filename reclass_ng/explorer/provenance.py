@@ -1,0 +1,98 @@
+"""Where a node's values, classes and applications came from, read from `explain`'s data.
+
+Nothing here re-derives a merge: the writes of each leaf and what became of them come from
+`NodeTrace.trace` (the replay `reclass-ng explain` prints), include chains from
+`explain_class`/`explain_application`, and the history of a key from `explain_parameter`, the
+very report `reclass-ng explain -o json` writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+import reclass_ng
+from reclass_ng.explain import NodeTrace
+from reclass_ng.explain_report import explain_application, explain_class, explain_parameter
+
+
+@attrs.frozen
+class Origin:
+    """One write that is part of a final value: who wrote it, where, and how."""
+
+    source: str
+    source_kind: str  # "class", "node", "automatic", "extra"
+    file: str | None
+    line: int | None
+    effect: str  # set, merged, appended
+    via: str | None  # the reference to a mapping the value came through
+
+    @property
+    def place(self) -> str:
+        if self.file is None:
+            return "(no file)"
+        return f"{self.file}:{self.line}" if self.line is not None else self.file
+
+
+@attrs.frozen
+class Leaf:
+    """A rendered value (a scalar, a list or an empty mapping) and the writes it is made of."""
+
+    keys: tuple
+    value: Any
+    origins: tuple[Origin, ...]
+
+
+class NodeProvenance:
+    """One node's trace, and the views of it the node page shows."""
+
+    def __init__(self, inventory: reclass_ng.Inventory, node: str) -> None:
+        self.trace = NodeTrace(inventory, node)  # raises the engine's error for a broken node
+        self.node = node
+        self.info = self.trace.info
+        self.delimiter = self.trace.delimiter
+
+    def origins(self, keys: tuple, section: str = "parameters") -> tuple[Origin, ...]:
+        """The writes the final value at `keys` is made of, in merge order."""
+        trace = self.trace
+        found = []
+        for contribution in trace.trace(keys, section):
+            if not contribution.final:
+                continue
+            visit = contribution.visit
+            found.append(Origin(
+                source=visit.entity.name, source_kind=visit.kind,
+                file=trace.display_file(visit.path),
+                line=trace.line_of(visit.path, (section, *contribution.key)),
+                effect=contribution.effect, via=contribution.via))
+        return tuple(found)
+
+    def leaves(self, section: str = "parameters") -> list[Leaf]:
+        """Every leaf of the rendered tree, depth first in key order, with its origins."""
+        out: list[Leaf] = []
+
+        def walk(value: Any, keys: tuple) -> None:
+            if isinstance(value, dict) and value:
+                for key, child in value.items():
+                    walk(child, (*keys, key))
+            elif keys:
+                out.append(Leaf(keys, value, self.origins(keys, section)))
+
+        walk(self.info[section], ())
+        return out
+
+    def history(self, path: str, section: str = "parameters") -> dict[str, Any]:
+        """Every write of the key in merge order, what happened to it, reference chains: the
+        report `reclass-ng explain -o json NODE PATH` prints."""
+        return explain_parameter(self.trace, path, section)
+
+    def class_chains(self) -> list[dict[str, Any]]:
+        """For each class of the node, in merge order, the chain of includes that brought it."""
+        return [explain_class(self.trace, name) for name in self.info["classes"]]
+
+    def application_chains(self) -> list[dict[str, Any]]:
+        return [explain_application(self.trace, name) for name in self.info["applications"]]
+
+    def join(self, keys: tuple) -> str:
+        return self.delimiter.join(str(k) for k in keys)

@@ -1,0 +1,181 @@
+"""The explorer's routes under /ui/: HTML pages, one HTML fragment (a key's history), and the
+two static files. Every route only reads; errors become pages, never a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from reclass_ng.errors import ReclassError
+from reclass_ng.explorer.catalogue import NodeFilter, error_text
+from reclass_ng.explorer.data import ExplorerData
+from reclass_ng.explorer.group_pages import groups_page
+from reclass_ng.explorer.html import error_block, page
+from reclass_ng.explorer.inventory_pages import class_list_page, class_page, diff_page
+from reclass_ng.explorer.node_pages import (
+    history_html,
+    history_page,
+    node_error_page,
+    node_list_page,
+    node_page,
+)
+from reclass_ng.server.errors import ApiError
+from reclass_ng.server.http import require_auth, service
+
+router = APIRouter(prefix="/ui", include_in_schema=False)
+
+STATIC_TYPES = {"explorer.css": "text/css; charset=utf-8",
+                "explorer.js": "text/javascript; charset=utf-8"}
+
+
+def explorer_data(request: Request) -> ExplorerData:
+    """The app's ExplorerData, made on first use from the service's own state."""
+    state = request.app.state
+    data = getattr(state, "explorer", None)
+    if data is None:
+        context = service(request)
+        data = state.explorer = ExplorerData(context.inventory, context.observed)
+    return data
+
+
+def html(render: Callable[[], str], status: int = 200) -> HTMLResponse:
+    """Run a page builder; an error of the inventory or the service becomes an error page."""
+    try:
+        return HTMLResponse(render(), status_code=status)
+    except ApiError as err:
+        return HTMLResponse(page("Error", error_block(err.msg)), status_code=err.status)
+    except ReclassError as err:
+        return HTMLResponse(page("Error", error_block(error_text(err), "Inventory error")),
+                            status_code=200)
+    except Exception as err:  # noqa: BLE001 - a page, never a traceback, for a bug of ours
+        return HTMLResponse(page("Error", error_block(error_text(err), "Internal error")),
+                            status_code=500)
+
+
+def _int(text: str | None) -> int:
+    return int(text) if text and text.isdigit() else 1
+
+
+def _readable(request: Request) -> None:
+    require_auth(request, write=False)
+
+
+@router.get("/")
+def index() -> RedirectResponse:
+    return RedirectResponse("/ui/nodes", status_code=307)
+
+
+@router.get("/static/{name}")
+def static(name: str) -> Response:
+    if name not in STATIC_TYPES:
+        return Response("not found", status_code=404, media_type="text/plain")
+    content = resources.files("reclass_ng.explorer").joinpath("static", name).read_bytes()
+    return Response(content, media_type=STATIC_TYPES[name],
+                    headers={"Cache-Control": "max-age=300"})
+
+
+@router.get("/nodes")
+def nodes(request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        query = request.query_params
+        wanted = NodeFilter(text=query.get("q", "").strip(),
+                            environment=query.get("environment", "").strip(),
+                            class_name=query.get("class", "").strip(),
+                            application=query.get("application", "").strip(),
+                            group=query.get("group", "").strip(),
+                            parameter=query.get("parameter", "").strip())
+        catalogue = data.catalogue(data.snapshot())
+        return node_list_page(catalogue, wanted, _int(query.get("page")))
+    return html(render)
+
+
+@router.get("/nodes/{name}")
+def node(name: str, request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        snapshot = data.snapshot()
+        inventory = data.inventory(snapshot)
+        if name not in inventory.storage.nodes:
+            raise ApiError(404, "not-found", f"No node {name!r} in this inventory.", None)
+        groups = data.node_groups(snapshot, name)
+        try:
+            prov = data.provenance(snapshot, name)
+        except ReclassError as err:
+            return node_error_page(name, error_text(err), groups)
+        return node_page(prov, groups)
+    return html(render)
+
+
+@router.get("/nodes/{name}/history")
+def history(name: str, request: Request) -> HTMLResponse:
+    """The history of one key: a fragment for the node page's script, or a whole page."""
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        path = request.query_params.get("path", "")
+        section = "exports" if request.query_params.get("section") == "exports" \
+            else "parameters"
+        prov = data.provenance(data.snapshot(), name)
+        report = prov.history(path, section)
+        if request.query_params.get("fragment"):
+            return history_html(report)
+        return history_page(name, report)
+    return html(render)
+
+
+@router.get("/classes")
+def classes(request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        snapshot = data.snapshot()
+        return class_list_page(data.class_graph(snapshot), data.catalogue(snapshot),
+                               request.query_params.get("q", "").strip())
+    return html(render)
+
+
+@router.get("/classes/{name}")
+def class_(name: str, request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        snapshot = data.snapshot()
+        graph = data.class_graph(snapshot)
+        if name not in graph.paths:
+            raise ApiError(404, "not-found", f"No class {name!r} in this inventory.", None)
+        return class_page(name, graph, data.catalogue(snapshot),
+                          str(data.state.inventory_dir), _int(request.query_params.get("page")))
+    return html(render)
+
+
+@router.get("/groups")
+def groups(request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        snapshot = data.snapshot()
+        problems = [f"{p.file}: {p.to_error()['msg']}" for p in snapshot.problems]
+        matched = data.group_nodes(snapshot) if not problems else {}
+        return groups_page(snapshot.tree, problems, matched, data.observed.runtime)
+    return html(render)
+
+
+@router.get("/diff")
+def diff(request: Request) -> HTMLResponse:
+    def render() -> str:
+        _readable(request)
+        data = explorer_data(request)
+        query = request.query_params
+        old = (query.get("from_rev") or query.get("from") or "").strip()
+        new = (query.get("to_rev") or query.get("to") or "").strip()
+        asked = "from" in query or "from_rev" in query
+        result = data.diff(data.snapshot(), old, new) if asked else None
+        return diff_page(data.revisions(), old, new, result)
+    return html(render)
+

@@ -1,0 +1,97 @@
+"""A real headless Chromium (Debian's chromium + chromium-driver) driven by Selenium, and the
+explorer started the way users start it (`reclass-ng ui`, `reclass-ng serve`).
+
+Selenium is given the driver's path explicitly (`Service('/usr/bin/chromedriver')`), so Selenium
+Manager never tries to download a browser or a driver: everything comes from apt
+(scripts/install-test-tools.sh).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_INVENTORY = REPO_ROOT / "inventory-example"
+# Where the test run writes screenshots: of failures (always), and of the pages the
+# documentation shows when RECLASS_NG_DOC_SCREENSHOTS names a directory (doc/images).
+FAILURE_SCREENSHOTS = REPO_ROOT / "test-screenshots"
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                  "--window-size=1280,900", "--hide-scrollbars")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """A headless Chromium with a fresh profile, closed afterwards."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
+    if missing:
+        raise AssertionError(f"{', '.join(missing)} missing: run scripts/install-test-tools.sh "
+                             "(apt: chromium chromium-driver)")
+    with tempfile.TemporaryDirectory(prefix="reclass-ng-chromium-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in CHROMIUM_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={profile}")
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        driver.set_page_load_timeout(60)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+@contextlib.contextmanager
+def explorer_ui(inventory: Path, state_db: Path) -> Iterator[str]:
+    """`reclass-ng ui -b INVENTORY`: yields the URL it prints; stopped afterwards."""
+    command = [sys.executable, "-m", "reclass_ng.cli.main", "ui", "-b", str(inventory),
+               "--state-db", str(state_db)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 30
+        assert process.stdout is not None
+        line = ""
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            found = re.search(r"(http://127\.0\.0\.1:\d+/ui/)", line)
+            if found:
+                yield found.group(1)
+                return
+            if not line and process.poll() is not None:
+                break
+        raise AssertionError(f"reclass-ng ui printed no URL: {line!r}")
+    finally:
+        _stop(process)
+
+
+def save_screenshot(driver: object, directory: Path, name: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{name}.png"
+    driver.save_screenshot(str(target))  # type: ignore[attr-defined]
+    return target
