@@ -3,6 +3,7 @@
 #   - puppet-agent from Debian's packages (Puppet 7; only when running as root, apt-get is present
 #     and `puppet` is not installed yet); the class catalogue sync runs its Ruby library too,
 #   - curl (the documented HTTP examples are run as written),
+#   - chromium and chromium-driver from Debian's packages (the explorer's browser tests),
 #   - salt and ansible-core from PyPI into the virtualenv,
 #   - Kapitan from PyPI into .venv-kapitan in the checkout (see below).
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
@@ -41,6 +42,20 @@ if ! command -v curl >/dev/null 2>&1; then
             --no-install-recommends curl >/dev/null
     else
         echo "install-test-tools: curl is not installed and apt-get as root is not available" >&2
+    fi
+fi
+
+# Chromium and its WebDriver for the explorer's browser tests (tests/explorer): Debian's
+# packages, driven by Selenium through /usr/bin/chromedriver (nothing downloaded at test time).
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: installing chromium and chromium-driver from Debian's packages" >&2
+        apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+            --no-install-recommends chromium chromium-driver >/dev/null
+    else
+        echo "install-test-tools: chromium/chromium-driver are not installed and apt-get as" \
+             "root is not available; the explorer's browser tests will fail" >&2
     fi
 fi
 
