@@ -41,6 +41,7 @@ def listening_socket(port: int) -> socket.socket:
     except OSError as err:
         sock.close()
         raise ConfigError(f"--port {port}: cannot listen on {HOST}: {err.strerror}") from err
+    sock.listen(128)  # connections wait in the backlog until uvicorn serves: the URL works at once
     return sock
 
 

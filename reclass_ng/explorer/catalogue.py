@@ -61,6 +61,7 @@ class NodeFilter:
     application: str = ""
     group: str = ""
     parameter: str = ""  # `path` (the node has it) or `path=value` (its value, as text)
+    failing: bool = False  # only the nodes that fail to render
 
     def is_empty(self) -> bool:
         return not any(attrs.astuple(self))
@@ -122,6 +123,8 @@ class NodeCatalogue:
         return [node for node in self.nodes if self._passes(node, wanted)]
 
     def _passes(self, node: NodeSummary, wanted: NodeFilter) -> bool:
+        if wanted.failing and node.error is None:
+            return False
         if wanted.text:
             needle = wanted.text.lower()
             haystack: Iterable[str] = (node.name, node.environment, *node.classes,
@@ -145,6 +148,9 @@ class NodeCatalogue:
             if not found or (has_value and value_text(value) != expected.strip()):
                 return False
         return True
+
+    def group_names(self) -> list[str]:
+        return sorted({group for node in self.nodes for group in node.groups})
 
     def environments(self) -> list[str]:
         return sorted({node.environment for node in self.nodes if node.info})

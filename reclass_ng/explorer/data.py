@@ -167,13 +167,18 @@ class ExplorerData:
         try:
             for revision in (old, new):
                 labels.append("working tree" if revision == WORKING_TREE else
-                              f"{revision} ({short_revision(directory, revision)})")
+                              _revision_label(revision, short_revision(directory, revision)))
             with _side(directory, old) as old_dir, _side(directory, new) as new_dir:
                 result = compare(render_side(old_dir), render_side(new_dir))
         except ReclassError as err:
             labels += ["?"] * (2 - len(labels))
             return DiffResult(labels[0], labels[1], None, error_text(err))
         return DiffResult(labels[0], labels[1], result, None)
+
+
+def _revision_label(revision: str, short: str) -> str:
+    same = revision.startswith(short) or short.startswith(revision)
+    return short if same else f"{revision} ({short})"
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.explorer.html import error_block, esc, node_link, page, value_html
 
 MATCHED_NODES_SHOWN = 200  # per group; the count says how many more there are
+OPEN_MATCHES = 10  # a group's list of matching nodes starts open up to this many
 
 
 def _field(path: Any) -> str:
@@ -30,8 +31,25 @@ def rule_text(rule: Any) -> str:
     if operator == "not":
         return f"not ({rule_text(rule[1])})"
     if len(rule) == 3:
-        return f"{_field(rule[1])} {operator} {json.dumps(rule[2], ensure_ascii=False)}"
+        return f"{_field(rule[1])} {operator} {quoted(rule[2])}"
     return json.dumps(rule)
+
+
+def quoted(value: Any) -> str:
+    """A rule's value in double quotes, backslashes as written (a regex stays readable)."""
+    return '"' + str(value).replace('"', '\\"') + '"'
+
+
+def flattened(mapping: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted path, value) of every leaf of a group's classes or variables."""
+    out: list[tuple[str, Any]] = []
+    for key, value in mapping.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            out.extend(flattened(value, path))
+        else:
+            out.append((path, value))
+    return out
 
 
 def explained_rule_html(explained: dict[str, Any] | None) -> str:
@@ -52,7 +70,7 @@ def _explained_item(explained: dict[str, Any]) -> str:
     field = form[1]
     found = field.get("value")
     return (f"<li>{mark} <code>{esc(_field(field['path']))} {esc(operator)} "
-            f"{esc(json.dumps(form[2], ensure_ascii=False))}</code> "
+            f"{esc(quoted(form[2]))}</code> "
             f'<span class="found">(node has {value_html(found) if found is not None else "nothing"}'
             ")</span></li>")
 
@@ -89,17 +107,22 @@ def _group_item(tree: GroupTree, group: Group, matched: dict[str, list[str]],
         "every node" if group.is_root else "no rule: matches no node")
     pinned = (f'<div class="pinned">pinned: {", ".join(esc(p) for p in group.pinned)}</div>'
               if group.pinned else "")
-    classification = {k: v for k, v in (("classes", group.classes),
-                                         ("variables", group.variables)) if v}
-    if group.reclass_classes:
-        classification["reclass_classes"] = list(group.reclass_classes)
-    details = (f'<pre class="classification">{esc(json.dumps(classification, indent=2, default=str))}'
-               "</pre>" if classification else "")
+    values = flattened({k: v for k, v in (("classes", group.classes),
+                                          ("variables", group.variables)) if v})
+    values += [("reclass class", name) for name in group.reclass_classes]
+    details = ('<table class="classification">' + "".join(
+        f"<tr><td><code>{esc(path)}</code></td><td>{value_html(value)}</td></tr>"
+        for path, value in values) + "</table>") if values else ""
     node_items = "".join(
         f"<li>{node_link(n)}{_node_facts(facts_of(n))}</li>"
         for n in nodes[:MATCHED_NODES_SHOWN])
     more = (f"<li>… and {len(nodes) - MATCHED_NODES_SHOWN} more</li>"
             if len(nodes) > MATCHED_NODES_SHOWN else "")
+    parent = None if group.is_root else tree.get(group.parent)
+    inherited = (' <span class="hint">(and the rules of its parents)</span>'
+                 if group.rule_data is not None and parent is not None and not parent.is_root
+                 else "")
+    opened = " open" if 0 < len(nodes) <= OPEN_MATCHES else ""
     children = "".join(_group_item(tree, child, matched, facts_of)
                        for child in tree.children(group))
     return (f'<li class="group" id="group-{esc(group.id)}"><div class="group-head">'
@@ -107,8 +130,8 @@ def _group_item(tree: GroupTree, group: Group, matched: dict[str, list[str]],
             f'<span class="env">environment {esc(group.environment)}</span>'
             f'{" <span class=badge>environment trumps</span>" if group.environment_trumps else ""}'
             f'</div><div class="description">{esc(group.description or "")}</div>'
-            f'<div class="rule">rule: <code>{esc(rule)}</code></div>{pinned}{details}'
-            f'<details class="matched"><summary>{len(nodes)} matching nodes</summary>'
+            f'<div class="rule">rule: <code>{esc(rule)}</code>{inherited}</div>{pinned}{details}'
+            f'<details class="matched"{opened}><summary>{len(nodes)} matching nodes</summary>'
             f'<ul>{node_items}{more}</ul></details>'
             + (f'<ul class="group-tree">{children}</ul>' if children else "") + "</li>")
 

@@ -23,24 +23,37 @@ from reclass_ng.explorer.provenance import Leaf, NodeProvenance, Origin
 
 # -- the list ---------------------------------------------------------------------------------
 
-FILTER_FIELDS = (("text", "q", "search name, environment, class, group"),
-                 ("class_name", "class", "class"), ("application", "application", "application"),
-                 ("group", "group", "group"), ("parameter", "parameter", "path or path=value"))
+FILTER_FIELDS = (("text", "q", "search name, environment, class, group", ""),
+                 ("class_name", "class", "class", "class-names"),
+                 ("application", "application", "application", "application-names"),
+                 ("group", "group", "group", "group-names"),
+                 ("parameter", "parameter", "path or path=value", ""))
+
+
+def _datalist(list_id: str, names: list[str]) -> str:
+    options = "".join(f'<option value="{esc(n)}">' for n in names)
+    return f'<datalist id="{list_id}">{options}</datalist>'
 
 
 def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: int) -> str:
     selected = catalogue.select(wanted)
     shown, current, pages = page_of(selected, page_number)
-    query = {name: getattr(wanted, field) for field, name, _ in FILTER_FIELDS}
+    query: dict[str, Any] = {name: getattr(wanted, field) for field, name, _, _ in FILTER_FIELDS}
     query["environment"] = wanted.environment
+    query["failing"] = "1" if wanted.failing else ""
     inputs = "".join(
         f'<input type="search" name="{name}" id="filter-{name}" placeholder="{esc(hint)}" '
-        f'value="{esc(getattr(wanted, field))}">' for field, name, hint in FILTER_FIELDS)
+        f'value="{esc(getattr(wanted, field))}"{f" list={lst}" if lst else ""}>'
+        for field, name, hint, lst in FILTER_FIELDS)
+    lists = (_datalist("class-names", sorted(catalogue.class_nodes))
+             + _datalist("application-names", sorted(catalogue.application_nodes))
+             + _datalist("group-names", catalogue.group_names()))
     options = "".join(f'<option{" selected" if env == wanted.environment else ""}>{esc(env)}'
                       "</option>" for env in catalogue.environments())
-    form = (f'<form class="filters" method="get" action="{url("nodes")}">{inputs}'
+    failing = ('<input type="hidden" name="failing" value="1">' if wanted.failing else "")
+    form = (f'<form class="filters" method="get" action="{url("nodes")}">{inputs}{lists}'
             f'<select name="environment" id="filter-environment"><option value="">any '
-            f"environment</option>{options}</select>"
+            f"environment</option>{options}</select>{failing}"
             '<button type="submit">Filter</button>'
             f'<a href="{url("nodes")}">clear</a></form>')
     rows = "".join(_node_row(node.name, node.environment, node.classes, node.groups, node.error)
@@ -48,7 +61,8 @@ def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: in
     failed = len(catalogue.failed())
     counts = (f'<p class="count"><span id="node-count">{len(selected)}</span> of '
               f"{len(catalogue.nodes)} nodes"
-              + (f', <a href="#" class="failed">{failed} fail to render</a>' if failed else "")
+              + (f', <a href="{esc(url("nodes", failing=1))}" class="failed">{failed} fail to '
+                 "render</a>" if failed else "")
               + "</p>")
     table = ('<table class="nodes"><thead><tr><th>node</th><th>environment</th><th>classes</th>'
              f"<th>groups</th></tr></thead><tbody>{rows}</tbody></table>"
@@ -57,9 +71,14 @@ def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: in
                 + pager("nodes", query, current, pages), "nodes")
 
 
+CLASSES_IN_ROW = 10
+
+
 def _node_row(name: str, environment: str, classes: list[str], groups: tuple[str, ...],
               error: str | None) -> str:
-    shown = ", ".join(esc(c) for c in classes[:8]) + (" …" if len(classes) > 8 else "")
+    shown = ", ".join(class_link(c) for c in classes[:CLASSES_IN_ROW])
+    if len(classes) > CLASSES_IN_ROW:
+        shown += f" … ({len(classes)} classes)"
     status = ' <span class="badge error">fails to render</span>' if error else ""
     return (f'<tr data-node="{esc(name)}"><td>{node_link(name)}{status}</td>'
             f"<td>{esc(environment)}</td><td class=\"classes\">{shown}</td>"

@@ -88,7 +88,8 @@ def nodes(request: Request) -> HTMLResponse:
                             class_name=query.get("class", "").strip(),
                             application=query.get("application", "").strip(),
                             group=query.get("group", "").strip(),
-                            parameter=query.get("parameter", "").strip())
+                            parameter=query.get("parameter", "").strip(),
+                            failing=bool(query.get("failing")))
         catalogue = data.catalogue(data.snapshot())
         return node_list_page(catalogue, wanted, _int(query.get("page")))
     return html(render)
