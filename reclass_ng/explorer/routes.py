@@ -31,6 +31,11 @@ STATIC_TYPES = {"explorer.css": "text/css; charset=utf-8",
                 "explorer.js": "text/javascript; charset=utf-8"}
 
 
+AUTH_HINT = ("\n\nThe explorer follows the API's rule for reads, and a browser does not send the "
+             "token: start the service with --open-reads to browse /ui/, or run "
+             "`reclass-ng ui -b DIR` on your own machine.")
+
+
 def explorer_data(request: Request) -> ExplorerData:
     """The app's ExplorerData, made on first use from the service's own state."""
     state = request.app.state
@@ -46,7 +51,9 @@ def html(render: Callable[[], str], status: int = 200) -> HTMLResponse:
     try:
         return HTMLResponse(render(), status_code=status)
     except ApiError as err:
-        return HTMLResponse(page("Error", error_block(err.msg)), status_code=err.status)
+        hint = AUTH_HINT if err.status in (401, 403) else ""
+        return HTMLResponse(page("Error", error_block(err.msg + hint)), status_code=err.status,
+                            headers=err.headers)
     except ReclassError as err:
         return HTMLResponse(page("Error", error_block(error_text(err), "Inventory error")),
                             status_code=200)

@@ -44,7 +44,7 @@ def include_graph_svg(layers: list[list[str]], edges: list[tuple[str, str]], foc
     boxes: dict[str, tuple[float, float, float]] = {}  # name -> (x, y, width)
     for row, layer in enumerate(layers):
         x = MARGIN + (total_width - 2 * MARGIN - row_widths[row]) / 2
-        y = MARGIN + row * (BOX_HEIGHT + ROW_GAP)
+        y = float(MARGIN + row * (BOX_HEIGHT + ROW_GAP))
         for name in layer:
             boxes[name] = (x, y, widths[name])
             x += widths[name] + BOX_GAP

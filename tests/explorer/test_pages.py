@@ -1,0 +1,106 @@
+"""The explorer's pages over HTTP (the service's ASGI app in-process), and its small helpers."""
+
+from __future__ import annotations
+
+import html
+import warnings
+from pathlib import Path
+
+import pytest
+
+from reclass_ng.explorer.catalogue import NodeCatalogue, NodeFilter, page_of
+from reclass_ng.explorer.group_pages import rule_text
+from reclass_ng.explorer.svg_graph import include_graph_svg
+from reclass_ng.server import ServerConfig, create_app
+
+with warnings.catch_warnings():  # starlette's own note about its httpx-based client
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "inventory-example"
+
+
+def app_client(inventory: Path, state: Path, **config: object) -> TestClient:
+    return TestClient(create_app(ServerConfig(inventory_dir=str(inventory),
+                                              state_path=str(state), **config)))
+
+
+@pytest.fixture
+def hostile(make_inventory, tmp_path: Path) -> TestClient:
+    """An inventory whose values and class names look like HTML."""
+    inventory = make_inventory({
+        "classes/x.yml": "parameters:\n  motd: '<script>alert(1)</script>'\n"
+                         "  link: '\"><img src=x onerror=alert(2)>'\n",
+        "nodes/n1.yml": "classes:\n  - x\n",
+    })
+    return app_client(inventory, tmp_path / "state.sqlite3")
+
+
+def test_inventory_text_is_escaped(hostile: TestClient) -> None:
+    page = hostile.get("/ui/nodes/n1").text
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page
+    history = hostile.get("/ui/nodes/n1/history", params={"path": "motd"}).text
+    assert "<script>alert" not in history
+
+
+def test_bad_requests_get_pages_not_tracebacks(tmp_path: Path) -> None:
+    with app_client(EXAMPLE, tmp_path / "s.sqlite3") as http:
+        missing = http.get("/ui/nodes/no-such-node")
+        assert missing.status_code == 404
+        assert "No node 'no-such-node'" in html.unescape(missing.text)
+        assert http.get("/ui/classes/no.such.class").status_code == 404
+        assert http.get("/ui/static/../app.py").status_code == 404
+        bad_path = http.get("/ui/nodes/web1.example.com/history", params={"path": "nginx:nope"})
+        assert bad_path.status_code == 200
+        assert "has no parameter 'nginx:nope'" in html.unescape(bad_path.text)
+        bad_revision = http.get("/ui/diff", params={"from": "no-such-revision"})
+        assert bad_revision.status_code == 200 and 'class="error' in bad_revision.text
+        assert http.get("/ui/").status_code == 200  # redirected to the node list
+        assert http.get("/ui/static/explorer.js").headers["content-type"].startswith(
+            "text/javascript")
+
+
+def test_reads_need_the_token_when_the_api_reads_do(tmp_path: Path) -> None:
+    with app_client(EXAMPLE, tmp_path / "s.sqlite3", token="secret-token-123") as http:
+        refused = http.get("/ui/nodes")
+        assert refused.status_code == 401 and "Authentication required" in refused.text
+        allowed = http.get("/ui/nodes", headers={"Authorization": "Bearer secret-token-123"})
+        assert allowed.status_code == 200
+
+
+def test_catalogue_filters_and_pages(load_inventory) -> None:
+    files = {f"nodes/n{i:02}.yml": f"classes: [{'a' if i % 2 else 'b'}]\nparameters:\n"
+                                   f"  port: {8000 + i % 3}\n" for i in range(60)}
+    files.update({"classes/a.yml": "applications: [web]\n", "classes/b.yml": ""})
+    inventory = load_inventory(files)
+    catalogue = NodeCatalogue.build(inventory, None, lambda name: None)
+    odd = catalogue.select(NodeFilter(class_name="a"))
+    assert [n.name for n in odd][:3] == ["n01", "n03", "n05"] and len(odd) == 30
+    assert len(catalogue.select(NodeFilter(application="web"))) == 30
+    assert len(catalogue.select(NodeFilter(parameter="port=8001"))) == 20
+    assert len(catalogue.select(NodeFilter(parameter="port"))) == 60
+    assert catalogue.select(NodeFilter(parameter="nope")) == []
+    assert [n.name for n in catalogue.select(NodeFilter(text="N5"))] == [f"n5{i}" for i in
+                                                                      range(10)]
+    shown, current, pages = page_of(catalogue.nodes, 2, size=50)
+    assert (len(shown), current, pages) == (10, 2, 2)
+    assert page_of(catalogue.nodes, 99, size=50)[1] == 2
+
+
+def test_rule_text_reads_like_an_expression() -> None:
+    rule = ["and", ["~", "name", "^web\\d+"],
+            ["or", ["=", ["fact", "os", "family"], "Debian"], ["not", [">", "x", "3"]]]]
+    assert rule_text(rule) == ('name ~ "^web\\d+" and (fact.os.family = "Debian" or '
+                               'not (x > "3"))')
+
+
+def test_include_graph_orders_rows_and_links_boxes() -> None:
+    layers = [["top"], ["mid"], ["z", "a"]]
+    edges = [("top", "mid"), ("mid", "a"), ("mid", "z")]
+    svg = include_graph_svg(layers, edges, "mid", lambda n: f"/ui/classes/{n}")
+    assert svg.count('class="edge"') == 3
+    assert svg.index('data-class="a"') < svg.index('data-class="z"')
+    assert 'class="graph-node focus" data-class="mid"' in svg
+    assert 'href="/ui/classes/top"' in svg
