@@ -1,6 +1,6 @@
 """A layered include graph drawn as inline SVG on the server (no script, no library).
 
-Layers are rows; within a row, classes are ordered by the mean position of the classes they are
+Layers are rows (a wide one shows what fits and counts the rest); within a row, classes are ordered by the mean position of the classes they are
 linked to in the row above (one barycentre pass, enough for the small neighbourhoods the class
 page shows), then spread evenly. Each box links to its class page.
 """
@@ -15,6 +15,9 @@ BOX_HEIGHT = 26
 ROW_GAP = 56
 BOX_GAP = 18
 MARGIN = 10
+MAX_ROW_WIDTH = 1150  # px of boxes in one row; the rest of a layer is counted, not drawn
+MORE_WIDTH = 90
+MORE_PREFIX = "\0+"  # never the start of a class name
 
 
 def _ordered(layers: list[list[str]], edges: list[tuple[str, str]]) -> list[list[str]]:
@@ -34,11 +37,32 @@ def _ordered(layers: list[list[str]], edges: list[tuple[str, str]]) -> list[list
     return out
 
 
+def _trimmed(layers: list[list[str]], widths: dict[str, float]) -> list[list[str]]:
+    """Each layer cut to what fits MAX_ROW_WIDTH, the rest counted in a `+N more` box (the
+    lists under the graph name them all), so the page does not scroll sideways when a class is
+    included by dozens of others."""
+    rows: list[list[str]] = []
+    for layer in layers:
+        row: list[str] = []
+        used = 0.0
+        for index, name in enumerate(layer):
+            room = MAX_ROW_WIDTH - (MORE_WIDTH if index < len(layer) - 1 else 0)
+            if row and used + widths[name] > room:
+                row.append(f"{MORE_PREFIX}{len(layer) - index} more")
+                break
+            row.append(name)
+            used += widths[name] + BOX_GAP
+        rows.append(row)
+    return rows
+
+
 def include_graph_svg(layers: list[list[str]], edges: list[tuple[str, str]], focus: str,
                       href: Callable[[str], str]) -> str:
     """The SVG of `layers` (rows of class names) with arrows from includer to included."""
-    layers = _ordered(layers, edges)
     widths = {name: len(name) * CHAR_WIDTH + 16 for layer in layers for name in layer}
+    layers = _trimmed(_ordered(layers, edges), widths)
+    widths.update({name: MORE_WIDTH for layer in layers for name in layer
+                   if name.startswith(MORE_PREFIX)})
     row_widths = [sum(widths[n] for n in layer) + BOX_GAP * (len(layer) - 1) for layer in layers]
     total_width = max(row_widths, default=0) + 2 * MARGIN
     boxes: dict[str, tuple[float, float, float]] = {}  # name -> (x, y, width)
@@ -56,6 +80,8 @@ def include_graph_svg(layers: list[list[str]], edges: list[tuple[str, str]], foc
              'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
              'fill="#667"/></marker></defs>']
     for parent, child in edges:
+        if parent not in boxes or child not in boxes:
+            continue  # one end is in a `+N more` box
         px, py, pw = boxes[parent]
         cx, cy, cw = boxes[child]
         if py == cy:
@@ -67,6 +93,12 @@ def include_graph_svg(layers: list[list[str]], edges: list[tuple[str, str]], foc
                      f'{x2:.1f},{middle:.1f} {x2:.1f},{end_y:.1f}" fill="none" stroke="#889" '
                      'marker-end="url(#arrow)"/>')
     for name, (x, y, width) in boxes.items():
+        if name.startswith(MORE_PREFIX):
+            parts.append(f'<g class="graph-more"><rect x="{x:.1f}" y="{y:.1f}" '
+                         f'width="{width:.1f}" height="{BOX_HEIGHT}" rx="4"/>'
+                         f'<text x="{x + width / 2:.1f}" y="{y + BOX_HEIGHT / 2 + 4:.1f}" '
+                         f'text-anchor="middle">{escape(name[1:])}</text></g>')
+            continue
         kind = "focus" if name == focus else "class"
         parts.append(
             f'<a href="{escape(href(name))}" class="graph-node {kind}" data-class="{escape(name)}">'

@@ -104,3 +104,13 @@ def test_include_graph_orders_rows_and_links_boxes() -> None:
     assert svg.index('data-class="a"') < svg.index('data-class="z"')
     assert 'class="graph-node focus" data-class="mid"' in svg
     assert 'href="/ui/classes/top"' in svg
+
+
+def test_include_graph_counts_what_does_not_fit() -> None:
+    wide = [f"cluster.c{i:02}.openstack.control" for i in range(30)]
+    svg = include_graph_svg([wide, ["focus"]], [(w, "focus") for w in wide], "focus",
+                            lambda n: f"/ui/classes/{n}")
+    drawn = svg.count('class="graph-node class"')
+    assert 0 < drawn < 30
+    assert f"+{30 - drawn} more" in svg
+    assert svg.count('class="edge"') == drawn
