@@ -37,6 +37,7 @@ class NodeSummary:
     info: dict[str, Any] | None
     error: str | None
     groups: tuple[str, ...]  # names of the groups it matches
+    listed: tuple[str, ...] = ()  # the classes its own file lists, as written
 
     @property
     def environment(self) -> str:
@@ -115,7 +116,8 @@ class NodeCatalogue:
                 info, error = inventory.nodeinfo(name), None
             except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
                 info, error = None, error_text(err)
-            summaries.append(NodeSummary(name, info, error, _group_names(tree, name, facts_of)))
+            summaries.append(NodeSummary(name, info, error, _group_names(tree, name, facts_of),
+                                         _listed_classes(inventory, name)))
         return cls(summaries, inventory.settings.delimiter)
 
     def select(self, wanted: NodeFilter) -> list[NodeSummary]:
@@ -157,6 +159,16 @@ class NodeCatalogue:
 
     def failed(self) -> list[NodeSummary]:
         return [node for node in self.nodes if node.error is not None]
+
+
+def _listed_classes(inventory: reclass_ng.Inventory, name: str) -> tuple[str, ...]:
+    storage = inventory.storage
+    try:
+        raw = storage.parsed(storage.nodes[name].path)
+    except ReclassError:
+        return ()
+    entries = raw.get("classes") if isinstance(raw, dict) else None
+    return tuple(e for e in entries if isinstance(e, str)) if isinstance(entries, list) else ()
 
 
 def _group_names(tree: GroupTree | None, name: str,

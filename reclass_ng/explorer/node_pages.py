@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from reclass_ng.explorer.catalogue import NodeCatalogue, NodeFilter, page_of
+from reclass_ng.explorer.catalogue import NodeCatalogue, NodeFilter, NodeSummary, page_of
 from reclass_ng.explorer.data import NodeGroups
 from reclass_ng.explorer.group_pages import explained_rule_html, facts_html, rule_text
 from reclass_ng.explorer.html import (
@@ -56,15 +56,14 @@ def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: in
             f"environment</option>{options}</select>{failing}"
             '<button type="submit">Filter</button>'
             f'<a href="{url("nodes")}">clear</a></form>')
-    rows = "".join(_node_row(node.name, node.environment, node.classes, node.groups, node.error)
-                   for node in shown)
+    rows = "".join(_node_row(node) for node in shown)
     failed = len(catalogue.failed())
     counts = (f'<p class="count"><span id="node-count">{len(selected)}</span> of '
               f"{len(catalogue.nodes)} nodes"
               + (f', <a href="{esc(url("nodes", failing=1))}" class="failed">{failed} fail to '
                  "render</a>" if failed else "")
               + "</p>")
-    table = ('<table class="nodes"><thead><tr><th>node</th><th>environment</th><th>classes</th>'
+    table = ('<table class="nodes"><thead><tr><th>node</th><th>environment</th><th>classes it lists</th>'
              f"<th>groups</th></tr></thead><tbody>{rows}</tbody></table>"
              if shown else '<p class="empty">No node matches.</p>')
     return page("Nodes", f"<h1>Nodes</h1>{form}{counts}{table}"
@@ -74,15 +73,16 @@ def node_list_page(catalogue: NodeCatalogue, wanted: NodeFilter, page_number: in
 CLASSES_IN_ROW = 10
 
 
-def _node_row(name: str, environment: str, classes: list[str], groups: tuple[str, ...],
-              error: str | None) -> str:
-    shown = ", ".join(class_link(c) for c in classes[:CLASSES_IN_ROW])
-    if len(classes) > CLASSES_IN_ROW:
-        shown += f" … ({len(classes)} classes)"
-    status = ' <span class="badge error">fails to render</span>' if error else ""
-    return (f'<tr data-node="{esc(name)}"><td>{node_link(name)}{status}</td>'
-            f"<td>{esc(environment)}</td><td class=\"classes\">{shown}</td>"
-            f'<td>{esc(", ".join(groups))}</td></tr>')
+def _node_row(node: NodeSummary) -> str:
+    """A row: the classes the node's file lists (as links), then how many it gets in all."""
+    listed = [c for c in node.listed if c in node.classes] or node.classes[-CLASSES_IN_ROW:]
+    shown = ", ".join(class_link(c) for c in listed[:CLASSES_IN_ROW])
+    if node.info is not None:
+        shown += f' <span class="size">({len(node.classes)} classes in all)</span>'
+    status = ' <span class="badge error">fails to render</span>' if node.error else ""
+    return (f'<tr data-node="{esc(node.name)}"><td class="name">{node_link(node.name)}{status}'
+            f"</td><td>{esc(node.environment)}</td><td class=\"classes\">{shown}</td>"
+            f'<td>{esc(", ".join(node.groups))}</td></tr>')
 
 
 # -- the node page ----------------------------------------------------------------------------
