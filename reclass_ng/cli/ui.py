@@ -60,10 +60,11 @@ def run(args: argparse.Namespace) -> int:
     state_path = args.state_db or str(default_state_path(inventory_dir))
     config = ServerConfig(inventory_dir=inventory_dir, state_path=state_path, token=None,
                           read_only=True, open_reads=True)
+    app = create_app(config)
     sock = listening_socket(args.port)
     port = sock.getsockname()[1]
     print(f"reclass-ng explorer: http://{HOST}:{port}/ui/", flush=True)
     print(f"reclass-ng ui: inventory {inventory_dir}; Ctrl-C stops it", file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(create_app(config), log_level=args.log_level))
+    server = uvicorn.Server(uvicorn.Config(app, log_level=args.log_level))
     server.run(sockets=[sock])
     return 0

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import reclass_ng
-from reclass_ng.entity import absolute_class_name
 from reclass_ng.errors import ReclassError
+from reclass_ng.prepare import absolute_class_name
 
 
 class ClassGraph:

@@ -23,7 +23,7 @@ from reclass_ng.classifier.explanation import explanation_from_steps
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.diff import InventoryDiff, compare, render_side
-from reclass_ng.diff_sources import exported_revision, repository_of, short_revision
+from reclass_ng.diff.sources import exported_revision, repository_of, short_revision
 from reclass_ng.errors import ReclassError
 from reclass_ng.explorer.catalogue import NodeCatalogue, error_text
 from reclass_ng.explorer.class_graph import ClassGraph

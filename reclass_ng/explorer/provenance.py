@@ -13,8 +13,12 @@ from typing import Any
 import attrs
 
 import reclass_ng
-from reclass_ng.explain import NodeTrace
-from reclass_ng.explain_report import explain_application, explain_class, explain_parameter
+from reclass_ng.explain import (
+    NodeTrace,
+    explain_application,
+    explain_class,
+    explain_parameter,
+)
 
 
 @attrs.frozen
