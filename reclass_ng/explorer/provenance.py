@@ -19,6 +19,7 @@ from reclass_ng.explain import (
     explain_class,
     explain_parameter,
 )
+from reclass_ng.lint.yaml_pass import key_lines
 
 
 @attrs.frozen
@@ -56,6 +57,27 @@ class NodeProvenance:
         self.node = node
         self.info = self.trace.info
         self.delimiter = self.trace.delimiter
+        self._key_lines: dict[str, dict[tuple, int]] = {}  # file -> its key lines, read once
+        self._shown_files: dict[str, str | None] = {}
+
+    def line_of(self, path: str | None, keys: tuple) -> int | None:
+        """The line of `keys` in a file, as `NodeTrace.line_of` gives it, from one read of each
+        file (`key_lines`, the table `reclass-ng diff` uses) instead of a YAML parse per key;
+        keys the table lacks (list items, unusual keys) ask NodeTrace.line_of itself."""
+        if path is None:
+            return None
+        table = self._key_lines.get(path)
+        if table is None:
+            table = self._key_lines[path] = key_lines(path, self.delimiter)
+        line = table.get(keys)
+        return line if line is not None else self.trace.line_of(path, keys)
+
+    def display_file(self, path: str | None) -> str | None:
+        if path is None:
+            return None
+        if path not in self._shown_files:
+            self._shown_files[path] = self.trace.display_file(path)
+        return self._shown_files[path]
 
     def origins(self, keys: tuple, section: str = "parameters") -> tuple[Origin, ...]:
         """The writes the final value at `keys` is made of, in merge order."""
@@ -67,8 +89,8 @@ class NodeProvenance:
             visit = contribution.visit
             found.append(Origin(
                 source=visit.entity.name, source_kind=visit.kind,
-                file=trace.display_file(visit.path),
-                line=trace.line_of(visit.path, (section, *contribution.key)),
+                file=self.display_file(visit.path),
+                line=self.line_of(visit.path, (section, *contribution.key)),
                 effect=contribution.effect, via=contribution.via))
         return tuple(found)
 

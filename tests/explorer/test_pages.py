@@ -114,3 +114,27 @@ def test_include_graph_counts_what_does_not_fit() -> None:
     assert 0 < drawn < 30
     assert f"+{30 - drawn} more" in svg
     assert svg.count('class="edge"') == drawn
+
+
+def test_origin_lines_read_once_per_file_match_explain(load_inventory) -> None:
+    """The one-read-per-file line table gives the lines NodeTrace.line_of (one parse per key)
+    gives, for every write of every node of the example inventory and of prefixed keys."""
+    from reclass_ng import load
+    from reclass_ng.explorer.provenance import NodeProvenance
+
+    inventories = [load(str(EXAMPLE)), load_inventory({
+        "classes/a.yml": "parameters:\n  ~x:\n    y: 1\n  =z: 2\n  l:\n    - 1\n",
+        "classes/b.yml": "classes: [a]\nparameters:\n  x:\n    y: 3\n  l:\n    - 2\n",
+        "nodes/n.yml": "classes: [b]\nparameters:\n  5: five\n",
+    })]
+    compared = 0
+    for inventory in inventories:
+        for node in inventory.node_names:
+            prov = NodeProvenance(inventory, node)
+            for leaf in prov.leaves():
+                for contribution in prov.trace.trace(leaf.keys):
+                    path = contribution.visit.path
+                    keys = ("parameters", *contribution.key)
+                    assert prov.line_of(path, keys) == prov.trace.line_of(path, keys), keys
+                    compared += 1
+    assert compared > 100
