@@ -15,6 +15,7 @@ import attrs
 
 import reclass_ng
 from reclass_ng.classifier.classification import matching_groups
+from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.rule_evaluator import node_map
 from reclass_ng.errors import ReclassError
@@ -171,13 +172,17 @@ def _listed_classes(inventory: reclass_ng.Inventory, name: str) -> tuple[str, ..
     return tuple(e for e in entries if isinstance(e, str)) if isinstance(entries, list) else ()
 
 
+def groups_matching(tree: GroupTree, name: str, stored: dict[str, Any] | None) -> list[Group]:
+    """The groups a node matches with the facts the service stores for it (none: by name)."""
+    facts = stored or {}
+    return matching_groups(tree, node_map(name, facts.get("fact"), facts.get("trusted")))
+
+
 def _group_names(tree: GroupTree | None, name: str,
                  facts_of: Callable[[str], dict[str, Any] | None]) -> tuple[str, ...]:
     if tree is None:
         return ()
-    stored = facts_of(name) or {}
-    node = node_map(name, stored.get("fact"), stored.get("trusted"))
-    return tuple(group.name for group in matching_groups(tree, node))
+    return tuple(group.name for group in groups_matching(tree, name, facts_of(name)))
 
 
 def page_of(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], int, int]:

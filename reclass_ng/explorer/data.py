@@ -25,7 +25,7 @@ from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.diff import InventoryDiff, compare, render_side
 from reclass_ng.diff.sources import exported_revision, repository_of, short_revision
 from reclass_ng.errors import ReclassError
-from reclass_ng.explorer.catalogue import NodeCatalogue, error_text
+from reclass_ng.explorer.catalogue import NodeCatalogue, error_text, groups_matching
 from reclass_ng.explorer.class_graph import ClassGraph
 from reclass_ng.explorer.provenance import NodeProvenance
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
@@ -129,15 +129,15 @@ class ExplorerData:
                           explanation_from_steps(tree, steps))
 
     def group_nodes(self, snapshot: Snapshot) -> dict[str, list[str]]:
-        """Group id -> the inventory's nodes it matches (with their stored facts)."""
+        """Group id -> the inventory's nodes it matches with their stored facts (matching
+        needs names and facts only: no node is rendered)."""
         found: dict[str, list[str]] = {}
         tree = snapshot.tree
         if tree is None:
             return found
-        names = {group.name: group.id for group in tree.walk()}
-        for node in self.catalogue(snapshot).nodes:
-            for name in node.groups:
-                found.setdefault(names[name], []).append(node.name)
+        for name in self.inventory(snapshot).node_names:
+            for group in groups_matching(tree, name, self.observed.runtime(name)):
+                found.setdefault(group.id, []).append(name)
         return found
 
     # -- diff -------------------------------------------------------------------------------

@@ -70,10 +70,29 @@ def class_page(name: str, graph: ClassGraph, catalogue: NodeCatalogue, base_dir:
             f'<div class="graph-box">{svg}</div></section>'
             f'<section class="columns"><div>{listing(includes, "Includes")}</div>'
             f'<div>{listing(included_by, "Included by")}</div></section>'
-            f'<section id="class-nodes"><h2>Nodes that get it ({len(nodes)})</h2>'
+            + _file_section(path, relative)
+            + f'<section id="class-nodes"><h2>Nodes that get it ({len(nodes)})</h2>'
             f'<ul class="node-list">{node_items}</ul>'
             + pager(f"classes/{name}", {}, current, pages) + "</section>")
     return page(f"class {name}", body, "classes")
+
+
+MAX_FILE_SHOWN = 200_000  # bytes of a class file the page shows
+
+
+def _file_section(path: str, relative: str) -> str:
+    """The class file with line numbers (folded), so a file:line seen elsewhere can be read."""
+    try:
+        with open(path, "rb") as handle:
+            content = handle.read(MAX_FILE_SHOWN + 1)
+    except OSError as err:
+        return error_block(f"{relative}: {err.strerror}", "The file cannot be read")
+    text = content[:MAX_FILE_SHOWN].decode("utf-8", "replace")
+    lines = "".join(f'<tr id="L{n}"><td class="line-number">{n}</td><td><code>{esc(line)}'
+                    "</code></td></tr>" for n, line in enumerate(text.splitlines(), 1))
+    cut = '<p class="hint">(cut: the file is larger)</p>' if len(content) > MAX_FILE_SHOWN else ""
+    return (f'<section id="class-file"><details><summary>{esc(relative)}</summary>'
+            f'<table class="file">{lines}</table>{cut}</details></section>')
 
 
 # -- diff -------------------------------------------------------------------------------------
