@@ -24,6 +24,7 @@ from reclass_ng.explorer.node_pages import (
 )
 from reclass_ng.server.errors import ApiError
 from reclass_ng.server.http import require_auth, service
+from reclass_ng.server.inventory_state import Snapshot
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
@@ -46,10 +47,13 @@ def explorer_data(request: Request) -> ExplorerData:
     return data
 
 
-def html(render: Callable[[], str], status: int = 200) -> HTMLResponse:
-    """Run a page builder; an error of the inventory or the service becomes an error page."""
+def respond(request: Request, render: Callable[[ExplorerData, Snapshot], str]) -> HTMLResponse:
+    """Check the read rule, then build a page from the inventory as it is now; an error of the
+    inventory or the service becomes an error page."""
     try:
-        return HTMLResponse(render(), status_code=status)
+        require_auth(request, write=False)
+        data = explorer_data(request)
+        return HTMLResponse(render(data, data.snapshot()))
     except ApiError as err:
         hint = AUTH_HINT if err.status in (401, 403) else ""
         return HTMLResponse(page("Error", error_block(err.msg + hint)), status_code=err.status,
@@ -64,10 +68,6 @@ def html(render: Callable[[], str], status: int = 200) -> HTMLResponse:
 
 def _int(text: str | None) -> int:
     return int(text) if text and text.isdigit() else 1
-
-
-def _readable(request: Request) -> None:
-    require_auth(request, write=False)
 
 
 @router.get("/")
@@ -86,9 +86,7 @@ def static(name: str) -> Response:
 
 @router.get("/nodes")
 def nodes(request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         query = request.query_params
         wanted = NodeFilter(text=query.get("q", "").strip(),
                             environment=query.get("environment", "").strip(),
@@ -97,17 +95,14 @@ def nodes(request: Request) -> HTMLResponse:
                             group=query.get("group", "").strip(),
                             parameter=query.get("parameter", "").strip(),
                             failing=bool(query.get("failing")))
-        catalogue = data.catalogue(data.snapshot())
+        catalogue = data.catalogue(snapshot)
         return node_list_page(catalogue, wanted, _int(query.get("page")))
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/nodes/{name}")
 def node(name: str, request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
-        snapshot = data.snapshot()
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         inventory = data.inventory(snapshot)
         if name not in inventory.storage.nodes:
             raise ApiError(404, "not-found", f"No node {name!r} in this inventory.", None)
@@ -117,73 +112,60 @@ def node(name: str, request: Request) -> HTMLResponse:
         except ReclassError as err:
             return node_error_page(name, error_text(err), groups)
         return node_page(prov, groups)
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/nodes/{name}/history")
 def history(name: str, request: Request) -> HTMLResponse:
     """The history of one key: a fragment for the node page's script, or a whole page."""
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         path = request.query_params.get("path", "")
         section = "exports" if request.query_params.get("section") == "exports" \
             else "parameters"
-        prov = data.provenance(data.snapshot(), name)
+        prov = data.provenance(snapshot, name)
         report = prov.history(path, section)
         if request.query_params.get("fragment"):
             return history_html(report)
         return history_page(name, report)
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/classes")
 def classes(request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
-        snapshot = data.snapshot()
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         return class_list_page(data.class_graph(snapshot), data.catalogue(snapshot),
                                request.query_params.get("q", "").strip())
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/classes/{name}")
 def class_(name: str, request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
-        snapshot = data.snapshot()
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         graph = data.class_graph(snapshot)
         if name not in graph.paths:
             raise ApiError(404, "not-found", f"No class {name!r} in this inventory.", None)
         return class_page(name, graph, data.catalogue(snapshot),
                           str(data.state.inventory_dir), _int(request.query_params.get("page")))
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/groups")
 def groups(request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
-        snapshot = data.snapshot()
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         problems = [f"{p.file}: {p.to_error()['msg']}" for p in snapshot.problems]
         matched = data.group_nodes(snapshot) if not problems else {}
         return groups_page(snapshot.tree, problems, matched, data.observed.runtime)
-    return html(render)
+    return respond(request, render)
 
 
 @router.get("/diff")
 def diff(request: Request) -> HTMLResponse:
-    def render() -> str:
-        _readable(request)
-        data = explorer_data(request)
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
         query = request.query_params
         old = (query.get("from_rev") or query.get("from") or "").strip()
         new = (query.get("to_rev") or query.get("to") or "").strip()
         asked = "from" in query or "from_rev" in query
-        result = data.diff(data.snapshot(), old, new) if asked else None
+        result = data.diff(snapshot, old, new) if asked else None
         return diff_page(data.revisions(), old, new, result)
-    return html(render)
+    return respond(request, render)
 
