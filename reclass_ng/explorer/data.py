@@ -21,7 +21,6 @@ import reclass_ng
 from reclass_ng.classifier.classification import classification_steps
 from reclass_ng.classifier.explanation import explanation_from_steps
 from reclass_ng.classifier.groups import Group
-from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.diff import InventoryDiff, compare, render_side
 from reclass_ng.diff.sources import exported_revision, repository_of, short_revision
 from reclass_ng.errors import ReclassError
@@ -94,10 +93,6 @@ class ExplorerData:
 
     def inventory(self, snapshot: Snapshot) -> reclass_ng.Inventory:
         return self.state.inventory(snapshot)
-
-    def group_tree(self, snapshot: Snapshot) -> GroupTree | None:
-        """The group tree, None when there are no groups or the group files have problems."""
-        return snapshot.tree
 
     def catalogue(self, snapshot: Snapshot) -> NodeCatalogue:
         """Every node rendered (once per snapshot: the first page after a change waits)."""
