@@ -44,6 +44,11 @@ class BoundedCache:
         self._items: OrderedDict[Any, Any] = OrderedDict()
         self._lock = threading.Lock()
 
+    def peek(self, key: Any) -> Any:
+        """The value kept for `key`, or None."""
+        with self._lock:
+            return self._items.get(key)
+
     def get(self, key: Any, make: Callable[[], T]) -> T:
         with self._lock:
             if key in self._items:
@@ -96,11 +101,14 @@ class ExplorerData:
 
     def catalogue(self, snapshot: Snapshot) -> NodeCatalogue:
         """Every node rendered (once per snapshot: the first page after a change waits)."""
+        key = (snapshot.signature, "catalogue")
+
         def build() -> NodeCatalogue:
-            with self._build_lock:
-                return NodeCatalogue.build(self.inventory(snapshot), snapshot.tree,
-                                           self.observed.runtime)
-        return self._per_snapshot.get((snapshot.signature, "catalogue"), build)
+            with self._build_lock:  # a second request waits for the first one's render
+                built = self._per_snapshot.peek(key)
+                return built if built is not None else NodeCatalogue.build(
+                    self.inventory(snapshot), snapshot.tree, self.observed.runtime)
+        return self._per_snapshot.get(key, build)
 
     def class_graph(self, snapshot: Snapshot) -> ClassGraph:
         return self._per_snapshot.get((snapshot.signature, "classes"),

@@ -76,16 +76,17 @@ def explorer_ui(inventory: Path, state_db: Path) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 30
         assert process.stdout is not None
-        line = ""
+        printed = []
         while time.monotonic() < deadline:
             line = process.stdout.readline()
+            printed.append(line)
             found = re.search(r"(http://127\.0\.0\.1:\d+/ui/)", line)
             if found:
                 yield found.group(1)
                 return
             if not line and process.poll() is not None:
                 break
-        raise AssertionError(f"reclass-ng ui printed no URL: {line!r}")
+        raise AssertionError("reclass-ng ui printed no URL:\n" + "".join(printed))
     finally:
         _stop(process)
 
