@@ -19,7 +19,7 @@ from reclass_ng.explorer.html import (
     url,
     value_html,
 )
-from reclass_ng.explorer.provenance import Leaf, NodeProvenance, Origin
+from reclass_ng.explorer.provenance import NodeProvenance, Origin
 
 # -- the list ---------------------------------------------------------------------------------
 
@@ -97,9 +97,8 @@ def node_error_page(name: str, message: str, groups: NodeGroups | None) -> str:
 def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
     info = prov.info
     name = prov.node
-    parameters = _tree_section(prov, "parameters", prov.leaves("parameters"))
-    exports = (_tree_section(prov, "exports", prov.leaves("exports"))
-               if info["exports"] else "")
+    parameters = _tree_section(prov, "parameters")
+    exports = _tree_section(prov, "exports") if info["exports"] else ""
     summary = (f'<dl class="summary"><dt>environment</dt><dd>{esc(info["environment"])}</dd>'
                f'<dt>node file</dt><dd>{esc(info["__reclass__"]["uri"])}</dd></dl>')
     body = (f'<h1>Node <span class="node-name">{esc(name)}</span></h1>{summary}'
@@ -111,40 +110,76 @@ def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
     return page(name, body, "nodes")
 
 
-def _tree_section(prov: NodeProvenance, section: str, leaves: list[Leaf]) -> str:
-    origins = {leaf.keys: leaf.origins for leaf in leaves}
-    tree = _mapping_html(prov, section, prov.info[section], (), origins)
+def _tree_section(prov: NodeProvenance, section: str) -> str:
+    """The tree of one section. Values at the top show their origin at once; the origins below
+    a top-level mapping are asked for when it is first opened (origins_json), so a node of a
+    thousand values opens without replaying the writes of every one."""
+    mapping = prov.info[section]
+    base = history_base(prov.node, section)
+    items = []
+    for key, value in mapping.items():
+        path = (key,)
+        if isinstance(value, dict) and value:
+            origins = origins_url(prov.node, prov.join(path), section)
+            items.append(f'<li class="branch"><details data-path="{esc(prov.join(path))}" '
+                         f'data-origins="{esc(origins)}"><summary><span class="key">{esc(key)}'
+                         f'</span> <span class="size">{len(value)} keys</span></summary>'
+                         f"{_mapping_html(prov, base, value, path)}</details></li>")
+        else:
+            items.append(_leaf_html(prov, base, path, value, prov.origins(path, section)))
     controls = ('<p class="tree-controls"><button type="button" data-tree="expand">expand all'
                 '</button><button type="button" data-tree="collapse">collapse all</button></p>')
     return (f'<section class="tree-section" id="{section}"><h2>{section.capitalize()}</h2>'
-            f"{controls}{tree}</section>")
+            f'{controls}<ul class="tree">{"".join(items)}</ul></section>')
 
 
-def _mapping_html(prov: NodeProvenance, section: str, mapping: dict, keys: tuple,
-                  origins: dict[tuple, tuple[Origin, ...]]) -> str:
+def _mapping_html(prov: NodeProvenance, base: str, mapping: dict, keys: tuple) -> str:
     items = []
     for key, value in mapping.items():
         path = (*keys, key)
-        joined = esc(prov.join(path))
         if isinstance(value, dict) and value:
-            inner = _mapping_html(prov, section, value, path, origins)
-            items.append(f'<li class="branch"><details data-path="{joined}"><summary>'
-                         f'<span class="key">{esc(key)}</span> <span class="size">'
-                         f"{len(value)} keys</span></summary>{inner}</details></li>")
+            items.append(f'<li class="branch"><details data-path="{esc(prov.join(path))}">'
+                         f'<summary><span class="key">{esc(key)}</span> <span class="size">'
+                         f"{len(value)} keys</span></summary>"
+                         f"{_mapping_html(prov, base, value, path)}</details></li>")
         else:
-            items.append(_leaf_html(prov, section, path, value, origins.get(path, ())))
+            items.append(_leaf_html(prov, base, path, value, None))
     return f'<ul class="tree">{"".join(items)}</ul>'
 
 
-def _leaf_html(prov: NodeProvenance, section: str, path: tuple, value: Any,
-               origins: tuple[Origin, ...]) -> str:
+def _leaf_html(prov: NodeProvenance, base: str, path: tuple, value: Any,
+               origins: tuple[Origin, ...] | None) -> str:
+    """A value and its origin; `origins` None: filled in when its mapping is opened."""
     joined = prov.join(path)
-    history = history_url(prov.node, joined, section)
-    where = "; ".join(_origin_text(o) for o in origins) or "no write found"
+    history = base + quote(joined, safe="")
+    where = "…" if origins is None else origins_text(origins)
+    pending = " pending" if origins is None else ""
     return (f'<li class="leaf" data-path="{esc(joined)}"><span class="key">{esc(path[-1])}'
             f"</span>: {value_html(value)} "
-            f'<a class="origin" href="{esc(history)}" data-history="{esc(history)}">'
+            f'<a class="origin{pending}" href="{esc(history)}" data-history="{esc(history)}">'
             f"{esc(where)}</a></li>")
+
+
+def origins_text(origins: tuple[Origin, ...]) -> str:
+    return "; ".join(_origin_text(o) for o in origins) or "no write found"
+
+
+def origins_json(prov: NodeProvenance, path: str, section: str) -> dict[str, str]:
+    """Leaf path -> origin text, for every value below `path` (what the page's script fills in)."""
+    keys = tuple(path.split(prov.delimiter)) if path else ()
+    return {prov.join(leaf.keys): origins_text(leaf.origins)
+            for leaf in prov.leaves(section, keys)}
+
+
+def origins_url(node: str, path: str, section: str = "parameters") -> str:
+    return url(f"nodes/{quote(node, safe='')}/origins", path=path,
+               section=section if section != "parameters" else None)
+
+
+def history_base(node: str, section: str) -> str:
+    """history_url without the path, to append the quoted path (a page has a thousand)."""
+    prefix = url(f"nodes/{quote(node, safe='')}/history")
+    return prefix + ("?section=exports&path=" if section == "exports" else "?path=")
 
 
 def history_url(node: str, path: str, section: str = "parameters") -> str:

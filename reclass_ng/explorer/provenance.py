@@ -94,8 +94,9 @@ class NodeProvenance:
                 effect=contribution.effect, via=contribution.via))
         return tuple(found)
 
-    def leaves(self, section: str = "parameters") -> list[Leaf]:
-        """Every leaf of the rendered tree, depth first in key order, with its origins."""
+    def leaves(self, section: str = "parameters", under: tuple = ()) -> list[Leaf]:
+        """Every leaf of the rendered tree (or of the mapping at `under`), depth first in key
+        order, with its origins."""
         out: list[Leaf] = []
 
         def walk(value: Any, keys: tuple) -> None:
@@ -105,7 +106,11 @@ class NodeProvenance:
             elif keys:
                 out.append(Leaf(keys, value, self.origins(keys, section)))
 
-        walk(self.info[section], ())
+        start: Any = self.info[section]
+        for key in under:
+            start = start.get(key) if isinstance(start, dict) else None
+        if start is not None:
+            walk(start, under)
         return out
 
     def history(self, path: str, section: str = "parameters") -> dict[str, Any]:

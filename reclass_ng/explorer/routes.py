@@ -7,7 +7,7 @@ from collections.abc import Callable
 from importlib import resources
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from reclass_ng.errors import ReclassError
 from reclass_ng.explorer.catalogue import NodeFilter, error_text
@@ -21,6 +21,7 @@ from reclass_ng.explorer.node_pages import (
     node_error_page,
     node_list_page,
     node_page,
+    origins_json,
 )
 from reclass_ng.server.errors import ApiError
 from reclass_ng.server.http import require_auth, service
@@ -128,6 +129,23 @@ def history(name: str, request: Request) -> HTMLResponse:
             return history_html(report)
         return history_page(name, report)
     return respond(request, render)
+
+
+@router.get("/nodes/{name}/origins")
+def origins(name: str, request: Request) -> Response:
+    """Where each value below a top-level mapping was written, as JSON for the node page."""
+    try:
+        require_auth(request, write=False)
+        data = explorer_data(request)
+        section = "exports" if request.query_params.get("section") == "exports" \
+            else "parameters"
+        prov = data.provenance(data.snapshot(), name)
+        return JSONResponse(origins_json(prov, request.query_params.get("path", ""), section))
+    except ApiError as err:
+        return JSONResponse(err.body(), status_code=err.status, headers=err.headers)
+    except ReclassError as err:
+        return JSONResponse({"kind": "inventory-error", "msg": error_text(err),
+                             "details": None}, status_code=422)
 
 
 @router.get("/classes")

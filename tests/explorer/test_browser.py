@@ -102,6 +102,7 @@ def test_value_origin_and_history_match_explain(browser, ui: str, example_repo: 
     assert leaf.is_displayed()
     assert leaf.find_element(By.CSS_SELECTOR, ".value").text == "6"
     origin = leaf.find_element(By.CSS_SELECTOR, "a.origin")
+    WebDriverWait(browser, 20).until(lambda _: "pending" not in origin.get_attribute("class"))
     assert origin.text == _final_place(report)
     origin.click()
     history = wait_for(browser, "#history .history-report[data-path='nginx:worker_processes']")

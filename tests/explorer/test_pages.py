@@ -62,6 +62,20 @@ def test_bad_requests_get_pages_not_tracebacks(tmp_path: Path) -> None:
             "text/javascript")
 
 
+def test_origins_of_a_mapping_as_json(tmp_path: Path) -> None:
+    with app_client(EXAMPLE, tmp_path / "s.sqlite3") as http:
+        found = http.get("/ui/nodes/web1.example.com/origins", params={"path": "nginx"})
+        assert found.status_code == 200
+        assert found.json() == {
+            "nginx:worker_processes": "role.web — classes/role/web.yml:6",
+            "nginx:listen_port": "service.nginx — classes/service/nginx.yml:7",
+            "nginx:server_name": "service.nginx — classes/service/nginx.yml:9"}
+        page = http.get("/ui/nodes/web1.example.com").text
+        assert 'data-origins="/ui/nodes/web1.example.com/origins?path=nginx"' in page
+        missing = http.get("/ui/nodes/nope/origins", params={"path": "nginx"})
+        assert missing.status_code == 422 and "nope" in missing.json()["msg"]
+
+
 def test_reads_need_the_token_when_the_api_reads_do(tmp_path: Path) -> None:
     with app_client(EXAMPLE, tmp_path / "s.sqlite3", token="secret-token-123") as http:
         refused = http.get("/ui/nodes")

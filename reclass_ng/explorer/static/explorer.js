@@ -1,5 +1,6 @@
 // reclass-ng explorer: the little the pages need beyond HTML. Everything works without it
-// (links lead to whole pages); with it, a key's history opens beside the tree.
+// (an origin link opens the key's history as a page); with it, the history opens beside the
+// tree, and the origins of the values below a top-level mapping are filled in when it opens.
 "use strict";
 
 function showHistory(link) {
@@ -16,6 +17,29 @@ function showHistory(link) {
                       panel.removeAttribute("aria-busy"); });
   return true;
 }
+
+function loadOrigins(details) {
+  const top = details.closest("details[data-origins]");
+  if (!top || top.hasAttribute("data-loaded")) { return; }
+  top.setAttribute("data-loaded", "");
+  fetch(top.getAttribute("data-origins"), {credentials: "same-origin"})
+    .then(response => response.json())
+    .then(origins => {
+      top.querySelectorAll("li.leaf").forEach(leaf => {
+        const link = leaf.querySelector("a.origin");
+        const text = origins[leaf.getAttribute("data-path")];
+        if (link && text !== undefined) {
+          link.textContent = text;
+          link.classList.remove("pending");
+        }
+      });
+    })
+    .catch(() => top.removeAttribute("data-loaded"));
+}
+
+document.addEventListener("toggle", event => {
+  if (event.target.open) { loadOrigins(event.target); }
+}, true);  // toggle does not bubble: listen while it goes down
 
 document.addEventListener("click", event => {
   const origin = event.target.closest("a.origin[data-history]");
