@@ -100,7 +100,7 @@ def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
     parameters = _tree_section(prov, "parameters")
     exports = _tree_section(prov, "exports") if info["exports"] else ""
     summary = (f'<dl class="summary"><dt>environment</dt><dd>{esc(info["environment"])}</dd>'
-               f'<dt>node file</dt><dd>{esc(info["__reclass__"]["uri"])}</dd></dl>')
+               f'<dt>node file</dt><dd class="node-file">{esc(prov.node_file or "")}</dd></dl>')
     body = (f'<h1>Node <span class="node-name">{esc(name)}</span></h1>{summary}'
             f'<div class="columns"><div class="main-column">{parameters}{exports}</div>'
             f'<aside id="history" class="history" aria-live="polite"><p class="hint">Click a '

@@ -60,6 +60,12 @@ class NodeProvenance:
         self._key_lines: dict[str, dict[tuple, int]] = {}  # file -> its key lines, read once
         self._shown_files: dict[str, str | None] = {}
 
+    @property
+    def node_file(self) -> str | None:
+        """The node's file, relative to the inventory directory."""
+        found = self.trace.inventory.storage.nodes.get(self.node)
+        return self.display_file(found.path) if found is not None else None
+
     def line_of(self, path: str | None, keys: tuple) -> int | None:
         """The line of `keys` in a file, as `NodeTrace.line_of` gives it, from one read of each
         file (`key_lines`, the table `reclass-ng diff` uses) instead of a YAML parse per key;

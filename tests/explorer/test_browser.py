@@ -96,6 +96,7 @@ def test_value_origin_and_history_match_explain(browser, ui: str, example_repo: 
     assert _final_place(report) == "role.web — classes/role/web.yml:6"
 
     browser.get(ui + "nodes/web1.example.com")
+    assert wait_for(browser, ".node-file").text == "nodes/production/web1.example.com.yml"
     leaf = wait_for(browser, "li.leaf[data-path='nginx:worker_processes']")
     assert not leaf.is_displayed()  # folded until its mapping is expanded
     browser.find_element(By.CSS_SELECTOR, "details[data-path='nginx'] > summary").click()
