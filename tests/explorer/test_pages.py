@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -152,3 +154,32 @@ def test_origin_lines_read_once_per_file_match_explain(load_inventory) -> None:
                     assert prov.line_of(path, keys) == prov.trace.line_of(path, keys), keys
                     compared += 1
     assert compared > 100
+
+
+def test_exports_tree_and_its_origins(make_inventory, tmp_path: Path) -> None:
+    inventory = make_inventory({
+        "classes/web.yml": "exports:\n  web:\n    port: 80\n    host: ${name}\n",
+        "nodes/n1.yml": "classes: [web]\nparameters:\n  name: n1\n",
+    })
+    with app_client(inventory, tmp_path / "s.sqlite3") as http:
+        page = http.get("/ui/nodes/n1").text
+        assert 'id="exports"' in page
+        assert 'data-origins="/ui/nodes/n1/origins?path=web&amp;section=exports"' in page
+        origins = http.get("/ui/nodes/n1/origins", params={"path": "web", "section": "exports"})
+        assert origins.json() == {"web:port": "web — classes/web.yml:3",
+                                  "web:host": "web — classes/web.yml:4"}
+        history = http.get("/ui/nodes/n1/history", params={"path": "web:host",
+                                                           "section": "exports"})
+        assert "${name}" in history.text and "classes/web.yml:4" in history.text
+
+
+def test_ui_command_refuses_bad_arguments_without_a_traceback(tmp_path: Path) -> None:
+    def ui(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "reclass_ng.cli.main", "ui", *args],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    missing = ui("-b", str(tmp_path / "nowhere"))
+    assert missing.returncode != 0 and "does not exist" in missing.stderr
+    bad_port = ui("-b", str(EXAMPLE), "--port", "70000", "--state-db", str(tmp_path / "s"))
+    assert bad_port.returncode != 0 and "--port" in bad_port.stderr
+    assert "Traceback" not in missing.stderr + bad_port.stderr
