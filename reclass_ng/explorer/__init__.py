@@ -11,9 +11,13 @@ from fastapi import FastAPI
 
 
 def mount_explorer(app: FastAPI) -> None:
-    """Serve the explorer at /ui/ from the app's own ServiceContext."""
+    """Serve the explorer at /ui/ from the app's ServiceContext (`app.state.service`, set
+    before this is called): the same inventory state and observed state as the API."""
+    from reclass_ng.explorer.data import ExplorerData
     from reclass_ng.explorer.routes import router
 
+    context = app.state.service
+    app.state.explorer = ExplorerData(context.inventory, context.observed)
     app.include_router(router)
 
 

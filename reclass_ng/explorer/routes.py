@@ -24,7 +24,7 @@ from reclass_ng.explorer.node_pages import (
     origins_json,
 )
 from reclass_ng.server.errors import ApiError
-from reclass_ng.server.http import require_auth, service
+from reclass_ng.server.http import require_auth
 from reclass_ng.server.inventory_state import Snapshot
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -39,13 +39,8 @@ AUTH_HINT = ("\n\nThe explorer follows the API's rule for reads, and a browser d
 
 
 def explorer_data(request: Request) -> ExplorerData:
-    """The app's ExplorerData, made on first use from the service's own state."""
-    state = request.app.state
-    data = getattr(state, "explorer", None)
-    if data is None:
-        context = service(request)
-        data = state.explorer = ExplorerData(context.inventory, context.observed)
-    return data
+    """The ExplorerData mount_explorer made for this app."""
+    return request.app.state.explorer
 
 
 def respond(request: Request, render: Callable[[ExplorerData, Snapshot], str]) -> HTMLResponse:
