@@ -97,7 +97,6 @@ class NodeCatalogue:
 
     def __init__(self, nodes: list[NodeSummary], delimiter: str) -> None:
         self.nodes = nodes
-        self.by_name = {node.name: node for node in nodes}
         self.delimiter = delimiter
         self.class_nodes: dict[str, list[str]] = {}
         self.application_nodes: dict[str, list[str]] = {}

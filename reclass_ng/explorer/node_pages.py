@@ -221,16 +221,20 @@ def _applications_section(prov: NodeProvenance) -> str:
     apps = prov.application_chains()
     if not apps:
         return ""
-    rows = "".join(
-        f'<tr><td>{esc(a["application"])}</td><td class="chain">'
-        + (_chain_html(a.get("chain", [])) or "")
-        + "".join(f' <span class="event">{esc(e["written"])} ({esc(e["effect"])}) in '
-                  f'{esc(e["source"])} {esc(e["file"] or "")}:{esc(e["line"] or "")}</span>'
-                  for e in a["events"])
-        + "</td></tr>" for a in apps)
+    rows = []
+    for app in apps:
+        chain = _chain_html(app.get("chain", []))
+        adder = next((e["source"] for e in app["events"] if e["effect"] == "added"), None)
+        if chain and adder:
+            chain += f' <span class="arrow">→</span> {esc(adder)}'
+        events = "".join(
+            f'<div class="event">{esc(e["written"])}: {esc(e["effect"])} by {esc(e["source"])} '
+            f'<span class="place">{esc(_place(e))}</span></div>' for e in app["events"])
+        rows.append(f'<tr><td>{esc(app["application"])}</td><td class="chain">{chain}{events}'
+                    "</td></tr>")
     return ('<section id="applications"><h2>Applications</h2><table class="chains"><thead>'
-            "<tr><th>application</th><th>where it comes from</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table></section>")
+            "<tr><th>application</th><th>included through, and who adds or removes it</th></tr>"
+            f'</thead><tbody>{"".join(rows)}</tbody></table></section>')
 
 
 LEAF_BADGE = ' <span class="badge">leaf</span>'
