@@ -26,7 +26,7 @@ from reclass_ng.diff.sources import exported_revision, repository_of, short_revi
 from reclass_ng.errors import ReclassError
 from reclass_ng.explorer.catalogue import NodeCatalogue, error_text, groups_matching
 from reclass_ng.explorer.class_graph import ClassGraph
-from reclass_ng.explorer.provenance import NodeProvenance
+from reclass_ng.explorer.provenance import NodeExplanation
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.observed_state import ObservedState
 
@@ -116,10 +116,10 @@ class ExplorerData:
 
     # -- one node ---------------------------------------------------------------------------
 
-    def provenance(self, snapshot: Snapshot, node: str) -> NodeProvenance:
+    def provenance(self, snapshot: Snapshot, node: str) -> NodeExplanation:
         """The node's trace; raises the engine's error when the node does not render."""
         return self._provenance.get((snapshot.signature, node),
-                                    lambda: NodeProvenance(self.inventory(snapshot), node))
+                                    lambda: NodeExplanation(self.inventory(snapshot), node))
 
     def node_groups(self, snapshot: Snapshot, node: str) -> NodeGroups | None:
         tree = snapshot.tree

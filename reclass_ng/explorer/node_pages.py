@@ -19,7 +19,7 @@ from reclass_ng.explorer.html import (
     url,
     value_html,
 )
-from reclass_ng.explorer.provenance import NodeProvenance, Origin
+from reclass_ng.explorer.provenance import NodeExplanation, Origin
 
 # -- the list ---------------------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ def node_error_page(name: str, message: str, groups: NodeGroups | None) -> str:
     return page(name, body, "nodes")
 
 
-def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
+def node_page(prov: NodeExplanation, groups: NodeGroups | None) -> str:
     info = prov.info
     name = prov.node
     parameters = _tree_section(prov, "parameters")
@@ -110,7 +110,7 @@ def node_page(prov: NodeProvenance, groups: NodeGroups | None) -> str:
     return page(name, body, "nodes")
 
 
-def _tree_section(prov: NodeProvenance, section: str) -> str:
+def _tree_section(prov: NodeExplanation, section: str) -> str:
     """The tree of one section. Values at the top show their origin at once; the origins below
     a top-level mapping are asked for when it is first opened (origins_json), so a node of a
     thousand values opens without replaying the writes of every one."""
@@ -133,7 +133,7 @@ def _tree_section(prov: NodeProvenance, section: str) -> str:
             f'{controls}<ul class="tree">{"".join(items)}</ul></section>')
 
 
-def _mapping_html(prov: NodeProvenance, base: str, mapping: dict, keys: tuple) -> str:
+def _mapping_html(prov: NodeExplanation, base: str, mapping: dict, keys: tuple) -> str:
     items = []
     for key, value in mapping.items():
         path = (*keys, key)
@@ -147,7 +147,7 @@ def _mapping_html(prov: NodeProvenance, base: str, mapping: dict, keys: tuple) -
     return f'<ul class="tree">{"".join(items)}</ul>'
 
 
-def _leaf_html(prov: NodeProvenance, base: str, path: tuple, value: Any,
+def _leaf_html(prov: NodeExplanation, base: str, path: tuple, value: Any,
                origins: tuple[Origin, ...] | None) -> str:
     """A value and its origin; `origins` None: filled in when its mapping is opened."""
     joined = prov.join(path)
@@ -164,7 +164,7 @@ def origins_text(origins: tuple[Origin, ...]) -> str:
     return "; ".join(_origin_text(o) for o in origins) or "no write found"
 
 
-def origins_json(prov: NodeProvenance, path: str, section: str) -> dict[str, str]:
+def origins_json(prov: NodeExplanation, path: str, section: str) -> dict[str, str]:
     """Leaf path -> origin text, for every value below `path` (what the page's script fills in)."""
     keys = tuple(path.split(prov.delimiter)) if path else ()
     return {prov.join(leaf.keys): origins_text(leaf.origins)
@@ -207,7 +207,7 @@ def _chain_html(chain: list[dict[str, Any]]) -> str:
     return ' <span class="arrow">→</span> '.join(links)
 
 
-def _classes_section(prov: NodeProvenance) -> str:
+def _classes_section(prov: NodeExplanation) -> str:
     rows = "".join(
         f'<tr><td>{c["merge_position"]}</td><td>{class_link(c["class"])}</td>'
         f'<td class="chain">{_chain_html(c["chain"])} <span class="arrow">→</span> '
@@ -217,7 +217,7 @@ def _classes_section(prov: NodeProvenance) -> str:
             "</table></section>")
 
 
-def _applications_section(prov: NodeProvenance) -> str:
+def _applications_section(prov: NodeExplanation) -> str:
     apps = prov.application_chains()
     if not apps:
         return ""

@@ -49,7 +49,7 @@ class Leaf:
     origins: tuple[Origin, ...]
 
 
-class NodeProvenance:
+class NodeExplanation:
     """One node's trace, and the views of it the node page shows."""
 
     def __init__(self, inventory: reclass_ng.Inventory, node: str) -> None:

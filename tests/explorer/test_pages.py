@@ -136,7 +136,7 @@ def test_origin_lines_read_once_per_file_match_explain(load_inventory) -> None:
     """The one-read-per-file line table gives the lines NodeTrace.line_of (one parse per key)
     gives, for every write of every node of the example inventory and of prefixed keys."""
     from reclass_ng import load
-    from reclass_ng.explorer.provenance import NodeProvenance
+    from reclass_ng.explorer.provenance import NodeExplanation
 
     inventories = [load(str(EXAMPLE)), load_inventory({
         "classes/a.yml": "parameters:\n  ~x:\n    y: 1\n  =z: 2\n  l:\n    - 1\n",
@@ -146,7 +146,7 @@ def test_origin_lines_read_once_per_file_match_explain(load_inventory) -> None:
     compared = 0
     for inventory in inventories:
         for node in inventory.node_names:
-            prov = NodeProvenance(inventory, node)
+            prov = NodeExplanation(inventory, node)
             for leaf in prov.leaves():
                 for contribution in prov.trace.trace(leaf.keys):
                     path = contribution.visit.path
