@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import shutil
 import subprocess
 import sys
 import warnings
@@ -20,6 +21,13 @@ with warnings.catch_warnings():  # starlette's own note about its httpx-based cl
     from fastapi.testclient import TestClient
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "inventory-example"
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A copy of inventory-example: the service's start-up takes the inventory's write lock,
+    which leaves a lock file behind, and the repository's copy must stay as committed."""
+    return Path(shutil.copytree(EXAMPLE, tmp_path / "inventory-example"))
 
 
 def app_client(inventory: Path, state: Path, **config: object) -> TestClient:
@@ -47,8 +55,8 @@ def test_inventory_text_is_escaped(hostile: TestClient) -> None:
     assert "<script>alert" not in history
 
 
-def test_bad_requests_get_pages_not_tracebacks(tmp_path: Path) -> None:
-    with app_client(EXAMPLE, tmp_path / "s.sqlite3") as http:
+def test_bad_requests_get_pages_not_tracebacks(example: Path, tmp_path: Path) -> None:
+    with app_client(example, tmp_path / "s.sqlite3") as http:
         missing = http.get("/ui/nodes/no-such-node")
         assert missing.status_code == 404
         assert "No node 'no-such-node'" in html.unescape(missing.text)
@@ -64,8 +72,8 @@ def test_bad_requests_get_pages_not_tracebacks(tmp_path: Path) -> None:
             "text/javascript")
 
 
-def test_origins_of_a_mapping_as_json(tmp_path: Path) -> None:
-    with app_client(EXAMPLE, tmp_path / "s.sqlite3") as http:
+def test_origins_of_a_mapping_as_json(example: Path, tmp_path: Path) -> None:
+    with app_client(example, tmp_path / "s.sqlite3") as http:
         found = http.get("/ui/nodes/web1.example.com/origins", params={"path": "nginx"})
         assert found.status_code == 200
         assert found.json() == {
@@ -78,8 +86,8 @@ def test_origins_of_a_mapping_as_json(tmp_path: Path) -> None:
         assert missing.status_code == 422 and "nope" in missing.json()["msg"]
 
 
-def test_reads_need_the_token_when_the_api_reads_do(tmp_path: Path) -> None:
-    with app_client(EXAMPLE, tmp_path / "s.sqlite3", token="secret-token-123") as http:
+def test_reads_need_the_token_when_the_api_reads_do(example: Path, tmp_path: Path) -> None:
+    with app_client(example, tmp_path / "s.sqlite3", token="secret-token-123") as http:
         refused = http.get("/ui/nodes")
         assert refused.status_code == 401 and "Authentication required" in refused.text
         allowed = http.get("/ui/nodes", headers={"Authorization": "Bearer secret-token-123"})
@@ -173,13 +181,14 @@ def test_exports_tree_and_its_origins(make_inventory, tmp_path: Path) -> None:
         assert "${name}" in history.text and "classes/web.yml:4" in history.text
 
 
-def test_ui_command_refuses_bad_arguments_without_a_traceback(tmp_path: Path) -> None:
+def test_ui_command_refuses_bad_arguments_without_a_traceback(example: Path,
+                                                             tmp_path: Path) -> None:
     def ui(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "reclass_ng.cli.main", "ui", *args],
                               capture_output=True, text=True, timeout=60, check=False)
 
     missing = ui("-b", str(tmp_path / "nowhere"))
     assert missing.returncode != 0 and "does not exist" in missing.stderr
-    bad_port = ui("-b", str(EXAMPLE), "--port", "70000", "--state-db", str(tmp_path / "s"))
+    bad_port = ui("-b", str(example), "--port", "70000", "--state-db", str(tmp_path / "s"))
     assert bad_port.returncode != 0 and "--port" in bad_port.stderr
     assert "Traceback" not in missing.stderr + bad_port.stderr
