@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
+from typing import TYPE_CHECKING
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:  # socket is imported when the command runs, not at every reclass-ng start
+    import socket
 
 HOST = "127.0.0.1"
 
@@ -32,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def listening_socket(port: int) -> socket.socket:
     """A socket bound on 127.0.0.1 (port 0: a free one), so the URL is known before serving."""
+    import socket
+
     if not 0 <= port < 65536:
         raise UsageError(f"--port: expected 0-65535, got {port}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
