@@ -43,7 +43,8 @@ def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
          warn: Callable[[str], None] | None = None, **settings: Any) -> Inventory:
     """Open an inventory. Settings are reclass-config.yml keys; keyword values win over the file."""
     try:
-        resolved = load_settings(inventory_base_uri, settings, read_config=read_config)
+        resolved = load_settings(inventory_base_uri, settings, read_config=read_config,
+                                 warn=warn or _print_warning)
     except ReclassError:
         raise
     return Inventory(resolved, warn=warn)

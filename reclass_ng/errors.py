@@ -213,9 +213,15 @@ class NotFoundError(ReclassError):
 class NodeNotFound(NotFoundError):
     kind = "node_not_found"
 
-    def __init__(self, name: str, where: str) -> None:
-        super().__init__(f"Node '{name}' not found under {where}")
+    def __init__(self, name: str, where: str, known: Iterable[str] = (), hint: str = "") -> None:
+        super().__init__(f"Node '{name}' not found under {where}" + (f"\n{hint}" if hint else ""))
         self.name = name
+        # "did you mean": the known node names closest to the one asked for.
+        known = list(known)
+        if known:
+            import difflib
+
+            self.suggest = lambda: difflib.get_close_matches(name, known, n=3, cutoff=0.6)
 
 
 class YamlFileError(ReclassError):

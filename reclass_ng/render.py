@@ -123,7 +123,7 @@ class NodeRenderer:
         node_file = self.storage.nodes.get(name)
         if node_file is None:
             if not optional:
-                raise NodeNotFound(name, self.storage.nodes_uri)
+                raise NodeNotFound(name, self.storage.nodes_uri, self.storage.nodes)
             return Entity(name=name, uri="", source=Source("", name, "node"))
         source = Source(node_file.uri, name, "node", node_file.path)
         raw = self.storage.parsed(node_file.path)

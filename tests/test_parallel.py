@@ -308,7 +308,7 @@ def test_dask_cluster_renders_example_identically(make_inventory) -> None:
 
 # -- the conformance corpus, serial against parallel -------------------------------------------
 
-CORPUS = REPO_ROOT.parent / "shared" / "conformance"
+CORPUS = REPO_ROOT / "tests" / "conformance"
 
 
 def corpus_inventories() -> list:
