@@ -88,10 +88,12 @@ def timestamp() -> str:
 
 
 def automatic_parameters(name: str, environment: str) -> dict[str, Any]:
-    """The `_reclass_` parameters kapicorp-reclass 2.0.0 writes."""
+    """The `_reclass_` parameters kapicorp-reclass 2.0.0 writes, keys in its order (`-o json`
+    keeps mapping order, so a byte-level diff against kapicorp's output shows only real
+    differences)."""
     parts = name.split(".")
-    return {"_reclass_": {"environment": environment, "name": {
-        "full": name, "short": parts[-1], "parts": parts, "path": "/".join(parts)}}}
+    return {"_reclass_": {"name": {"full": name, "short": parts[-1], "path": "/".join(parts),
+                                   "parts": parts}, "environment": environment}}
 
 
 class NodeRenderer:
