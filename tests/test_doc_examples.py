@@ -26,7 +26,8 @@ about the next literal block or, for ``setup`` and ``serve``, about the rest of 
     Puppet master, is a synopsis with placeholders, ...). A skip without a reason fails.
 ``.. doc-example: setup`` followed by an indented shell script
     Runs at that point (prepares files a later example reads, e.g. a broken copy of the example
-    inventory). Not shown to readers.
+    inventory). Variables it sets are seen by the later blocks (``ID=...``). Not shown to
+    readers.
 ``.. doc-example: checkout``
     The document's examples run in a copy of the repository's files (as a fresh clone has them)
     instead of a directory with ``inventory-example/`` alone: for the README's setup command.
@@ -283,8 +284,17 @@ def run_block(session: Session, block: Block) -> list[str]:
     """Problems with one block (an empty list when it does what the document says)."""
     if block.kind == "console":
         return run_console(session, block)
-    if block.kind in ("shell", "setup"):
+    if block.kind == "setup":
+        # `set -a`: what the script assigns is exported, and kept for the later blocks.
+        environment = session.work / ".doc-example-environment"
+        session.env["DOC_EXAMPLE_ENVIRONMENT"] = str(environment)
+        done = session.bash(f"set -a\n{block.text}\nenv -0 > \"$DOC_EXAMPLE_ENVIRONMENT\"")
+        if done.returncode == 0 and environment.exists():
+            pairs = environment.read_bytes().decode().split("\0")
+            session.env.update(pair.split("=", 1) for pair in pairs if "=" in pair)
+    elif block.kind == "shell":
         done = session.bash(block.text)
+    if block.kind in ("shell", "setup"):
         if done.returncode != 0:
             return [f"exit status {done.returncode}\n{block.text}\n--- printed\n"
                     + session.unmap_paths(done.stdout)[-3000:]]
