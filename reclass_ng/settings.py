@@ -7,7 +7,6 @@ flags or keyword arguments of `reclass_ng.load`).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -264,6 +263,8 @@ def read_config_file(path: str) -> dict[str, Any]:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """` (did you mean x?)` naming the closest candidates, or an empty string."""
+    import difflib  # only when a name is unknown: every command start imports this module
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
