@@ -1,19 +1,26 @@
-# `make test` is the one command that installs what the tests need and runs them.
+# `make test` is the one command that installs what the tests need and runs them. It works
+# whether or not a virtualenv already exists (the README's first command makes one without the
+# test extras): the test extras are recorded by their own stamp file, not by `.venv/bin/reclass`.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+TEST_EXTRAS_STAMP := $(VENV)/.test-extras-installed
+CORPUS := tests/conformance
 
-.PHONY: test install tools lint corpus
+.PHONY: test install tools lint corpus refresh-conformance
 
-install: $(BIN)/reclass
+install: $(TEST_EXTRAS_STAMP)
 
-$(BIN)/reclass: setup.cfg pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+
+$(TEST_EXTRAS_STAMP): setup.cfg pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $@
 
-# Real Puppet, Salt and Ansible for the integration tests (apt needs root; skipped otherwise).
+# Real Puppet (apt, root only), Salt and Ansible for the integration tests, and kapicorp-reclass
+# 2.0.0 in its own virtualenv for the byte-compatibility tests.
 tools: install
 	sh scripts/install-test-tools.sh $(BIN)
 
@@ -37,8 +44,14 @@ test-compiled:
 	cd tests && RECLASS_NG_EXPECT_COMPILED=1 ../$(COMPILED_VENV)/bin/python -m pytest \
 		-p no:cacheprovider -q $(COMPILED_TESTS)
 
+# The vendored conformance scenarios (tests/conformance); fails when they are missing.
 corpus: install
-	$(BIN)/python ../shared/conformance/run_corpus.py --cmd "$(CURDIR)/$(BIN)/reclass -b {inventory} {args} {mode} -o json"
+	@test -f $(CORPUS)/run_corpus.py || { echo "make corpus: no conformance scenarios in $(CORPUS) (git checkout $(CORPUS))" >&2; exit 1; }
+	$(BIN)/python $(CORPUS)/run_corpus.py --cmd "$(CURDIR)/$(BIN)/reclass -b {inventory} {args} {mode} -o json"
+
+# Copies a newer shared corpus (../shared/conformance) over the vendored one.
+refresh-conformance:
+	sh scripts/refresh-conformance.sh
 
 # Side-by-side benchmark against kapicorp-reclass and reclass-rs (doc/performance.rst).
 .PHONY: bench

@@ -38,7 +38,7 @@ from report import CaseResult, ImplResult, case_table, targets_section  # noqa: 
 from rst import markdown_to_rst, update_document  # noqa: E402
 from targets import evaluate_targets  # noqa: E402
 
-RS_INVENTORY = BENCH_DIR.parent.parent / "shared" / "conformance" / "model-reclass-rs-inventory"
+RS_INVENTORY = BENCH_DIR.parent / "tests" / "conformance" / "model-reclass-rs-inventory"
 # Differences of reclass-rs on its own test inventory that reclass-semantics.md §9.1 documents.
 RS_KNOWN_DIFFERENCES = {
     "n12": "application negation semantics (§2.4, kapicorp PR #9)",

@@ -26,9 +26,18 @@ _LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "rec
          "ReclassError": "reclass_ng.errors"}
 
 
+# Public modules reachable as attributes after a plain `import reclass_ng`
+# (`reclass_ng.output.dump(...)`), imported on first use as well.
+_SUBMODULES = {"api", "errors", "output", "settings"}
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"reclass_ng.{name}")
     raise AttributeError(f"module 'reclass_ng' has no attribute {name!r}")

@@ -42,8 +42,13 @@ class Inventory(InventoryRenderer):
 def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
          warn: Callable[[str], None] | None = None, **settings: Any) -> Inventory:
     """Open an inventory. Settings are reclass-config.yml keys; keyword values win over the file."""
+    config_warnings: list[str] = []  # unknown reclass-config.yml keys, told once loaded
     try:
-        resolved = load_settings(inventory_base_uri, settings, read_config=read_config)
+        resolved = load_settings(inventory_base_uri, settings, read_config=read_config,
+                                 warn=config_warnings.append)
     except ReclassError:
         raise
-    return Inventory(resolved, warn=warn)
+    inventory = Inventory(resolved, warn=warn)
+    for message in config_warnings:
+        inventory.warn(message)
+    return inventory

@@ -213,9 +213,15 @@ class NotFoundError(ReclassError):
 class NodeNotFound(NotFoundError):
     kind = "node_not_found"
 
-    def __init__(self, name: str, where: str) -> None:
-        super().__init__(f"Node '{name}' not found under {where}")
+    def __init__(self, name: str, where: str, known: Iterable[str] = (), hint: str = "") -> None:
+        super().__init__(f"Node '{name}' not found under {where}" + (f"\n{hint}" if hint else ""))
         self.name = name
+        # "did you mean": the known node names closest to the one asked for.
+        known = list(known)
+        if known:
+            import difflib
+
+            self.suggest = lambda: difflib.get_close_matches(name, known, n=3, cutoff=0.6)
 
 
 class YamlFileError(ReclassError):
@@ -389,14 +395,56 @@ class BadReferencesError(ValueAtPathError):
         return [self.text + self.location()] + [INDENT + ref for ref in self.refs]
 
 
-class TypeMergeError(ValueAtPathError):
-    def __init__(self, new_kind: str, old_kind: str, path: Sequence[object], uris: Sequence[str]):
-        super().__init__(f"Cannot merge {new_kind} over {old_kind}", path, "; ".join(uris))
+class TwoSidedError(ValueAtPathError):
+    """An error between two writes of one key (a merge, a constant): both are pointed at.
+
+    `sides` are (label, values.Source) pairs, the later write first; each becomes a context line
+    `<label> FILE:LINE:COLUMN (class NAME)` under kapicorp's message."""
+
+    def __init__(self, text: str, path: Sequence[object], uris: Sequence[str],
+                 sides: Sequence[tuple[str, Any]] = ()) -> None:
+        super().__init__(text, path, "; ".join(uris))
+        self.sides = [(label, source) for label, source in sides if source is not None]
+        if self.sides:
+            self.source = self.sides[0][1]
+
+    def side_lines(self) -> list[str]:
+        from reclass_ng.diagnostics import locate
+
+        lines = []
+        keys = self.yaml_keys() or ()
+        for label, source in self.sides:
+            if not source.path:
+                continue
+            position = locate(source.path, keys)
+            where = source.path + (f":{position[0]}:{position[1]}" if position else "")
+            kind = f" ({source.kind} {source.name})" if source.kind in ("class", "node") else ""
+            lines.append(f"{label} {where}{kind}")
+        return lines
+
+    def context_lines(self) -> list[str]:
+        if "sides" not in self._found:
+            self._found["sides"] = self.side_lines()
+        rest = [line for line in super().context_lines() if not line.startswith("written at ")]
+        return self._found["sides"] + rest
+
+    def __reduce__(self) -> Any:
+        self.context_lines()  # positions are worked out before the error travels
+        return super().__reduce__()
 
 
-class ChangedConstantError(ValueAtPathError):
-    def __init__(self, path: Sequence[object], uris: Sequence[str]) -> None:
-        super().__init__("Attempt to change constant value", path, "; ".join(uris))
+class TypeMergeError(TwoSidedError):
+    def __init__(self, new_kind: str, old_kind: str, path: Sequence[object], uris: Sequence[str],
+                 new_source: Any = None, old_source: Any = None):
+        super().__init__(f"Cannot merge {new_kind} over {old_kind}", path, uris,
+                         [("written at", new_source), (f"merged over the {old_kind} at", old_source)])
+
+
+class ChangedConstantError(TwoSidedError):
+    def __init__(self, path: Sequence[object], uris: Sequence[str], new_source: Any = None,
+                 constant_source: Any = None) -> None:
+        super().__init__("Attempt to change constant value", path, uris,
+                         [("written at", new_source), ("the constant is set at", constant_source)])
 
 
 class InfiniteRecursionError(ValueAtPathError):

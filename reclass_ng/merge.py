@@ -134,7 +134,7 @@ class Merger:
             if self.settings.strict_constant_parameters:
                 uris = [constant.source.uri if constant.source else "?",
                         source.uri if source else "?"]
-                raise ChangedConstantError(path, uris)
+                raise ChangedConstantError(path, uris, source, constant.source)
             return stack  # later layers are ignored, the constant stays
         if type(new) is Stack:
             stack.layers.extend(new.layers)
@@ -210,4 +210,5 @@ class Merger:
     @staticmethod
     def _type_error(layers: Sequence[Layer], i: int, path: tuple) -> None:
         uris = list(dict.fromkeys(layer.source.uri for layer in layers if layer.source))
-        raise TypeMergeError(layers[i].kind, layers[i - 1].kind, path, uris)
+        raise TypeMergeError(layers[i].kind, layers[i - 1].kind, path, uris,
+                             layers[i].source, layers[i - 1].source)

@@ -88,10 +88,12 @@ def timestamp() -> str:
 
 
 def automatic_parameters(name: str, environment: str) -> dict[str, Any]:
-    """The `_reclass_` parameters kapicorp-reclass 2.0.0 writes."""
+    """The `_reclass_` parameters kapicorp-reclass 2.0.0 writes, keys in its order (`-o json`
+    keeps mapping order, so a byte-level diff against kapicorp's output shows only real
+    differences)."""
     parts = name.split(".")
-    return {"_reclass_": {"environment": environment, "name": {
-        "full": name, "short": parts[-1], "parts": parts, "path": "/".join(parts)}}}
+    return {"_reclass_": {"name": {"full": name, "short": parts[-1], "path": "/".join(parts),
+                                   "parts": parts}, "environment": environment}}
 
 
 class NodeRenderer:
@@ -123,7 +125,7 @@ class NodeRenderer:
         node_file = self.storage.nodes.get(name)
         if node_file is None:
             if not optional:
-                raise NodeNotFound(name, self.storage.nodes_uri)
+                raise NodeNotFound(name, self.storage.nodes_uri, self.storage.nodes)
             return Entity(name=name, uri="", source=Source("", name, "node"))
         source = Source(node_file.uri, name, "node", node_file.path)
         raw = self.storage.parsed(node_file.path)

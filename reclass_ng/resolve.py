@@ -81,7 +81,8 @@ class Resolver:
         self.warn = warn or (lambda message: None)
         self.query = query
         self.list_index_last = list_index_last  # deviation D2: `${l:1}` selects an element
-        self.in_progress: dict[tuple, None] = {}  # paths being rendered, in order
+        # paths being rendered, in order, with the value (Interp or Stack) rendered there
+        self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
         self._split: dict[str, tuple[str, ...]] = _split_cache(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
@@ -123,7 +124,7 @@ class Resolver:
         in_progress = self.in_progress
         if len(in_progress) >= MAX_REFERENCE_DEPTH:
             raise ReferenceChainTooDeep(next(iter(in_progress)))
-        in_progress[path] = None
+        in_progress[path] = value
         try:
             if type(value) is Interpolation:
                 single = value.template.single
@@ -342,9 +343,17 @@ class Resolver:
 
     def _loop(self, ref_path: str, walked: tuple, interp: Interpolation | None, path: tuple) -> None:
         uri = interp.source.uri if interp is not None else None
+        rendering = self.in_progress.get(path)
+        if type(rendering) is Stack:
+            # Every file that wrote the looping value, in merge order, as kapicorp lists them.
+            uri = "; ".join(dict.fromkeys(layer.source.uri for layer in rendering.layers
+                                          if layer.source is not None)) or uri
         chain = [format_path(p) for p in self.in_progress] or [format_path(path)]
         loop = "reference loop: " + " -> ".join(chain + [format_path(walked)])
-        raise InfiniteRecursionError("${" + ref_path + "}", path, uri, loop)
+        err = InfiniteRecursionError("${" + ref_path + "}", path, uri, loop)
+        if interp is not None:
+            err.source = interp.source  # "written at": the file of the looping reference
+        raise err
 
 
 _SPLIT_CACHES: dict[str, dict[str, tuple[str, ...]]] = {}

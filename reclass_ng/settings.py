@@ -8,7 +8,7 @@ flags or keyword arguments of `reclass_ng.load`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import yaml
@@ -136,6 +136,11 @@ DEFAULTS: dict[str, Any] = {
     "config_file": None,  # the reclass-config.yml that was read, for messages
 }
 
+# Keys kapicorp-reclass's own configuration reads that change nothing here (it reads them, so
+# a config file written for it is no mistake): not warned about.
+KAPICORP_ONLY_SETTINGS = frozenset({"ignore_class_regexp", "scalar_parameters",
+                                    "verbose", "check_ignore_class_notfound_regexp"})
+
 
 class Settings(Record):
     """Every setting of reclass-config.yml (see DEFAULTS); immutable, compared by value.
@@ -256,14 +261,45 @@ def read_config_file(path: str) -> dict[str, Any]:
     return data
 
 
-def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_config: bool = True
-                  ) -> Settings:
-    """Defaults, then the first config file found, then explicit overrides."""
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """` (did you mean x?)` naming the closest candidates, or an empty string."""
+    import difflib  # only when a name is unknown: every command start imports this module
+
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def check_setting_names(names: Iterable[str]) -> None:
+    """Refuse setting names that do not exist (a misspelt keyword of `reclass_ng.load`)."""
+    unknown = [name for name in names if name not in DEFAULTS]
+    if unknown:
+        raise ConfigError("; ".join(f"Unknown setting {name!r}{did_you_mean(name, DEFAULTS)}"
+                                    for name in unknown))
+
+
+def unknown_config_keys(values: Mapping[str, Any], path: str) -> list[str]:
+    """Warnings for keys of a config file that are no setting: kapicorp-reclass ignores them,
+    so they are ignored here too (an inventory written for it keeps working), but said."""
+    return [f"{path}: unknown setting {name!r} ignored{did_you_mean(str(name), DEFAULTS)}"
+            for name in values if name not in DEFAULTS and name not in KAPICORP_ONLY_SETTINGS]
+
+
+def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_config: bool = True,
+                  warn: Callable[[str], None] | None = None) -> Settings:
+    """Defaults, then the first config file found, then explicit overrides.
+
+    Overrides must be setting names (ConfigError with a "did you mean" otherwise); unknown keys
+    of the config file are passed to `warn`, when given, and ignored.
+    """
+    check_setting_names(overrides)
     values: dict[str, Any] = {}
     if read_config:
         path = find_config_file(base_dir)
         if path:
             values.update(read_config_file(path))
+            if warn is not None:
+                for message in unknown_config_keys(values, path):
+                    warn(message)
             values["config_file"] = path
     values.update({k: v for k, v in overrides.items() if v is not None})
     if base_dir is not None:

@@ -5,7 +5,8 @@
 #   - curl (the documented HTTP examples are run as written),
 #   - chromium and chromium-driver from Debian's packages (the explorer's browser tests),
 #   - salt and ansible-core from PyPI into the virtualenv,
-#   - Kapitan from PyPI into .venv-kapitan in the checkout (see below).
+#   - Kapitan from PyPI into .venv-kapitan in the checkout (see below),
+#   - kapicorp-reclass 2.0.0 from PyPI into a virtualenv of its own (see the end).
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
 # a second run installs nothing and prints nothing.
 set -eu
@@ -89,4 +90,15 @@ if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan"
     "$KAPITAN_VENV/bin/pip" install --quiet --disable-pip-version-check \
         "$KAPITAN_REQUIREMENT" -e "$REPO_DIR[kapitan]"
     cp "$REPO_DIR/setup.cfg" "$KAPITAN_VENV/reclass-ng-setup.cfg"
+fi
+
+# kapicorp-reclass 2.0.0, the implementation reclass-ng is byte-compatible with
+# (tests/test_kapicorp_bytes.py), in a virtualenv of its own inside ours so that its old
+# dependency pins never meet the project's: $BIN/../kapicorp-reclass/bin/reclass.
+KAPICORP_VENV=$BIN/../kapicorp-reclass
+KAPICORP_REQUIREMENT="kapicorp-reclass==2.0.0"
+if [ ! -x "$KAPICORP_VENV/bin/reclass" ]; then
+    echo "install-test-tools: installing $KAPICORP_REQUIREMENT into $KAPICORP_VENV" >&2
+    "$BIN/python" -m venv "$KAPICORP_VENV"
+    "$KAPICORP_VENV/bin/pip" install --quiet --disable-pip-version-check "$KAPICORP_REQUIREMENT"
 fi

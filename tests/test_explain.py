@@ -27,7 +27,7 @@ from reclass_ng.values import Interpolation
 
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = REPO / ".venv" / "bin" / "reclass-ng"
-CORPUS = REPO.parent / "shared" / "conformance"
+CORPUS = REPO / "tests" / "conformance"
 
 # A value merged through three classes (a <- b <- c): a writes a reference, b overrides it,
 # c replaces it with `~` by a reference whose target is itself a reference (a chain).

@@ -308,7 +308,7 @@ def test_dask_cluster_renders_example_identically(make_inventory) -> None:
 
 # -- the conformance corpus, serial against parallel -------------------------------------------
 
-CORPUS = REPO_ROOT.parent / "shared" / "conformance"
+CORPUS = REPO_ROOT / "tests" / "conformance"
 
 
 def corpus_inventories() -> list:
@@ -353,11 +353,13 @@ def test_corpus_inventories_render_the_same_in_parallel(pool, base: Path, args: 
     assert in_parallel == serial
 
 
-def test_cli_nodeinfo_ignores_jobs(run_reclass) -> None:
+def test_cli_nodeinfo_refuses_jobs(run_reclass) -> None:
+    # --jobs renders --inventory only; given with --nodeinfo it is a usage error, not ignored.
     args = ["-b", str(EXAMPLE), "--nodeinfo", "web1.example.com", "-o", "json"]
-    plain, with_jobs = run_reclass(args), run_reclass([*args, "-j", "2"])
-    assert with_jobs.returncode == 0
-    assert same_text(with_jobs.stdout) == same_text(plain.stdout)
+    with_jobs = run_reclass([*args, "-j", "2"])
+    assert with_jobs.returncode == 2
+    assert "--jobs applies to --inventory only" in with_jobs.stderr
+    assert with_jobs.stdout == ""
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")

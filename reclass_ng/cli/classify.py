@@ -19,6 +19,7 @@ from reclass_ng.classifier.facts import load_facts_file, load_trusted_file, rule
 from reclass_ng.classifier.group_files import load_groups
 from reclass_ng.classifier.node_classification import render_classification
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.output import dump
 
 
@@ -81,4 +82,14 @@ def run(args: argparse.Namespace) -> int:
 def _render(inventory_dir: str, steps: Any) -> dict[str, Any]:
     import reclass_ng
 
-    return render_classification(reclass_ng.load(inventory_dir), steps)
+    inventory = reclass_ng.load(inventory_dir)
+    try:
+        return render_classification(inventory, steps)
+    except ReclassError as err:
+        if steps.name in inventory.storage.nodes:
+            raise
+        # A node without a nodes/ file that the groups alone cannot classify is most often a
+        # misspelt name: say so, rather than show what failed in some group.
+        raise NodeNotFound(steps.name, inventory.storage.nodes_uri, inventory.node_names,
+                           hint="(--groups-only classifies a node by its groups alone)"
+                           ) from err

@@ -27,7 +27,12 @@ SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 12
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
+
     parser = argparse.ArgumentParser(prog="reclass-ng", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version",
+                        version=f"reclass-ng {__version__} (compatible with kapicorp-reclass "
+                                f"{COMPATIBLE_RECLASS_VERSION})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in SUBCOMMANDS.items():

@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("You need to specify exactly one mode (--inventory or --nodeinfo)")
     if args.output is not None and args.output not in FORMATS:
         raise UsageError(f"Unknown output format: {args.output!r} (choose from yaml, json)")
+    if args.jobs is not None and args.nodeinfo is not None:
+        raise UsageError("--jobs applies to --inventory only (--nodeinfo renders one node)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs needs at least 1 process, not {args.jobs}")
     output = InventoryOutput(args.jobs or 1, args.quiet)

@@ -7,11 +7,13 @@ line, where every user of the machine could read it in the process list.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
-from reclass_ng.errors import ConfigError, UsageError
+from reclass_ng.errors import ConfigError, ReclassError, UsageError
 
 TOKEN_VARIABLE = "RECLASS_NG_TOKEN"
 DEFAULT_LISTEN = "127.0.0.1:1261"  # the standalone classifier's HTTP port
@@ -65,6 +67,33 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+class ListenError(ReclassError):
+    """The address to listen on cannot be used (port taken, address not on this machine)."""
+
+    exit_code = 69  # EX_UNAVAILABLE (doc/usage.rst, exit codes)
+
+
+def check_listen(host: str, port: int) -> None:
+    """Bind the address once before starting uvicorn, so that a busy port is one clear line
+    (uvicorn logs it and exits 3, which says nothing to a script)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as err:
+        raise ListenError(f"--listen {host}:{port}: unknown address ({err.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise ListenError(f"--listen {host}:{port}: the port is already in use (another "
+                                  "reclass-ng serve?); choose another with --listen ADDR:PORT"
+                                  ) from None
+            raise ListenError(f"--listen {host}:{port}: cannot listen there ({err.strerror})"
+                              ) from None
+
+
 def read_token(token_file: str | None) -> str | None:
     """The token from --token-file, else from the environment; None when neither is set."""
     if token_file:
@@ -86,12 +115,13 @@ def run(args: argparse.Namespace) -> int:
         from reclass_ng.server import ServerConfig, create_app, default_state_path
     except ImportError as err:
         raise ConfigError(f"reclass-ng serve needs the `server` extra ({err.name} is missing): "
-                          "pip install 'reclass-ng[server]'") from err
+                          "from a checkout, pip install '.[server]'") from err
 
     inventory_dir = os.path.abspath(inventory_dir_from_args(args))
     if not os.path.isdir(inventory_dir):
         raise ConfigError(f"inventory directory {inventory_dir} does not exist")
     host, port = parse_listen(args.listen)
+    check_listen(host, port)
     token = read_token(args.token_file)
     state_path = args.state_db or str(default_state_path(inventory_dir))
     tokens_file = os.path.abspath(args.tokens_file) if args.tokens_file else None

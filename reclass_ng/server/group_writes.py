@@ -119,7 +119,7 @@ def check_serial(serial: int | None, current: bytes | None) -> None:
                        "change.", {SERIAL_NUMBER: serial, "current": now})
 
 
-def check_if_match(if_match: str | None, current_etag: str | None) -> None:
+def check_if_match(if_match: str | None, current_etag: str | None, what: str = "group") -> None:
     """409 stale-write unless If-Match names the current ETag (or is `*` and the resource
     exists); 400 for an empty or unreadable header (see if_match_tags)."""
     wanted = if_match_tags(if_match)
@@ -127,7 +127,7 @@ def check_if_match(if_match: str | None, current_etag: str | None) -> None:
         return
     if current_etag is None or current_etag not in wanted:
         raise ApiError(409, STALE_WRITE,
-                       "The group changed since you read it (If-Match does not match its ETag); "
+                       f"The {what} changed since you read it (If-Match does not match its ETag); "
                        "nothing was written. Read it again and re-apply your change.",
                        {"if_match": if_match, "etag": current_etag})
 

@@ -31,6 +31,7 @@ from reclass_ng.server.group_routes import check_node_name
 from reclass_ng.server.group_writes import check_if_match
 from reclass_ng.server.http import blocking, json_body, require_auth, service
 from reclass_ng.server.observed_state import DEFAULT_NODES_PAGE, MAX_NODES_PAGE
+from reclass_ng.server.render_check import check_node_renders
 from reclass_ng.server.yaml_files import atomic_write, checked_render, file_etag, inventory_lock
 from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
 
@@ -127,7 +128,7 @@ def get_configuration(name: str, request: Request) -> JSONResponse:
 
 
 @router.put("/nodes/{name}/configuration", openapi_extra=_body_doc(_CONFIGURATION_SCHEMA),
-            responses=error_responses(400, 401, 403, 404, 409, 413))
+            responses=error_responses(400, 401, 403, 404, 409, 413, 422))
 async def put_configuration(name: str, request: Request) -> JSONResponse:
     """Replace the node's nodes/ file (it must exist); comments on unchanged keys survive."""
     require_auth(request, write=True, admin=True)
@@ -146,9 +147,10 @@ def _write_configuration(request: Request, name: str, data: dict[str, Any],
         if path is None:
             raise not_found(uri)
         _, etag, content = _read_configuration(path, name)
-        check_if_match(if_match, etag)
+        check_if_match(if_match, etag, what="node file")
         current = content.decode("utf-8")
         text = checked_render(current, data, str(path.relative_to(state.inventory_dir)))
+        check_node_renders(state.inventory(), name, path, text)
         if text != current:
             atomic_write(path, text)
     return text

@@ -219,6 +219,18 @@ def _parse(data: bytes) -> Any:
     return yaml.load(data, Loader=SafeLoader)
 
 
+def yaml_problem(err: yaml.MarkedYAMLError) -> str:
+    """PyYAML's problem, and where the construct it was reading opened (an unclosed bracket or
+    quote is found where parsing stopped, often lines below the mistake)."""
+    problem = err.problem or "invalid YAML"
+    opened, stopped = err.context_mark, err.problem_mark
+    if err.context and opened is not None and stopped is not None and \
+            (opened.line, opened.column) != (stopped.line, stopped.column):
+        where = f"line {opened.line + 1}, column {opened.column + 1}"
+        return f"{problem} ({err.context} opened at {where})"
+    return " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+
+
 def read_input_file(path: str) -> bytes:
     """The bytes of `path` if it is a regular file of at most MAX_YAML_FILE_BYTES.
 
@@ -281,7 +293,7 @@ def parse_yaml_bytes(data: bytes, path: str) -> Any:
                             mark.column + 1) from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
+        problem = yaml_problem(err)
         if mark is None:
             raise YamlFileError(path, f"invalid YAML: {problem}") from None
         raise YamlFileError(path, f"invalid YAML: {problem}", mark.line + 1, mark.column + 1) from None
