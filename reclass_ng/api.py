@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
 from reclass_ng.render import InventoryRenderer, cycle_collection_paused
-from reclass_ng.settings import load_settings
+from reclass_ng.settings import Settings, load_settings
+from reclass_ng.storage.yaml_fs import YamlFsStorage
 
 if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it
     from concurrent.futures import Executor
+
+    from reclass_ng.incremental.live import LiveRender, Refresh
 
 __all__ = ["Entity", "Inventory", "load"]
 
@@ -19,8 +22,53 @@ __all__ = ["Entity", "Inventory", "load"]
 class Inventory(InventoryRenderer):
     """A reclass inventory: nodes, classes and settings, rendered on demand.
 
-    `node_names` and `nodeinfo(name)` come from InventoryRenderer (reclass_ng.render).
+    `node_names` and `nodeinfo(name)` come from InventoryRenderer (reclass_ng.render). After
+    the first `refresh()` the inventory stays current: see `refresh`.
     """
+
+    def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
+                 storage: YamlFsStorage | None = None, *,
+                 reload: tuple[str | None, dict[str, Any], bool] | None = None) -> None:
+        super().__init__(settings, warn, storage)
+        # (base directory, explicit settings, read_config) as given to load(): what a
+        # refresh reads again.
+        self._reload = reload or (settings.inventory_base_uri, {}, False)
+        self._live: LiveRender | None = None
+
+    def refresh(self, node: str | None = None) -> Refresh:
+        """Bring the inventory up to date with its files, re-rendering only what changed.
+
+        From the first call on, `node_names`, `nodeinfo()` and `inventory()` serve the files as
+        of the last refresh: a node is rendered again only when a file it read (its node file,
+        its classes, classes it did not find, the nodes its queries read) or the settings
+        changed; the output is exactly a fresh render's. Files are compared by content. With
+        `node`, only what that node reads is checked (cheap: for a caller about to serve one
+        node), and everything when any of it changed. Returns what changed (see
+        reclass_ng.incremental.live.Refresh); the first call renders everything again.
+        """
+        if self._live is None:
+            from reclass_ng.incremental.live import LiveRender
+
+            base, explicit, read_config = self._reload
+            self._live = LiveRender(base, explicit, read_config, self.warn)
+            return self._live.refresh()
+        if node is not None:
+            return self._live.refresh_for(node)
+        return self._live.refresh()
+
+    @property
+    def node_names(self) -> list[str]:
+        """The inventory's node names, sorted."""
+        if self._live is not None:
+            return self._live.node_names
+        return sorted(self.storage.nodes)
+
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
+                 ) -> dict[str, Any]:
+        """The `--nodeinfo` structure of one node."""
+        if self._live is not None:
+            return self._live.nodeinfo(name, extra, node_optional)
+        return super().nodeinfo(name, extra, node_optional)
 
     def inventory(self, executor: Executor | None = None, *,
                   progress: Callable[[int, int], None] | None = None,
@@ -31,6 +79,8 @@ class Inventory(InventoryRenderer):
         rendered by its workers, in chunks of `chunk_size` (see reclass_ng.parallel); the result
         is the same. `progress(done, total)` is told how far the render is, two steps a node.
         """
+        if self._live is not None:  # only changed nodes are rendered, in this thread
+            return self._live.inventory()
         if executor is not None:
             from reclass_ng.parallel import render_inventory
 
@@ -48,7 +98,7 @@ def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
                                  warn=config_warnings.append)
     except ReclassError:
         raise
-    inventory = Inventory(resolved, warn=warn)
+    inventory = Inventory(resolved, warn=warn, reload=(inventory_base_uri, settings, read_config))
     for message in config_warnings:
         inventory.warn(message)
     return inventory

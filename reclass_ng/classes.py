@@ -24,6 +24,7 @@ from reclass_ng.errors import (
     MappingFormatError,
     ReclassError,
 )
+from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
@@ -127,6 +128,7 @@ class ClassExpander:
         patterns = settings.ignore_class_notfound_regexp
         self.ignorable = re.compile("|".join(patterns)) if patterns else None
         self._plain_names: set[str] = set()  # class names as listed, with nothing to render
+        self.recorder: InputsRecorder | None = None  # see NodeRenderer.record_inputs
         self.rendered_class_names = False  # set when a class name had references to render
 
     def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
@@ -144,6 +146,8 @@ class ClassExpander:
             if name in walking:
                 cycle = walking[walking.index(name):] + [name]
                 raise ClassIncludeCycle(cycle, entity.uri)
+            if self.recorder is not None:  # before loading: a file that fails to load is read
+                self.recorder.class_read(name, self.loader.storage.class_path(name))
             class_entity = self.loader.get(name)
             if class_entity is None:
                 if self._ignored_missing(name):
@@ -259,6 +263,10 @@ class SharedClassWalks:
             self._walks[key] = walk
             _take(node, shared, last=False)
         seen.update(walked)
+        recorder = self.expander.recorder
+        if recorder is not None:
+            for name in shared.classes:
+                recorder.class_read(name, self.expander.loader.storage.class_path(name))
         return True
 
     def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:

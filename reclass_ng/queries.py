@@ -62,6 +62,7 @@ class QueryEngine:
         self.parser = QueryParser(self.settings.delimiter)
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = threading.Lock()
+        self._reader: str | None = None  # the node whose query runs, when inputs are recorded
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
                       scope_environment: str | None = None) -> QueryEvaluator:
@@ -70,8 +71,17 @@ class QueryEngine:
         def evaluate(query: Query, interp: Interpolation, path: tuple, resolver: Resolver) -> Any:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
-            return self._run(expr, query, scope_environment or node.environment, self_values,
-                             interp, path)
+            recorder = self.renderer.recorder
+            if recorder is None:
+                return self._run(expr, query, scope_environment or node.environment,
+                                 self_values, interp, path)
+            recorder.queries_started(node.name)
+            self._reader = node.name
+            try:
+                return self._run(expr, query, scope_environment or node.environment,
+                                 self_values, interp, path)
+            finally:
+                self._reader = None
         return evaluate
 
     def _parse(self, query: Query, interp: Interpolation, path: tuple) -> QueryExpr:
@@ -159,6 +169,8 @@ class QueryEngine:
         return sorted(names)
 
     def _view(self, name: str) -> ExportView:
+        if self._reader is not None:
+            self.renderer.recorder.node_queried(self._reader, name)
         view = self._views.get(name)
         if view is None:
             try:

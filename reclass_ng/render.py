@@ -24,6 +24,7 @@ from reclass_ng.classes import (
 )
 from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, ReclassError
+from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.queries import QueryEngine
@@ -115,6 +116,14 @@ class NodeRenderer:
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
+        self.recorder: InputsRecorder | None = None  # set by whoever wants NodeInputs
+
+    def record_inputs(self, recorder: InputsRecorder | None) -> None:
+        """Record what each merge and query reads into `recorder` (None: stop recording)."""
+        self.recorder = recorder
+        self.expander.recorder = recorder  # copied into the walkers of other class trees
+        for made in self._tree_walkers.values():
+            made[2].recorder = recorder
 
     # -- loading ------------------------------------------------------------------------
 
@@ -186,6 +195,18 @@ class NodeRenderer:
               environment: str | None = None) -> MergedNode:
         """Expand and merge every entity of a node, in reclass's order; `environment`, when
         given, replaces the node's own (salt-formulas' allow_adapter_env_override)."""
+        recorder = self.recorder
+        if recorder is None:
+            return self._merge(name, extra, node_optional, environment)
+        node_file = self.storage.nodes.get(name)
+        recorder.merge_started(name, None if node_file is None else node_file.path)
+        try:
+            return self._merge(name, extra, node_optional, environment)
+        finally:
+            recorder.merge_ended()
+
+    def _merge(self, name: str, extra: Sequence[Entity], node_optional: bool,
+               environment: str | None) -> MergedNode:
         try:
             entity = self.node_entity(name, optional=node_optional)
             environment = environment or self.own_environment(name, extra, node_optional)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
@@ -71,6 +71,11 @@ def _walk_yaml_files(top: str) -> list[tuple[str, str]]:
     """(absolute path, path relative to top) of every YAML file, in a stable order."""
     return [(os.path.join(directory, name), relative + name)
             for directory, relative, names in _walk_dirs(top) for name in names]
+
+
+def walk_directories(top: str) -> list[str]:
+    """Every directory the scan of `top` reads, `top` first (see _walk_dirs)."""
+    return [directory for directory, _, _ in _walk_dirs(top)]
 
 
 def _walk_dirs(top: str) -> list[tuple[str, str, list[str]]]:
@@ -328,6 +333,15 @@ class YamlFsStorage:
     def origin(self, path: str) -> str:
         """The URI of a file in messages and `__reclass__:uri`."""
         return "yaml_fs://" + path
+
+    def reuse_parsed(self, other: YamlFsStorage, paths: Iterable[str]) -> None:
+        """Take the parsed documents of `paths` from `other` (files known to be unchanged
+        since `other` parsed them), so they are not parsed again."""
+        theirs = other._parsed
+        with self._lock:
+            for path in paths:
+                if path in theirs:
+                    self._parsed.setdefault(path, theirs[path])
 
     def class_uri(self, name: str) -> str | None:
         check_class_name(name)

@@ -1,0 +1,194 @@
+"""`LiveRender`: an inventory that stays current with its files, re-rendering only what changed.
+
+Each `refresh()` reads the settings again, lists the node and class directories and takes a
+digest of every file (content, never mtime). When anything differs from the last generation,
+a new generation (an InventoryRenderer) is opened; the results of nodes whose recorded inputs
+(reclass_ng.inputs.NodeInputs: node file, class files, missing class names, the nodes their
+queries read) are all unchanged are kept, every other node is rendered again when asked for.
+Parsed documents of unchanged files move to the new generation, so only changed files are
+parsed again.
+
+`refresh(node)` is the quick form for a long-lived caller about to serve one node: the
+settings, the directory signatures (snapshot.DirectorySignatures) and the digests of the files
+that node read; a full refresh only when one of them differs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from reclass_ng.entity import Entity
+from reclass_ng.errors import ReclassError
+from reclass_ng.incremental.node_results import (
+    NodeResult,
+    WarningCapture,
+    render_nodes,
+    served_inventory,
+    served_nodeinfo,
+)
+from reclass_ng.incremental.snapshot import (
+    DirectorySignatures,
+    InventorySnapshot,
+    digests_match,
+    storage_directories,
+)
+from reclass_ng.inputs import InputsRecorder
+from reclass_ng.records import Record
+from reclass_ng.render import InventoryRenderer
+from reclass_ng.settings import Settings, load_settings
+
+# A node whose files change while it is rendered is rendered again; this bounds how often.
+_RENDER_ATTEMPTS = 3
+
+
+def _print_warning(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+class Refresh(Record):
+    """What a refresh found: nodes added, removed, and to be rendered again."""
+
+    __slots__ = ("added", "removed", "stale", "settings_changed")
+    _fields = __slots__
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    stale: tuple[str, ...]  # nodes whose inputs changed (added ones included), sorted
+    settings_changed: bool
+
+    def __init__(self, added: tuple[str, ...] = (), removed: tuple[str, ...] = (),
+                 stale: tuple[str, ...] = (), settings_changed: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "added", added)
+        _set(self, "removed", removed)
+        _set(self, "stale", stale)
+        _set(self, "settings_changed", settings_changed)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.stale or self.settings_changed)
+
+
+class LiveRender:
+    """Generations of one inventory and the node results still valid in the newest."""
+
+    def __init__(self, base_uri: str | None, overrides: Mapping[str, Any],
+                 read_config: bool = True, warn: Callable[[str], None] | None = None) -> None:
+        self.base_uri = base_uri
+        self.overrides = dict(overrides)
+        self.read_config = read_config
+        self.capture = WarningCapture(warn or _print_warning)
+        self.generation: InventoryRenderer | None = None
+        self.snapshot: InventorySnapshot | None = None
+        self.failure: ReclassError | None = None  # settings or storage failing to open
+        self.recorder = InputsRecorder()
+        self.directories: DirectorySignatures | None = None
+        self.results: dict[str, NodeResult] = {}
+
+    # -- keeping current ---------------------------------------------------------------
+
+    def _settings(self) -> Settings:
+        return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
+
+    def refresh(self) -> Refresh:
+        """Compare everything with the files on disk; open a new generation if anything changed."""
+        old = self.snapshot
+        try:
+            settings = self._settings()
+            directories = DirectorySignatures(storage_directories(settings))  # before the scan
+            generation = InventoryRenderer(settings, warn=self.capture.warn)
+            snapshot = InventorySnapshot(settings, generation.storage)
+        except ReclassError as err:
+            removed = tuple(sorted(old.nodes)) if old is not None else ()
+            self.generation, self.snapshot, self.failure = None, None, err
+            self.directories = None
+            self.results.clear()
+            return Refresh(removed=removed, settings_changed=True)
+        self.directories = directories
+        if self.failure is None and snapshot.same_as(old):
+            return Refresh()
+        previous = self.generation
+        if previous is not None and old is not None and old.settings == settings:
+            unchanged = set(old.digests) - old.changed_paths(snapshot)
+            generation.storage.reuse_parsed(previous.storage, unchanged)
+            kept = {name: result for name, result in self.results.items()
+                    if result.deps.current(name, snapshot)}
+        else:
+            kept = {}
+        self.recorder = InputsRecorder()
+        generation.renderer.record_inputs(self.recorder)
+        self.generation, self.snapshot, self.failure = generation, snapshot, None
+        self.results = kept
+        before = set(old.nodes) if old is not None else set()
+        return Refresh(added=tuple(sorted(snapshot.nodes.keys() - before)),
+                       removed=tuple(sorted(before - snapshot.nodes.keys())),
+                       stale=tuple(sorted(snapshot.nodes.keys() - kept.keys())),
+                       settings_changed=old is None or old.settings != settings)
+
+    def refresh_for(self, name: str) -> Refresh:
+        """Make sure what `name` reads is current: its files' digests, the directory listings
+        and the settings; a full refresh() when any of them may differ."""
+        if self.generation is None or self.snapshot is None or self.directories is None:
+            return self.refresh()
+        try:
+            settings = self._settings()
+        except ReclassError:
+            return self.refresh()
+        if settings != self.snapshot.settings or not self.directories.unchanged():
+            return self.refresh()
+        result = self.results.get(name)
+        if result is not None and not digests_match(result.deps.files):
+            return self.refresh()
+        return Refresh()
+
+    # -- serving -----------------------------------------------------------------------
+
+    @property
+    def node_names(self) -> list[str]:
+        self._check_open()
+        assert self.snapshot is not None
+        return sorted(self.snapshot.nodes)
+
+    def _check_open(self) -> None:
+        if self.generation is None and self.failure is None:
+            self.refresh()
+        if self.failure is not None:
+            raise self.failure.with_traceback(None)
+
+    def _results(self, names: Sequence[str]) -> list[NodeResult]:
+        """The results of `names`, rendering those without one (with a check that the files
+        they read did not change while they were rendered). Results of names that are not
+        nodes (NodeNotFound) are not kept: callers may ask for any name."""
+        found: dict[str, NodeResult] = {}
+        for attempt in range(_RENDER_ATTEMPTS):
+            self._check_open()
+            assert self.generation is not None and self.snapshot is not None
+            found = {name: self.results[name] for name in names if name in self.results}
+            missing = [name for name in names if name not in found]
+            if not missing:
+                break
+            rendered = render_nodes(self.generation, self.recorder, self.snapshot, missing,
+                                    self.capture)
+            found.update(rendered)
+            if attempt + 1 < _RENDER_ATTEMPTS and not all(
+                    digests_match(result.deps.files) for result in rendered.values()):
+                self.refresh()  # a file changed under the render: read it again
+                continue
+            self.results.update((name, result) for name, result in rendered.items()
+                                if name in self.snapshot.nodes)
+            break
+        return [found[name] for name in names]
+
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
+                 ) -> dict[str, Any]:
+        """The `--nodeinfo` structure of `name` as of the last refresh."""
+        if extra or node_optional:  # depends on more than files: rendered every time
+            self._check_open()
+            assert self.generation is not None
+            return self.generation.nodeinfo(name, extra, node_optional)
+        return served_nodeinfo(self._results([name])[0], self.capture.forward)
+
+    def inventory(self) -> dict[str, Any]:
+        """The `--inventory` structure as of the last refresh."""
+        return served_inventory(self._results(self.node_names), self.capture.forward)

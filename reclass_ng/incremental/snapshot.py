@@ -1,0 +1,111 @@
+"""What an inventory is on disk: its settings, which node and class files exist, a digest of
+every file's content, and signatures of its directories.
+
+Content is compared by digest, never by size and modification time (an edit of the same size
+that restores the mtime is still seen). Directory signatures (inode, mtime, ctime) are only a
+hint for the quick per-node check of a long-lived inventory: a directory's ctime changes with
+every entry added, removed or renamed and cannot be set back, and a signature taken less than
+RACY_SECONDS after the directory changed is never trusted (coarse file system clocks could give
+two changes the same time), as git does with its index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterable, Mapping
+
+from reclass_ng.settings import Settings
+from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
+
+RACY_SECONDS = 2.0
+
+Digest = bytes
+
+
+def storage_directories(settings: Settings) -> tuple[str, str]:
+    """The nodes and classes directories of a yaml_fs inventory (as its storage opens them)."""
+    base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
+    return (os.path.join(base, os.path.expanduser(str(settings.nodes_uri))),
+            os.path.join(base, os.path.expanduser(str(settings.classes_uri))))
+
+
+def file_digest(path: str) -> Digest | None:
+    """The digest of a file's bytes; None when it cannot be read."""
+    try:
+        with open(path, "rb") as stream:
+            return hashlib.blake2b(stream.read(), digest_size=16).digest()
+    except OSError:
+        return None
+
+
+def names_digest(items: Iterable[tuple[str, ...]]) -> Digest:
+    """One digest of a sequence of string tuples (a listing)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for item in items:
+        digest.update("\0".join(item).encode("utf-8", "surrogateescape") + b"\1")
+    return digest.digest()
+
+
+class DirectorySignatures:
+    """(inode, mtime, ctime) of every directory below the nodes and classes directories."""
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        self.taken_at = time.time()
+        self.signatures: dict[str, tuple[int, int, int] | None] = {}
+        for root in roots:
+            for directory in walk_directories(root):
+                self.signatures[directory] = _signature(directory)
+        newest = max((sig[2] for sig in self.signatures.values() if sig is not None), default=0)
+        self.racy = newest / 1e9 > self.taken_at - RACY_SECONDS
+
+    def unchanged(self) -> bool:
+        """True when no directory gained, lost or renamed an entry since (never when racy)."""
+        if self.racy:
+            return False
+        return all(_signature(path) == sig for path, sig in self.signatures.items())
+
+
+def _signature(path: str) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+class InventorySnapshot:
+    """The settings, listing and file digests one render generation was made from."""
+
+    def __init__(self, settings: Settings, storage: YamlFsStorage,
+                 previous: InventorySnapshot | None = None) -> None:
+        self.settings = settings
+        self.nodes: dict[str, str] = {name: storage.nodes[name].path for name in storage.nodes}
+        self.classes: dict[str, str] = dict(storage.class_paths)
+        self.digests: dict[str, Digest | None] = {
+            path: file_digest(path) for path in (*self.nodes.values(), *self.classes.values())}
+        self.class_names_key = names_digest((name,) for name in sorted(self.classes))
+        self.nodes_key = names_digest(
+            (name, path, (self.digests[path] or b"").hex())
+            for name, path in sorted(self.nodes.items()))
+
+    def same_as(self, other: InventorySnapshot | None) -> bool:
+        return (other is not None and self.settings == other.settings
+                and self.nodes == other.nodes and self.classes == other.classes
+                and self.digests == other.digests)
+
+    def changed_paths(self, other: InventorySnapshot) -> set[str]:
+        """Files whose content differs (or which exist in only one of the two)."""
+        mine, theirs = self.digests, other.digests
+        return {path for path in mine.keys() | theirs.keys() if mine.get(path) != theirs.get(path)}
+
+
+def digests_match(files: Iterable[tuple[str, Digest | None]],
+                  known: Mapping[str, Digest | None] | None = None) -> bool:
+    """True when every file still has its digest (read again, or looked up in `known`)."""
+    for path, digest in files:
+        now = known.get(path, b"") if known is not None else file_digest(path)
+        if now != digest:
+            return False
+    return True
