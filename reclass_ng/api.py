@@ -63,12 +63,12 @@ class Inventory(InventoryRenderer):
             return self._live.node_names
         return sorted(self.storage.nodes)
 
-    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
-                 ) -> dict[str, Any]:
-        """The `--nodeinfo` structure of one node."""
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
+                 environment: str | None = None) -> dict[str, Any]:
+        """The `--nodeinfo` structure of one node (`environment`: see InventoryRenderer)."""
         if self._live is not None:
-            return self._live.nodeinfo(name, extra, node_optional)
-        return super().nodeinfo(name, extra, node_optional)
+            return self._live.nodeinfo(name, extra, node_optional, environment)
+        return super().nodeinfo(name, extra, node_optional, environment)
 
     def inventory(self, executor: Executor | None = None, *,
                   progress: Callable[[int, int], None] | None = None,

@@ -15,14 +15,19 @@ point), which turn reclass-ng errors into Salt errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import reclass_ng
-from reclass_ng.adapters.inventory_source import checked_settings, open_inventory
+from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
 from reclass_ng.adapters.plain_data import plain_data
+from reclass_ng.incremental.adapter_pool import LiveInventoryPool
 
 PILLAR_ENTITY_URI = "salt-pillar://"
+
+# The inventories of this master process, one per configuration, kept current between calls
+# (only what changed on disk is rendered again; see doc/incremental.rst).
+LIVE_INVENTORIES = LiveInventoryPool(open_inventory)
 
 
 def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,9 +55,11 @@ def inventory_top_data(inventory: Mapping[str, Any]) -> dict[str, dict[str, list
     return top
 
 
-def _inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[str, Any]
-               ) -> reclass_ng.Inventory:
-    return open_inventory(inventory_base_uri, **checked_settings(settings, caller))
+def _with_inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[str, Any],
+                    node: str | None, work: Callable[[reclass_ng.Inventory], Any]) -> Any:
+    """`work(inventory)` on this configuration's live inventory, current for `node`."""
+    return LIVE_INVENTORIES.use(inventory_base(inventory_base_uri),
+                                checked_settings(settings, caller), node, work)
 
 
 def environment_override(inventory: reclass_ng.Inventory, pillarenv: str | None
@@ -84,15 +91,15 @@ def ext_pillar(
     `pillarenv` (Salt's pillarenv, else saltenv) replaces the node's environment when the
     setting `allow_adapter_env_override` is on, as in salt-formulas reclass.
     """
-    inventory = _inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
-        kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
-        class_mappings=class_mappings, compose_node_name=compose_node_name))
     extra = []
     if propagate_pillar_data_to_reclass and pillar:
         extra.append(reclass_ng.Entity(
             name=minion_id, uri=PILLAR_ENTITY_URI + minion_id, parameters=dict(pillar)))
-    return pillar_data(inventory.nodeinfo(
-        minion_id, extra=extra, environment=environment_override(inventory, pillarenv)))
+    return _with_inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
+        kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
+        class_mappings=class_mappings, compose_node_name=compose_node_name), minion_id,
+        lambda inventory: pillar_data(inventory.nodeinfo(
+            minion_id, extra=extra, environment=environment_override(inventory, pillarenv))))
 
 
 def top(
@@ -109,10 +116,12 @@ def top(
     """Top data: `{environment: [applications]}` for a minion, `{env: {node: [apps]}}` without one.
 
     `pillarenv` is the minion's environment override, as for ext_pillar."""
-    inventory = _inventory("master_tops.reclass_ng", inventory_base_uri, dict(
+    def top_data(inventory: reclass_ng.Inventory) -> dict[str, Any]:
+        if minion_id is None:
+            return inventory_top_data(inventory.inventory())
+        return node_top_data(inventory.nodeinfo(
+            minion_id, environment=environment_override(inventory, pillarenv)))
+
+    return _with_inventory("master_tops.reclass_ng", inventory_base_uri, dict(
         kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
-        class_mappings=class_mappings, compose_node_name=compose_node_name))
-    if minion_id is None:
-        return inventory_top_data(inventory.inventory())
-    return node_top_data(inventory.nodeinfo(
-        minion_id, environment=environment_override(inventory, pillarenv)))
+        class_mappings=class_mappings, compose_node_name=compose_node_name), minion_id, top_data)

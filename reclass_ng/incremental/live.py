@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reclass_ng.entity import Entity
-from reclass_ng.errors import ReclassError
+from reclass_ng.errors import ConfigError, ReclassError
 from reclass_ng.incremental.node_results import (
     NodeResult,
     WarningCapture,
@@ -38,6 +38,9 @@ from reclass_ng.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings
+
+# Storages whose files refresh() lists and hashes; others (yaml_git, mixed) are read afresh.
+LIVE_STORAGE_TYPES = ("yaml_fs",)
 
 # A node whose files change while it is rendered is rendered again; this bounds how often.
 _RENDER_ATTEMPTS = 3
@@ -92,19 +95,25 @@ class LiveRender:
         return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
 
     def refresh(self) -> Refresh:
-        """Compare everything with the files on disk; open a new generation if anything changed."""
+        """Compare everything with the files on disk; open a new generation if anything changed.
+
+        Raises the ReclassError of settings or directories that cannot be opened (what
+        `reclass_ng.load` would raise); the inventory then raises it until a refresh succeeds.
+        """
         old = self.snapshot
         try:
             settings = self._settings()
+            if settings.storage_type not in LIVE_STORAGE_TYPES:
+                raise ConfigError(f"Inventory.refresh(): storage type {settings.storage_type!r} "
+                                  "is not supported (only yaml_fs inventories are refreshed)")
             directories = DirectorySignatures(storage_directories(settings))  # before the scan
             generation = InventoryRenderer(settings, warn=self.capture.warn)
             snapshot = InventorySnapshot(settings, generation.storage)
         except ReclassError as err:
-            removed = tuple(sorted(old.nodes)) if old is not None else ()
             self.generation, self.snapshot, self.failure = None, None, err
             self.directories = None
             self.results.clear()
-            return Refresh(removed=removed, settings_changed=True)
+            raise err.with_traceback(None) from None
         self.directories = directories
         if self.failure is None and snapshot.same_as(old):
             return Refresh()
@@ -151,8 +160,6 @@ class LiveRender:
         return sorted(self.snapshot.nodes)
 
     def _check_open(self) -> None:
-        if self.generation is None and self.failure is None:
-            self.refresh()
         if self.failure is not None:
             raise self.failure.with_traceback(None)
 
@@ -180,13 +187,13 @@ class LiveRender:
             break
         return [found[name] for name in names]
 
-    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False
-                 ) -> dict[str, Any]:
+    def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
+                 environment: str | None = None) -> dict[str, Any]:
         """The `--nodeinfo` structure of `name` as of the last refresh."""
-        if extra or node_optional:  # depends on more than files: rendered every time
+        if extra or node_optional or environment:  # more than files: rendered every time
             self._check_open()
             assert self.generation is not None
-            return self.generation.nodeinfo(name, extra, node_optional)
+            return self.generation.nodeinfo(name, extra, node_optional, environment)
         return served_nodeinfo(self._results([name])[0], self.capture.forward)
 
     def inventory(self) -> dict[str, Any]:

@@ -138,7 +138,13 @@ class InventoryState:
         with self._lock:
             if self._inventory is None or self._inventory[0] != signature:
                 try:
-                    loaded = reclass_ng.load(str(self.inventory_dir))
+                    # One live inventory: a change renders again only the nodes it affects.
+                    loaded = (reclass_ng.load(str(self.inventory_dir)) if self._inventory is None
+                              else self._inventory[1])
+                    if loaded.settings.storage_type == "yaml_fs":
+                        loaded.refresh()
+                    elif self._inventory is not None:
+                        loaded = reclass_ng.load(str(self.inventory_dir))
                 except ReclassError as err:
                     raise ApiError(500, INVENTORY_ERROR, str(err),
                                    {"inventory": str(self.inventory_dir)}) from err

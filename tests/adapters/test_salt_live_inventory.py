@@ -1,0 +1,57 @@
+"""Salt's ext_pillar and master_tops keep one live inventory per configuration between calls
+(as a master process calls them, once per minion): every call still sees the files as they are."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from inventory_writer import write_inventory
+
+import reclass_ng
+from reclass_ng.adapters import salt
+from reclass_ng.incremental.adapter_pool import LiveInventoryPool
+
+
+def fresh_pillar(base: Path, minion: str) -> dict:
+    return salt.pillar_data(reclass_ng.load(str(base)).nodeinfo(minion))
+
+
+def test_successive_ext_pillar_calls_see_every_change(tmp_path: Path) -> None:
+    base = write_inventory(tmp_path / "inv", {
+        "nodes/m1.yml": "classes: [common]\nparameters: {role: web}\n",
+        "nodes/m2.yml": "classes: [common]\n",
+        "classes/common.yml": "applications: [ntp]\nparameters: {ntp: {server: a}}\n",
+    })
+    options = {"inventory_base_uri": str(base)}
+    for minion in ("m1", "m2"):
+        assert salt.ext_pillar(minion, {}, **options) == fresh_pillar(base, minion)
+    common = base / "classes" / "common.yml"
+    stat = common.stat()
+    common.write_text("applications: [ntp]\nparameters: {ntp: {server: b}}\n")  # same size
+    os.utime(common, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert salt.ext_pillar("m2", {}, **options)["ntp"] == {"server": "b"}
+    (base / "nodes" / "m3.yml").write_text("classes: [extra]\n")
+    (base / "classes" / "extra.yml").write_text("applications: [nginx]\n")
+    assert salt.ext_pillar("m3", {}, **options) == fresh_pillar(base, "m3")
+    assert salt.top("m3", **options) == {"base": ["nginx"]}
+    (base / "reclass-config.yml").write_text("default_environment: prod\n")
+    assert salt.top(None, **options) == {"prod": {"m1": ["ntp"], "m2": ["ntp"], "m3": ["nginx"]}}
+    assert salt.ext_pillar("m1", {}, **options) == fresh_pillar(base, "m1")
+
+
+def test_the_pool_keeps_a_bounded_number_of_configurations(tmp_path: Path) -> None:
+    opened: list[str] = []
+
+    def open_inventory(base_uri: str | None, **settings: object) -> reclass_ng.Inventory:
+        opened.append(str(base_uri))
+        return reclass_ng.load(base_uri)
+
+    pool = LiveInventoryPool(open_inventory, limit=2)
+    bases = [write_inventory(tmp_path / f"inv{i}", {"nodes/n.yml": f"parameters: {{i: {i}}}\n"})
+             for i in range(3)]
+    for base in bases + bases[-1:]:
+        assert pool.use(str(base), {}, "n", lambda inv: inv.nodeinfo("n"))["parameters"]["i"] \
+            == bases.index(base)
+    assert len(pool) == 2
+    assert opened == [str(b) for b in bases]  # the last one was served from the pool
