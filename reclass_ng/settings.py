@@ -133,6 +133,7 @@ DEFAULTS: dict[str, Any] = {
     "reference_defaults": False,
     # salt-formulas reclass: Salt's saltenv/pillarenv replaces the node's environment
     "allow_adapter_env_override": False,
+    "cache_dir": None,  # on-disk cache of `reclass --inventory` (doc/incremental.rst)
     "config_file": None,  # the reclass-config.yml that was read, for messages
 }
 
@@ -186,6 +187,7 @@ class Settings(Record):
     applications_postfix: str
     reference_defaults: bool
     allow_adapter_env_override: bool
+    cache_dir: str | None
     config_file: str | None
 
     def __init__(self, **values: Any) -> None:
@@ -228,7 +230,7 @@ _CHECKS.update(
     reference_sentinels=_sentinels, export_sentinels=_sentinels,
     dict_key_override_prefix=_char, dict_key_constant_prefix=_char,
     output=_string, applications_postfix=lambda v, n: "" if v is None else _string(v, n),
-    config_file=_optional_string,
+    config_file=_optional_string, cache_dir=_optional_string,
 )
 
 

@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("-j", "--jobs", type=int, default=None, metavar="N",
         help="render nodes in N processes (inventory mode)")
     add("-q", "--quiet", action="store_true", help="no progress bar")
+    add("--cache-dir", metavar="DIR", default=None,
+        help="keep rendered nodes in DIR; the next --inventory renders only nodes whose "
+             "files changed (setting cache_dir)")
     add_errors_option(parser)
     add("args", nargs="*", help=argparse.SUPPRESS)
     return parser
@@ -94,6 +97,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "pretty_print": args.pretty_print,
         "no_refs": args.no_refs,
         "group_errors": args.group_errors,
+        "cache_dir": args.cache_dir,
     }
 
 
@@ -146,6 +150,8 @@ class InventoryOutput:
         if wants_progress(sys.stderr, count, self.quiet):
             self.bar = ProgressBar(sys.stderr, 2 * count, f"reclass: rendering {count} nodes")
         settings = inventory.settings
+        if settings.cache_dir and self._render_cached(inventory):
+            return
         try:
             if self.jobs > 1 and count > 1:
                 pieces = self._render_parallel(inventory, min(self.jobs, count))
@@ -163,6 +169,18 @@ class InventoryOutput:
 
             write(data, sys.stdout, settings.output, settings.pretty_print,
                   floats_exact=LOADED_FLOATS.json_exact)
+
+    def _render_cached(self, inventory: Any) -> bool:
+        """`--inventory` through the on-disk cache; False when the output form is not cached."""
+        from reclass_ng.incremental import disk_cache
+
+        settings = inventory.settings
+        if (settings.storage_type != "yaml_fs"
+                or not disk_cache.supports(settings.output, settings.pretty_print)):
+            return False  # only yaml_fs files are listed and hashed; flow YAML is one piece
+        for piece in disk_cache.render_inventory_pieces(inventory, settings.cache_dir, self.warn):
+            sys.stdout.write(piece)
+        return True
 
     def _render_parallel(self, inventory: Any, jobs: int) -> list[str]:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
