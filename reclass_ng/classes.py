@@ -265,7 +265,7 @@ class SharedClassWalks:
         seen.update(walked)
         recorder = self.expander.recorder
         if recorder is not None:
-            for name in shared.classes:
+            for name in walked:
                 recorder.class_read(name, self.expander.loader.storage.class_path(name))
         return True
 

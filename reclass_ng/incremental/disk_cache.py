@@ -237,7 +237,7 @@ def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
         classes = entry.classes if entry is not None else list(info["classes"])
         applications = entry.applications if entry is not None else list(info["applications"])
         parts.append((name, classes, applications, text))
-    if rendered or len(kept) != len(loaded):
+    if rendered or len(kept) != len(loaded) or not os.path.exists(cache.path):
         cache.save(kept)
     return assemble_inventory(parts, fmt, pretty)
 
