@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Benchmark of incremental rendering (doc/incremental.rst): repeated renders, one run.
+
+    python bench/incremental.py [--nodes 2000] [--kapicorp-calls 20] [--rebuild-calls 100]
+
+Measures CPU time (user + system, of the measured process only), so that the ratios hold on a
+shared machine; prints the load average before and after. All figures come from one run:
+
+1. Salt: successive `ext_pillar` calls, one per minion, in one process: reclass-ng's adapter
+   (live inventories, every call), reclass-ng rebuilding the inventory per call (what it did
+   before) and kapicorp-reclass 2.0.0's adapter (from bench/.peers, installed on first use).
+   The two rebuilding ones are measured on the first N minions (they take the same time for
+   every minion) and their per-call time is multiplied out to all minions; said so in the output.
+2. `reclass --inventory --cache-dir`: a cold run without cache, the run that fills the cache,
+   a run with nothing changed, a run after changing one class used by about 5% of the nodes.
+3. `Inventory.nodeinfo(name)` on a warm live inventory with nothing changed, with and without
+   the per-call check (`refresh(name)`) an adapter makes.
+
+Standard library only (the generator, the peers' venv and reclass-ng's own venv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+from generate import generate  # noqa: E402
+from implementations import ensure_peers  # noqa: E402
+
+NG_PYTHON = BENCH_DIR.parent / ".venv" / "bin" / "python"
+
+# Each measured body runs in its own process and prints {"cpu": seconds, ...} as JSON.
+NG_LIVE_PILLAR = """
+import json, sys, time
+from reclass_ng.adapters import salt
+base, names = sys.argv[1], json.loads(sys.argv[2])
+start = time.process_time()
+for name in names:
+    salt.ext_pillar(name, {}, inventory_base_uri=base)
+print(json.dumps({"cpu": time.process_time() - start, "calls": len(names)}))
+"""
+
+NG_REBUILD_PILLAR = """
+import json, sys, time
+from reclass_ng.adapters import salt
+from reclass_ng.adapters.inventory_source import open_inventory
+base, names = sys.argv[1], json.loads(sys.argv[2])
+start = time.process_time()
+for name in names:
+    salt.pillar_data(open_inventory(base).nodeinfo(name))
+print(json.dumps({"cpu": time.process_time() - start, "calls": len(names)}))
+"""
+
+KAPICORP_PILLAR = """
+import json, sys, time
+from reclass.adapters.salt import ext_pillar
+base, names = sys.argv[1], json.loads(sys.argv[2])
+start = time.process_time()
+for name in names:
+    ext_pillar(name, {}, inventory_base_uri=base)
+print(json.dumps({"cpu": time.process_time() - start, "calls": len(names)}))
+"""
+
+NG_WARM_NODEINFO = """
+import json, sys, time
+import reclass_ng
+base = sys.argv[1]
+inventory = reclass_ng.load(base)
+inventory.refresh()
+inventory.inventory()
+names = inventory.node_names
+def timed(call):
+    samples = []
+    for name in names:
+        start = time.process_time()
+        call(name)
+        samples.append(time.process_time() - start)
+    samples.sort()
+    return {"mean_ms": 1000 * sum(samples) / len(samples),
+            "p99_ms": 1000 * samples[int(0.99 * (len(samples) - 1))]}
+print(json.dumps({"nodeinfo": timed(inventory.nodeinfo),
+                  "checked": timed(lambda n: (inventory.refresh(n), inventory.nodeinfo(n)))}))
+"""
+
+
+def child_cpu(command: list[str], cwd: Path | None = None) -> tuple[float, str]:
+    """Run a command; (its CPU time, user + system, and its stdout)."""
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, cwd=cwd)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stderr = process.stderr.read().decode() if process.stderr else ""
+        if process.returncode != 0:
+            raise SystemExit(f"{' '.join(command[:4])}... failed:\n{stderr[-2000:]}")
+        out.seek(0)
+        return usage.ru_utime + usage.ru_stime, out.read().decode()
+
+
+def script_result(python: Path, body: str, *args: str) -> dict:
+    _, out = child_cpu([str(python), "-c", body, *args])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def class_used_by(inventory: Path, share: float) -> tuple[str, int]:
+    """The class whose node count is closest to `share` of the nodes (and its count)."""
+    _, out = child_cpu([str(NG_PYTHON), "-m", "reclass_ng", "-b", str(inventory),
+                        "--inventory", "-o", "json"])
+    data = json.loads(out)
+    wanted = share * len(data["nodes"])
+    name, users = min(data["classes"].items(), key=lambda item: abs(len(item[1]) - wanted))
+    return name, len(users)
+
+
+def class_file(inventory: Path, name: str) -> Path:
+    base = inventory / "classes" / Path(*name.split("."))
+    for candidate in (base.with_suffix(".yml"), base / "init.yml", base.with_suffix(".yaml")):
+        if candidate.exists():
+            return candidate
+    raise SystemExit(f"no file for class {name}")
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--kapicorp-calls", type=int, default=20)
+    parser.add_argument("--rebuild-calls", type=int, default=100)
+    args = parser.parse_args(argv)
+    work = BENCH_DIR / ".work" / "incremental"
+    shutil.rmtree(work, ignore_errors=True)
+    inventory = work / f"mcp-{args.nodes}"
+    generate("mcp", args.nodes, 1, inventory)
+    names = sorted(path.stem for path in (inventory / "nodes").rglob("*.yml"))
+    peer_python, versions = ensure_peers(lambda message: print(message, file=sys.stderr))
+    print(f"incremental bench: mcp shape, {len(names)} nodes; CPU seconds (user+system)")
+    print(f"load average at start: {load_average()}")
+
+    # 1. Salt ext_pillar, one call per minion.
+    live = script_result(NG_PYTHON, NG_LIVE_PILLAR, str(inventory), json.dumps(names))
+    rebuild = script_result(NG_PYTHON, NG_REBUILD_PILLAR, str(inventory),
+                            json.dumps(names[:args.rebuild_calls]))
+    kapicorp = script_result(peer_python, KAPICORP_PILLAR, str(inventory),
+                             json.dumps(names[:args.kapicorp_calls]))
+    per_call = {key: result["cpu"] / result["calls"]
+                for key, result in (("live", live), ("rebuild", rebuild), ("kapicorp", kapicorp))}
+    print(f"\nSalt ext_pillar, {len(names)} successive calls in one process:")
+    print(f"  reclass-ng (live inventory)   {live['cpu']:8.2f} s  "
+          f"({1000 * per_call['live']:.2f} ms/call, all {live['calls']} calls measured)")
+    for key, label, result in (("rebuild", "reclass-ng (rebuild per call)", rebuild),
+                               ("kapicorp", f"kapicorp-reclass {versions['kapicorp-reclass']}",
+                                kapicorp)):
+        print(f"  {label:29} {per_call[key] * len(names):8.2f} s  "
+              f"({1000 * per_call[key]:.2f} ms/call, {result['calls']} calls measured)")
+    print(f"  ratio vs kapicorp: {per_call['kapicorp'] / per_call['live']:.0f}x (target 50x); "
+          f"vs rebuild per call: {per_call['rebuild'] / per_call['live']:.0f}x (target 20x)")
+
+    # 2. reclass --inventory with and without the on-disk cache.
+    cache = work / "cache"
+    reclass = [str(NG_PYTHON), "-m", "reclass_ng", "-b", str(inventory), "--inventory"]
+    cold, _ = child_cpu(reclass)
+    filling, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
+    unchanged, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
+    name, users = class_used_by(inventory, 0.05)
+    path = class_file(inventory, name)
+    path.write_text(path.read_text() + "\n# changed by bench/incremental.py\n"
+                    if "parameters:" not in path.read_text() else
+                    path.read_text().replace("parameters:", "parameters:\n  bench_changed: 1", 1))
+    one_class, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
+    print(f"\nreclass --inventory ({len(names)} nodes):")
+    print(f"  cold, no cache                 {cold:8.2f} s")
+    print(f"  first run with --cache-dir     {filling:8.2f} s")
+    print(f"  nothing changed                {unchanged:8.2f} s  "
+          f"{cold / unchanged:.1f}x faster than cold (target 10x)")
+    print(f"  class {name} ({users} nodes, {100 * users / len(names):.1f}%) changed "
+          f"{one_class:8.2f} s  {cold / one_class:.1f}x faster than cold (target 5x)")
+
+    # 3. Warm nodeinfo.
+    warm = script_result(NG_PYTHON, NG_WARM_NODEINFO, str(inventory))
+    print(f"\nInventory.nodeinfo(name), warm, nothing changed ({len(names)} nodes, every node):")
+    print(f"  nodeinfo only            mean {warm['nodeinfo']['mean_ms']:.3f} ms, "
+          f"p99 {warm['nodeinfo']['p99_ms']:.3f} ms (target < 5 ms)")
+    print(f"  refresh(name)+nodeinfo   mean {warm['checked']['mean_ms']:.3f} ms, "
+          f"p99 {warm['checked']['p99_ms']:.3f} ms")
+    print(f"\nload average at end: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
