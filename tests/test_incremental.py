@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
+from reclass_ng.incremental import live, snapshot
 from tests.inventory_writer import write_inventory
 
 CLASSES = [f"c{i}" for i in range(5)]
+CLOCK_TICK = 0.02  # longer than a coarse file system timestamp tick (1-10 ms)
 NODES = [f"n{i}" for i in range(4)]
 
 
@@ -159,10 +163,22 @@ def start_inventory(base: Path) -> None:
     write_inventory(base, files)
 
 
-@settings(max_examples=40, deadline=None)
+@pytest.fixture(params=["inotify", "signatures"])
+def trusted_directory_signatures(request: pytest.FixtureRequest,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick check of `refresh(node)` with kernel notifications, and with directory
+    signatures trusted at once (not after RACY_SECONDS; every edit waits for the file system
+    clock to move on). Nodes are rendered in batches as soon as one is asked for."""
+    monkeypatch.setattr(live, "USE_INOTIFY", request.param == "inotify")
+    monkeypatch.setattr(snapshot, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(live, "BATCH_AFTER_MISSES", 0)  # a node asked for renders every node
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(edits, min_size=1, max_size=8), st.sampled_from(NODES))
-def test_incremental_render_equals_a_fresh_render_after_any_edit(edit_list: list[tuple],
-                                                                 asked: str) -> None:
+def test_incremental_render_equals_a_fresh_render_after_any_edit(
+        trusted_directory_signatures: None, edit_list: list[tuple], asked: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "inventory"
         start_inventory(base)
@@ -171,6 +187,7 @@ def test_incremental_render_equals_a_fresh_render_after_any_edit(edit_list: list
         assert for_inventory.render() == fresh_inventory(base)
         assert for_one_node.render("nodeinfo", asked) == fresh_nodeinfo(base, asked)
         for edit in edit_list:
+            time.sleep(CLOCK_TICK)
             apply_edit(base, edit)
             assert for_inventory.render() == fresh_inventory(base), edit
             assert for_one_node.render("nodeinfo", asked) == fresh_nodeinfo(base, asked), edit
@@ -228,3 +245,21 @@ def test_a_same_size_edit_that_restores_the_mtime_is_seen(tmp_path: Path) -> Non
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     inventory.refresh("n")
     assert inventory.nodeinfo("n")["parameters"]["v"] == 2
+
+
+def test_a_query_sees_a_node_that_moves_into_its_environment(
+        tmp_path: Path, trusted_directory_signatures: None) -> None:
+    base = tmp_path / "inventory"
+    write_inventory(base, {
+        "nodes/q.yml": "parameters: {all: '$[ exports:x ]'}\n",
+        "nodes/x.yml": "environment: other\nexports: {x: 1}\n",
+    })
+    inventory = reclass_ng.load(str(base))
+    inventory.refresh("q")
+    assert inventory.nodeinfo("q")["parameters"]["all"] == {"q": None} or \
+        inventory.nodeinfo("q")["parameters"]["all"] == {}
+    time.sleep(CLOCK_TICK)
+    (base / "nodes" / "x.yml").write_text("environment: base\nexports: {x: 1}\n")
+    inventory.refresh("q")
+    assert inventory.nodeinfo("q")["parameters"]["all"] == fresh_nodeinfo(base, "q")[0][1][
+        "parameters"]["all"]

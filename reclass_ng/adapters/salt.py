@@ -15,6 +15,8 @@ point), which turn reclass-ng errors into Salt errors.
 
 from __future__ import annotations
 
+import pickle
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +30,36 @@ PILLAR_ENTITY_URI = "salt-pillar://"
 # The inventories of this master process, one per configuration, kept current between calls
 # (only what changed on disk is rendered again; see doc/incremental.rst).
 LIVE_INVENTORIES = LiveInventoryPool(open_inventory)
+
+
+class PillarCopies:
+    """Each node's pillar built once per rendered result, handed out as a private copy.
+
+    Salt merges ext_pillar data into other dicts (and may change them later), so every call
+    gets its own copy; unpickling the pillar pickled once is a deep copy at C speed, of the
+    plain types pillar_data makes (exact: dates stay dates). At most `limit` nodes are kept.
+    """
+
+    def __init__(self, limit: int = 50_000) -> None:
+        self.limit = limit
+        self._pillars: dict[str, tuple[Any, bytes]] = {}
+        self._lock = threading.Lock()
+
+    def pillar(self, nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
+        name = nodeinfo["__reclass__"]["node"]
+        parameters = nodeinfo.get("parameters")
+        kept = self._pillars.get(name)
+        if kept is not None and kept[0] is parameters:  # the same result of the same render
+            return pickle.loads(kept[1])
+        pillar = pillar_data(nodeinfo)
+        with self._lock:
+            if len(self._pillars) >= self.limit:
+                self._pillars.clear()
+            self._pillars[name] = (parameters, pickle.dumps(pillar, pickle.HIGHEST_PROTOCOL))
+        return pillar
+
+
+PILLARS = PillarCopies()
 
 
 def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,11 +127,16 @@ def ext_pillar(
     if propagate_pillar_data_to_reclass and pillar:
         extra.append(reclass_ng.Entity(
             name=minion_id, uri=PILLAR_ENTITY_URI + minion_id, parameters=dict(pillar)))
+    def pillar_of(inventory: reclass_ng.Inventory) -> dict[str, Any]:
+        environment = environment_override(inventory, pillarenv)
+        info = inventory.nodeinfo(minion_id, extra=extra, environment=environment)
+        # Rendered for this call only (extra entities, another environment): no copy to keep.
+        return pillar_data(info) if extra or environment else PILLARS.pillar(info)
+
     return _with_inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
         kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,
         class_mappings=class_mappings, compose_node_name=compose_node_name), minion_id,
-        lambda inventory: pillar_data(inventory.nodeinfo(
-            minion_id, extra=extra, environment=environment_override(inventory, pillarenv))))
+        pillar_of)
 
 
 def top(

@@ -1,0 +1,117 @@
+"""Has any directory of the inventory changed? The quick check of a long-lived inventory.
+
+On Linux the kernel says so (inotify): a watch on every directory, taken before the storage
+scans them, reports every entry created, deleted, moved, modified or whose attributes changed;
+a check is one non-blocking read. Elsewhere, or when no inotify instance or watch is left
+(they are limited per user), directories are compared by signature (snapshot.
+DirectorySignatures). Either way this only says *whether* to look: what changed is decided by
+content digests (a full refresh). File contents a node read are hashed on every quick check
+anyway, so an edit is seen even where notifications are not delivered (a network file system
+changed from another host).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import sys
+from collections.abc import Iterable
+from typing import Protocol
+
+from reclass_ng.incremental.snapshot import DirectorySignatures
+from reclass_ng.storage.yaml_fs import walk_directories
+
+_IN_NONBLOCK = os.O_NONBLOCK
+_IN_CLOEXEC = 0o2000000
+_IN_ONLYDIR = 0x01000000
+# modify, attrib, close_write, moved_from, moved_to, create, delete, delete_self, move_self
+_MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
+
+
+class DirectoryCheck(Protocol):
+    def unchanged(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+def _libc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.inotify_init1, libc.inotify_add_watch  # noqa: B018 - present?
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+_LIBC = _libc()
+
+
+class InotifyDirectories:
+    """Kernel notifications for every directory below the roots (one inotify instance)."""
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        if _LIBC is None:
+            raise OSError("inotify is not available")
+        fd = _LIBC.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
+        if fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+        self.fd: int | None = fd
+        self.pid = os.getpid()  # a forked child shares the queue: it must not trust it
+        self.changed = False
+        try:
+            for root in roots:
+                for directory in walk_directories(root):
+                    wd = _LIBC.inotify_add_watch(fd, os.fsencode(directory), _MASK | _IN_ONLYDIR)
+                    if wd < 0:
+                        raise OSError(ctypes.get_errno(), f"inotify_add_watch {directory} failed")
+        except OSError:
+            self.close()
+            raise
+
+    def unchanged(self) -> bool:
+        """True while no event arrived since the watches were taken."""
+        if self.changed or self.fd is None or os.getpid() != self.pid:
+            return False
+        try:
+            if os.read(self.fd, 65536):
+                self.changed = True  # any event (an overflow included): look again
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.changed = True
+        return not self.changed
+
+    def close(self) -> None:
+        if self.fd is not None and os.getpid() == self.pid:
+            os.close(self.fd)
+        self.fd = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class SignatureDirectories:
+    """The portable check: directory signatures (see snapshot.DirectorySignatures)."""
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        self.signatures = DirectorySignatures(roots)
+
+    def unchanged(self) -> bool:
+        return self.signatures.unchanged()
+
+    def close(self) -> None:
+        pass
+
+
+def watch_directories(roots: Iterable[str], use_inotify: bool = True) -> DirectoryCheck:
+    """A check of the directories below `roots`, taken now (call it before scanning them)."""
+    roots = list(roots)
+    if use_inotify:
+        try:
+            return InotifyDirectories(roots)
+        except OSError:
+            pass
+    return SignatureDirectories(roots)
