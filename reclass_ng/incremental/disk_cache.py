@@ -233,10 +233,10 @@ def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
             text, entry = cached_node(rendered[name], fmt, pretty)
         if entry is not None:
             kept[name] = entry
-        info = rendered[name].value if name in rendered else None
-        classes = entry.classes if entry is not None else list(info["classes"])
-        applications = entry.applications if entry is not None else list(info["applications"])
-        parts.append((name, classes, applications, text))
+            parts.append((name, entry.classes, entry.applications, text))
+        else:
+            info = rendered[name].value
+            parts.append((name, list(info["classes"]), list(info["applications"]), text))
     if rendered or len(kept) != len(loaded) or not os.path.exists(cache.path):
         cache.save(kept)
     return assemble_inventory(parts, fmt, pretty)

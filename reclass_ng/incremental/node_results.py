@@ -159,6 +159,7 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
             merge_warnings[name] = tuple(warnings)
         for name, node in merged.items():
             with capture.collecting() as warnings:
+                value: Any
                 try:
                     value, phase = generation.interpolated_nodeinfo(node), OK
                 except ReclassError as err:
