@@ -55,8 +55,8 @@ class LiveUnderTest:
     """One long-lived inventory, its warnings collected per render."""
 
     def __init__(self, base: Path) -> None:
-        self.warnings: list[str] = []
-        self.inventory = reclass_ng.load(str(base), warn=lambda m: self.warnings.append(m))
+        self.warnings: list[str] = []  # (no reference back to self: freed without the collector)
+        self.inventory = reclass_ng.load(str(base), warn=self.warnings.append)
 
     def render(self, what: str = "inventory", node: str | None = None) -> tuple[Any, list[str]]:
         self.warnings.clear()
