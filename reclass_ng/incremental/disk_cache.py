@@ -33,7 +33,7 @@ from reclass_ng.incremental.node_results import (
     WarningCapture,
     render_nodes,
 )
-from reclass_ng.incremental.snapshot import InventorySnapshot
+from reclass_ng.incremental.snapshot import InventorySnapshot, yaml_fs
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.render import InventoryRenderer, timestamp
@@ -214,7 +214,7 @@ def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
     recorder = InputsRecorder()
     generation = InventoryRenderer(settings, warn=capture.warn, storage=inventory.storage)
     generation.renderer.record_inputs(recorder)
-    snapshot = InventorySnapshot(settings, generation.storage)
+    snapshot = InventorySnapshot(settings, yaml_fs(generation.storage))
     names = sorted(snapshot.nodes)
     loaded = cache.load()
     cached = {name: node for name, node in loaded.items()

@@ -33,6 +33,7 @@ from reclass_ng.incremental.snapshot import (
     InventorySnapshot,
     digests_match,
     storage_directories,
+    yaml_fs,
 )
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.records import Record
@@ -118,7 +119,7 @@ class LiveRender:
             self._failed(err)
         try:  # the directories are watched before the scan: a change during it is seen
             generation = InventoryRenderer(settings, warn=self.capture.warn)
-            snapshot = InventorySnapshot(settings, generation.storage)
+            snapshot = InventorySnapshot(settings, yaml_fs(generation.storage))
         except ReclassError as err:
             directories.close()
             self._failed(err)
@@ -130,7 +131,7 @@ class LiveRender:
         previous = self.generation
         if previous is not None and old is not None and old.settings == settings:
             unchanged = set(old.digests) - old.changed_paths(snapshot)
-            generation.storage.reuse_parsed(previous.storage, unchanged)
+            yaml_fs(generation.storage).reuse_parsed(yaml_fs(previous.storage), unchanged)
             kept = {name: result for name, result in self.results.items()
                     if result.deps.current(name, snapshot)}
         else:

@@ -16,12 +16,20 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 
+from reclass_ng.errors import ConfigError
 from reclass_ng.settings import Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
 
 RACY_SECONDS = 2.0
 
 Digest = bytes
+
+
+def yaml_fs(storage: object) -> YamlFsStorage:
+    """The storage, which incremental rendering only gets for yaml_fs inventories."""
+    if not isinstance(storage, YamlFsStorage):
+        raise ConfigError("incremental rendering reads yaml_fs inventories only")
+    return storage
 
 
 def storage_directories(settings: Settings) -> tuple[str, str]:
