@@ -25,6 +25,7 @@ from reclass_ng.errors import (
     ReclassError,
 )
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.observe import RenderObserver
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
@@ -129,13 +130,16 @@ class ClassExpander:
         self._plain_names: set[str] = set()  # class names as listed, with nothing to render
         self.rendered_class_names = False  # set when a class name had references to render
 
-    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
+    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str],
+             observer: RenderObserver | None = None, listed_by: Entity | None = None) -> None:
         """Merge the classes of `entity` (recursively), then the entity itself."""
-        self.walk_classes(node, entity, seen, walking)
-        self.merger.merge_entity(node, entity)
+        self.walk_classes(node, entity, seen, walking, observer)
+        self.merger.merge_entity(node, entity, observer)
+        if observer is not None:
+            observer.entity_merged(entity, listed_by)
 
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
-                     walking: list[str]) -> None:
+                     walking: list[str], observer: RenderObserver | None = None) -> None:
         """Merge the classes of `entity` (recursively), not the entity itself."""
         for listed in entity.classes:
             name = self._class_name(listed, node, entity)
@@ -145,12 +149,15 @@ class ClassExpander:
                 cycle = walking[walking.index(name):] + [name]
                 raise ClassIncludeCycle(cycle, entity.uri)
             class_entity = self.loader.get(name)
+            if observer is not None:
+                observer.class_read(name, class_entity.source.path
+                                    if class_entity is not None and class_entity.source else None)
             if class_entity is None:
                 if self._ignored_missing(name):
                     continue
                 raise self._not_found(name, listed, entity)
             walking.append(name)
-            self.walk(node, class_entity, seen, walking)
+            self.walk(node, class_entity, seen, walking, observer, entity)
             walking.pop()
             seen.add(name)
 

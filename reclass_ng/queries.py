@@ -23,6 +23,7 @@ from reclass_ng.errors import (
     YamlFileError,
 )
 from reclass_ng.merge import MergedNode
+from reclass_ng.observe import RenderObserver
 from reclass_ng.resolve import MissingPath, QueryEvaluator, Resolver
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem
@@ -64,14 +65,16 @@ class QueryEngine:
         self._lock = threading.Lock()
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
-                      scope_environment: str | None = None) -> QueryEvaluator:
+                      scope_environment: str | None = None,
+                      observer: RenderObserver | None = None) -> QueryEvaluator:
         """The callback a node's resolver uses for its queries (over the nodes of
-        `scope_environment`, by default the node's environment, unless `+AllEnvs`)."""
+        `scope_environment`, by default the node's environment, unless `+AllEnvs`; it tells
+        `observer` the exports it reads)."""
         def evaluate(query: Query, interp: Interpolation, path: tuple, resolver: Resolver) -> Any:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
             return self._run(expr, query, scope_environment or node.environment, self_values,
-                             interp, path)
+                             interp, path, observer)
         return evaluate
 
     def _parse(self, query: Query, interp: Interpolation, path: tuple) -> QueryExpr:
@@ -105,11 +108,18 @@ class QueryEngine:
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
-             self_values: dict[str, Any], interp: Interpolation, path: tuple) -> Any:
+             self_values: dict[str, Any], interp: Interpolation, path: tuple,
+             observer: RenderObserver | None = None) -> Any:
         ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):
             view = self._view(name)
+            if observer is not None:
+                for test in expr.tests:
+                    for side in (test.left, test.right):
+                        if isinstance(side, ExportPath):
+                            observer.export_read(name, side.keys)
+                observer.export_read(name, expr.value_path)
             try:
                 if not self._passes(expr, view, self_values):
                     continue

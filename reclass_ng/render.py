@@ -12,7 +12,7 @@ import gc
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -25,6 +25,8 @@ from reclass_ng.classes import (
 from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.observe import RenderObserver, WriteObserver
+from reclass_ng.positions import KeyPositions
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.queries import QueryEngine
 from reclass_ng.resolve import QueryEvaluator, Resolver
@@ -32,6 +34,9 @@ from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
+
+if TYPE_CHECKING:
+    from reclass_ng.provenance import NodeProvenance
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -183,22 +188,28 @@ class NodeRenderer:
         return environment or self.settings.default_environment
 
     def merge(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
-              environment: str | None = None) -> MergedNode:
-        """Expand and merge every entity of a node, in reclass's order; `environment`, when
-        given, replaces the node's own (salt-formulas' allow_adapter_env_override)."""
+              environment: str | None = None, observer: RenderObserver | None = None
+              ) -> MergedNode:
+        """Expand and merge every entity of a node, in reclass's order (told to `observer`);
+        `environment`, when given, replaces the node's own (salt-formulas'
+        allow_adapter_env_override)."""
         try:
             entity = self.node_entity(name, optional=node_optional)
+            if observer is not None:
+                node_file = self.storage.nodes.get(name)
+                observer.node_read(name, node_file.path if node_file else None)
             environment = environment or self.own_environment(name, extra, node_optional)
             expander, shared_walks = self.class_walkers(environment)
             node = MergedNode()
             seen: set[str] = set()
             for item in extra:
-                expander.walk(node, self.prepared(item), seen, [])
-            expander.walk(node, self._base_entity(name, environment), seen, [])
-            if not extra and shared_walks.walk_classes(node, entity, seen):
+                expander.walk(node, self.prepared(item), seen, [], observer)
+            expander.walk(node, self._base_entity(name, environment), seen, [], observer)
+            # An observed node is told every class merge: it merges its classes itself.
+            if not extra and observer is None and shared_walks.walk_classes(node, entity, seen):
                 expander.merger.merge_entity(node, entity)
             else:
-                expander.walk(node, entity, seen, [])
+                expander.walk(node, entity, seen, [], observer)
             node.environment = environment
             node.name = name
         except ReclassError as err:
@@ -234,19 +245,26 @@ class NodeRenderer:
     # -- interpolation ------------------------------------------------------------------
 
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
-                 group_errors: bool | None = None, refs: Resolver | None = None) -> Resolver:
+                 group_errors: bool | None = None, refs: Resolver | None = None,
+                 record: WriteObserver | None = None) -> Resolver:
+        """A Resolver of the references in `root` under these settings."""
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query, refs=refs)
+                        warn=self.warn, query=query, refs=refs, record=record)
 
-    def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None) -> None:
+    def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
+                    observer: RenderObserver | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters."""
+        params_record = exports_record = None
+        if observer is not None:
+            params_record, exports_record = observer.writes("parameters"), observer.writes("exports")
         try:
             with deep_recursion():
-                params = self.resolver(node.parameters, query)
+                params = self.resolver(node.parameters, query, record=params_record)
                 params.resolve_all()
-                exports = self.resolver(node.exports, query, group_errors=False, refs=params)
+                exports = self.resolver(node.exports, query, group_errors=False, refs=params,
+                                        record=exports_record)
                 exports.resolve_all()
         except RecursionError:
             raise ReclassError("Reference chain too deep to resolve (more than a few thousand "
@@ -280,7 +298,8 @@ class InventoryRenderer:
     """
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
-                 storage: Storage | None = None) -> None:
+                 storage: Storage | None = None,
+                 query_engine: type[QueryEngine] = QueryEngine) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
         # an open yaml_fs storage is shared by the inventories of one process: files parsed once
@@ -290,7 +309,8 @@ class InventoryRenderer:
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn)
-        self.queries = QueryEngine(self.renderer)
+        self.queries = query_engine(self.renderer)
+        self.key_positions = KeyPositions()  # where keys are written, for provenance records
 
     @property
     def node_names(self) -> list[str]:
@@ -331,6 +351,24 @@ class InventoryRenderer:
             if progress is not None:
                 progress(len(merged) + len(nodes), total)
         return inventory_document(nodes)
+
+    def provenance(self, name: str) -> NodeProvenance:
+        """Who wrote each value of node `name`, and what the node read: its render, recorded.
+
+        A node that fails to render still gets the record of what was merged until then, with
+        the error in `NodeProvenance.error`.
+        """
+        from reclass_ng.provenance import ProvenanceRecorder
+
+        recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
+        try:
+            node = self.renderer.merge(name, observer=recorder)
+            self.renderer.interpolate(node, self.queries.evaluator_for(node, observer=recorder),
+                                      observer=recorder)
+            info = self.renderer.nodeinfo(node)
+        except ReclassError as err:
+            return recorder.result(None, err)
+        return recorder.result(info, None)
 
     def interpolated_nodeinfo(self, node: MergedNode) -> dict[str, Any]:
         """The nodeinfo of a merged node, interpolated as an `--inventory` render does."""

@@ -24,6 +24,7 @@ from reclass_ng.errors import (
     format_path,
 )
 from reclass_ng.merge import Merger
+from reclass_ng.observe import WriteObserver
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import (
@@ -72,7 +73,7 @@ class Resolver:
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
-                 refs: Resolver | None = None) -> None:
+                 refs: Resolver | None = None, record: WriteObserver | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -86,6 +87,7 @@ class Resolver:
         self.errors: list[ResolveError] = []
         self._split: dict[str, tuple[str, ...]] = _split_cache(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
+        self.record = record  # told how stacks fold and what each value read (provenance)
 
     # -- whole trees --------------------------------------------------------------------
 
@@ -132,9 +134,11 @@ class Resolver:
                     new = self._lookup_ref(single, value, path)
                 else:
                     new = self.render_interp(value, path)
+                if self.record is not None:
+                    self.record.rendered(path, value, new)
             else:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
-                                       path, self.warn)
+                                       path, self.warn, self.record)
             kind = type(new)
             if kind is UnresolvedDict or kind is UnresolvedList:
                 container[key] = copy = OwnedDict(new) if kind is UnresolvedDict else OwnedList(new)
@@ -213,6 +217,8 @@ class Resolver:
         ref_path = ref.path
         if ref_path is None:
             ref_path = self._ref_path(ref, interp, path)
+        if self.record is not None:
+            self.record.reference(path, ref_path)
         try:
             value = self.refs.lookup(ref_path, interp, path)
         except MissingPath:

@@ -217,6 +217,39 @@ def owned_copy(value: Any) -> Any:
     return value
 
 
+def as_written(value: Any) -> Any:
+    """A prepared value back in the form its file wrote it: references as their text, `~`/`=`
+    keys with their prefixes again, plain dicts and lists."""
+    kind = type(value)
+    if kind is Interpolation:
+        return value.text
+    if kind is Stack:  # a key with `~`/`=` alone: its (last) value
+        return as_written(value.layers[-1].value)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        for key, child in value.items():
+            for layer_value, prefix in _written_layers(child):
+                out[prefix + str(key)] = as_written(layer_value)
+        return out
+    if isinstance(value, list):
+        return [as_written(item) for item in value]
+    return value
+
+
+def _written_layers(value: Any) -> list[tuple[Any, str]]:
+    """(value, `~`/`=` prefix) of each value a prepared key holds (`a` and `~a` in one mapping
+    make a Stack of two layers)."""
+    if type(value) is not Stack:
+        return [(value, "")]
+    out = []
+    for layer in value.layers:
+        if type(layer.value) is Stack:
+            out.extend(_written_layers(layer.value))
+        else:
+            out.append((layer.value, ("~" if layer.override else "") + ("=" if layer.constant else "")))
+    return out
+
+
 def to_plain(value: Any) -> Any:
     """Plain dicts and lists (for callers that want no reclass-ng types in what they get)."""
     if isinstance(value, dict):

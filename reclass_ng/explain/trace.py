@@ -64,11 +64,12 @@ class TracingExpander(ClassExpander):
         self.merged: list[Visit] = []
         self._walking: list[Visit] = []
 
-    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
+    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str],
+             *args: Any) -> None:
         visit = Visit(entity, self._walking[-1] if self._walking else None)
         self._walking.append(visit)
         try:
-            super().walk(node, entity, seen, walking)
+            super().walk(node, entity, seen, walking, *args)
         finally:
             self._walking.pop()
         visit.order = len(self.merged)

@@ -25,9 +25,9 @@ class RecordingMerger(Merger):
         super().__init__(settings)
         self.entities: list[Entity] = []
 
-    def merge_entity(self, node: MergedNode, entity: Entity) -> None:
+    def merge_entity(self, node: MergedNode, entity: Entity, *args: Any) -> None:
         self.entities.append(entity)
-        super().merge_entity(node, entity)
+        super().merge_entity(node, entity, *args)
 
 
 def attach_recorder(inventory: Inventory) -> RecordingMerger:

@@ -58,8 +58,8 @@ def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
     with _STATES_LOCK:
         inventory = _STATES.get((settings, key))
         if inventory is None:
-            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage)
-            inventory.queries = RecordingQueryEngine(inventory.renderer)
+            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
+                                          query_engine=RecordingQueryEngine)
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
             _STATES[(settings, key)] = inventory
