@@ -270,11 +270,8 @@ class SharedClassWalks:
 
     def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:
         expander = self.expander
-        if (expander.settings.ignore_class_notfound or type(expander.merger) is not Merger
-                or type(expander) is not ClassExpander):
-            # The warnings of skipped classes are printed for every node; a recording
-            # expander or merger (explain, lint, diff) wants every merge.
-            return None
+        if expander.settings.ignore_class_notfound:
+            return None  # the warnings of skipped classes are printed for every node
         scratch, seen = MergedNode(), set()
         expander.rendered_class_names = False
         try:

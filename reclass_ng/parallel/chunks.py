@@ -35,8 +35,8 @@ from reclass_ng.errors import ReclassError
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
     RecordingQueryEngine,
-    Replay,
     Warn,
+    WarningReplay,
     recording,
     recording_warn,
 )
@@ -269,7 +269,7 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
 
 def _check_errors(results: list[ChunkResult], warn: Warn) -> None:
     """Replay the warnings in serial order and raise the error the serial path would raise."""
-    replay = Replay(warn)
+    replay = WarningReplay(warn)
     for result in results:
         for events in result.merge_events:
             replay.events(events)

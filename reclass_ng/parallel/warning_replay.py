@@ -111,7 +111,7 @@ class RecordingQueryEngine(QueryEngine):
         return view
 
 
-class Replay:
+class WarningReplay:
     """Gives recorded warnings to `warn` in the order the serial path prints them."""
 
     def __init__(self, warn: Warn) -> None:
