@@ -344,6 +344,9 @@ class NodeProvenance:
         self.reads = reads
         self.nodeinfo = nodeinfo
         self.error = error
+        # Whether every entity was merged (then how each value folded is known too, up to the
+        # error if there is one); False when the merge itself failed.
+        self.merged = nodeinfo is not None
         self._sections = sections
         self._positions = positions
 
@@ -461,7 +464,8 @@ class ProvenanceRecorder(RenderObserver):
         self.positions = positions or KeyPositions()
         counter = itertools.count()
         self.sections = {section: _SectionRecorder(counter) for section in SECTIONS}
-        self.merged: list[tuple[Entity, Entity | None]] = []
+        self.merged_entities: list[tuple[Entity, Entity | None]] = []
+        self.merged = False  # set by whoever drives the render, once the merge completed
         self.reads = NodeReads(settings)
 
     def writes(self, section: str) -> WriteObserver | None:
@@ -474,9 +478,9 @@ class ProvenanceRecorder(RenderObserver):
         self.reads.classes.setdefault(name, path)
 
     def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
-        self.merged.append((entity, listed_by))
+        self.merged_entities.append((entity, listed_by))
         for section in self.sections.values():
-            section.next_order = len(self.merged)
+            section.next_order = len(self.merged_entities)
 
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
         self.reads.exports.setdefault(node, set()).add(path)
@@ -486,12 +490,14 @@ class ProvenanceRecorder(RenderObserver):
         """The NodeProvenance of what was recorded."""
         by_entity: dict[int, MergedEntity] = {}
         entities = []
-        for order, (entity, _) in enumerate(self.merged):
+        for order, (entity, _) in enumerate(self.merged_entities):
             merged = MergedEntity(entity, None, order)
             by_entity[id(entity)] = merged
             entities.append(merged)
-        for merged, (_, listed_by) in zip(entities, self.merged, strict=True):
+        for merged, (_, listed_by) in zip(entities, self.merged_entities, strict=True):
             if listed_by is not None:
                 merged.listed_by = by_entity.get(id(listed_by))
-        return NodeProvenance(self.node, self.settings, entities, self.reads, self.sections,
-                              nodeinfo, error, self.positions)
+        provenance = NodeProvenance(self.node, self.settings, entities, self.reads,
+                                    self.sections, nodeinfo, error, self.positions)
+        provenance.merged = self.merged
+        return provenance

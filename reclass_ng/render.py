@@ -363,6 +363,7 @@ class InventoryRenderer:
         recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
         try:
             node = self.renderer.merge(name, observer=recorder)
+            recorder.merged = True
             self.renderer.interpolate(node, self.queries.evaluator_for(node, observer=recorder),
                                       observer=recorder)
             info = self.renderer.nodeinfo(node)

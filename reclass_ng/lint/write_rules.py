@@ -61,15 +61,18 @@ def where(write: Write, index: LineIndex) -> str:
     return label(write)
 
 
-def _own_writes(run: NodeRun) -> Iterator[Write]:
-    """Each write of the node at the key it writes (not repeated for the keys below it)."""
+def _own_writes(run: NodeRun) -> Iterator[tuple[Write, Write | None]]:
+    """Each write of the node at the key it writes (not repeated for the keys below it), with
+    the write before it at that key."""
     provenance = run.provenance
     if provenance is None:
         return
     for path in provenance.written_paths():
+        before = None
         for write in provenance.writes(path):
             if write.key == path and write.effect != "removes":
-                yield write
+                yield write, before
+                before = write
 
 
 def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
@@ -80,10 +83,12 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
     changes: dict[tuple, tuple[Write, Write, list[str]]] = {}
     ignored: dict[tuple, tuple[Write, Write, list[str]]] = {}
     for run in runs:
-        for write in _own_writes(run):
+        # Which values a later layer replaces is known once the node's merge completed.
+        counted = run.provenance is not None and run.provenance.merged
+        for write, before in _own_writes(run):
             path, by = write.path, write.by
             kind = kind_of(write.written)
-            if write.source.kind == "class" and kind not in ("dict", "null") \
+            if counted and write.source.kind == "class" and kind not in ("dict", "null") \
                     and "=" not in write.flag:
                 key = (write.source.name, path)
                 users[key] = users.get(key, 0) + 1
@@ -96,6 +101,12 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
                         and "null" not in (kind, new_kind):
                     group = (path, kind, id(write.source), new_kind, id(by.source))
                     changes.setdefault(group, (write, by, []))[2].append(run.name)
+            if write.effect == "appended" and before is not None and before.final:
+                # allow_list_over_scalar: a list appended to a scalar turns it into a list.
+                old_kind = kind_of(before.written)
+                if old_kind == "scalar" and kind == "list":
+                    group = (path, old_kind, id(before.source), kind, id(write.source))
+                    changes.setdefault(group, (before, write, []))[2].append(run.name)
             if write.effect == "ignored" and by is not None \
                     and path[:len(by.key)] == by.key:
                 # Reported once, at the constant's key, even when a mapping is ignored there.
