@@ -272,7 +272,7 @@ class SharedClassWalks:
         expander = self.expander
         if expander.settings.ignore_class_notfound:
             return None  # the warnings of skipped classes are printed for every node
-        scratch, seen = MergedNode(), set()
+        scratch, seen = MergedNode(), set[str]()
         expander.rendered_class_names = False
         try:
             expander.walk_classes(scratch, entity, seen, [])

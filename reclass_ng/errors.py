@@ -189,7 +189,7 @@ class ReclassError(Exception):
         return self
 
 
-def _rebuild_error(cls: type, args: tuple, state: dict[str, Any]) -> ReclassError:
+def _rebuild_error(cls: type[ReclassError], args: tuple, state: dict[str, Any]) -> ReclassError:
     err = cls.__new__(cls)
     Exception.__init__(err, *args)
     err.__dict__.update(state)

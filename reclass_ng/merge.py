@@ -108,7 +108,7 @@ class Merger:
                 if record_new:
                     if origin is None:
                         origin = target.origin = {}
-                    origin[key] = source
+                    origin[key] = source  # type: ignore[assignment]  # not None: record_new
                 continue
             old = target[key]
             old_source = origin.get(key, default_source) if origin else default_source
@@ -144,11 +144,11 @@ class Merger:
                     record.appended(path)
                 return old
             if old_type in SHARED_LIST_TYPES:
-                owned = OwnedList(old)
-                owned.extend(new)
+                items = OwnedList(old)
+                items.extend(new)
                 if record is not None:
                     record.appended(path)
-                return owned
+                return items
         return self.push_layers(old, new, old_source, source, path, record)
 
     def push_layers(self, old: Any, new: Any, old_source: Source | None, source: Source | None,

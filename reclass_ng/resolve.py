@@ -115,8 +115,8 @@ class Resolver:
                 copy = container[key] = OwnedDict(value)
                 self._render_keys(copy, value.dirty, path + (key,))
             elif kind is UnresolvedList:
-                copy = container[key] = OwnedList(value)
-                self._render_keys(copy, value.dirty, path + (key,))
+                items = container[key] = OwnedList(value)
+                self._render_keys(items, value.dirty, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
@@ -190,7 +190,8 @@ class Resolver:
             if type(item) is Text:
                 parts.append(item.value)
             else:
-                parts.append(str(self._lookup_ref(item, interp, path)))
+                # Only references remain: a query anywhere but alone is refused above.
+                parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
         return "".join(parts)
 
     def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
@@ -205,7 +206,7 @@ class Resolver:
                 parts.append(item.value)
                 continue
             try:
-                parts.append(str(self._lookup_ref(item, interp, path)))
+                parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
             except ResolveError as err:
                 bad = BadReferencesError([err.ref], path, interp.source.uri)
                 bad.source, bad.written, bad.section = err.source, err.written, err.section

@@ -205,12 +205,12 @@ def owned_copy(value: Any) -> Any:
                 copy[key] = owned_copy(item)
         return copy
     if kind is OwnedList:
-        copy = OwnedList(value)
+        items = OwnedList(value)
         for index, item in enumerate(value):
             kind = type(item)
             if kind is OwnedDict or kind is OwnedList or kind is Stack:
-                copy[index] = owned_copy(item)
-        return copy
+                items[index] = owned_copy(item)
+        return items
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change
         return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
                             layer.constant) for layer in value.layers])

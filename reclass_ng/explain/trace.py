@@ -94,7 +94,7 @@ class NodeTrace:
             if type(item) is Text:
                 parts.append(item.value)
             else:
-                inner = self.ref_value(item)
+                inner = self.ref_value(item)  # type: ignore[arg-type]
                 parts.append("" if inner is MISSING else str(inner))
         return "".join(parts)
 
@@ -146,7 +146,8 @@ def references_in(value: Any) -> list[Ref | Query]:
     """The top-level references and queries in a written value, in order."""
     found: list[Ref | Query] = []
     if type(value) is Interpolation:
-        found.extend(item for item in value.template.items if type(item) in (Ref, Query))
+        found.extend(item for item in value.template.items
+                     if isinstance(item, (Ref, Query)))
     elif type(value) is Stack:
         for layer in value.layers:
             found.extend(references_in(layer.value))

@@ -105,13 +105,13 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
                 # allow_list_over_scalar: a list appended to a scalar turns it into a list.
                 old_kind = kind_of(before.written)
                 if old_kind == "scalar" and kind == "list":
-                    group = (path, old_kind, id(before.source), kind, id(write.source))
-                    changes.setdefault(group, (before, write, []))[2].append(run.name)
+                    appended = (path, old_kind, id(before.source), kind, id(write.source))
+                    changes.setdefault(appended, (before, write, []))[2].append(run.name)
             if write.effect == "ignored" and by is not None \
                     and path[:len(by.key)] == by.key:
                 # Reported once, at the constant's key, even when a mapping is ignored there.
-                group = (by.key, id(by.source), id(write.source))
-                ignored.setdefault(group, (by, write, []))[2].append(run.name)
+                held = (by.key, id(by.source), id(write.source))
+                ignored.setdefault(held, (by, write, []))[2].append(run.name)
     dead_found = []
     for key, (count, write, example) in dead.items():
         if count != users[key]:

@@ -347,7 +347,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
         key = preload(settings, parse_classes=True, storage=storage)
-        context = multiprocessing.get_context("fork")
+        context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])
