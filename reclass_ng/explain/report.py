@@ -6,10 +6,10 @@ leaf by leaf), the include chain of a class, and the history of an application.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
+from reclass_ng.diagnostics import similar_names
 from reclass_ng.errors import UsageError
 from reclass_ng.explain.trace import (
     MAX_REFERENCE_DEPTH,
@@ -148,7 +148,7 @@ def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> str:
             candidates = [str(k) for k in node]
             if not candidates:
                 break
-            close = difflib.get_close_matches(str(key), candidates, n=3, cutoff=0.6)
+            close = similar_names(str(key), candidates)
             if not close:
                 return f" (keys at this level: {', '.join(sorted(candidates)[:10])})"
             return f" (did you mean: {', '.join(trace.join(walked + (c,)) for c in close)}?)"

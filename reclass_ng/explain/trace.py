@@ -12,12 +12,13 @@ the final parameters (recursively, bounded) to show the chain of writes behind a
 
 from __future__ import annotations
 
-import difflib
 import os
 from typing import Any
 
 from reclass_ng.api import Inventory
+from reclass_ng.diagnostics import similar_names
 from reclass_ng.errors import NodeNotFound, NotFoundError
+from reclass_ng.positions import display_path
 from reclass_ng.provenance import MISSING, MergedEntity, Write
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain
@@ -34,7 +35,7 @@ class ExplainNotFound(NotFoundError):
 
 def did_you_mean(word: str, candidates: list[str]) -> str:
     """` (did you mean: a, b?)` for the nearest candidates, or an empty string."""
-    close = difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
+    close = similar_names(word, candidates)
     return f" (did you mean: {', '.join(close)}?)" if close else ""
 
 
@@ -68,10 +69,8 @@ class NodeTrace:
     # -- places ---------------------------------------------------------------------------
 
     def display_file(self, path: str | None) -> str | None:
-        if path is None:
-            return None
-        relative = os.path.relpath(path, self.base_dir)
-        return path if relative.startswith("..") else relative
+        """A file as the output shows it: relative to the inventory when it lies inside."""
+        return None if path is None else display_path(path, self.base_dir)
 
     def line_of(self, path: str | None, keys: tuple) -> int | None:
         """The line of the deepest of `keys` written in file `path`."""
