@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
-from reclass_ng.render import InventoryRenderer, cycle_collection_paused
+from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import load_settings
 
 if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it

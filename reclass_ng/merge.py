@@ -50,6 +50,13 @@ class Merger:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # Reference paths split on a delimiter, shared by the resolvers of this inventory
+        # (paths repeat a lot); as large as the inventory's distinct reference paths.
+        self._split_paths: dict[str, dict[str, tuple[str, ...]]] = {}
+
+    def split_paths(self, delimiter: str) -> dict[str, tuple[str, ...]]:
+        """The cache of reference paths split on `delimiter` (see Resolver.lookup)."""
+        return self._split_paths.setdefault(delimiter, {})
 
     def merge_entity(self, node: MergedNode, entity: Entity,
                      observer: RenderObserver | None = None) -> None:

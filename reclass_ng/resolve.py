@@ -85,7 +85,7 @@ class Resolver:
         # paths being rendered, in order, with the value (Interp or Stack) rendered there
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
-        self._split: dict[str, tuple[str, ...]] = _split_cache(delimiter)
+        self._split = merger.split_paths(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
         self.record = record  # told how stacks fold and what each value read (provenance)
 
@@ -361,14 +361,6 @@ class Resolver:
         if interp is not None:
             err.source = interp.source  # "written at": the file of the looping reference
         raise err
-
-
-_SPLIT_CACHES: dict[str, dict[str, tuple[str, ...]]] = {}
-
-
-def _split_cache(delimiter: str) -> dict[str, tuple[str, ...]]:
-    """Reference paths split on `delimiter`, shared by every resolver (paths repeat a lot)."""
-    return _SPLIT_CACHES.setdefault(delimiter, {})
 
 
 def located(err: ReclassError, node: str) -> ReclassError:

@@ -31,6 +31,7 @@ from typing import Any
 
 import attrs
 
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
@@ -40,7 +41,7 @@ from reclass_ng.parallel.warning_replay import (
     recording,
     recording_warn,
 )
-from reclass_ng.render import InventoryRenderer, cycle_collection_paused, inventory_document
+from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.settings import Settings
 
 Progress = Callable[[int, int], None]
