@@ -44,6 +44,7 @@ class ClassLoader:
         self._lock = threading.Lock()
 
     def get(self, name: str) -> Entity | None:
+        """The class entity `name`, or None when no such class file exists."""
         try:
             return self._cache[name]
         except KeyError:
@@ -76,6 +77,8 @@ class ClassMapping(Record):
         _set(self, "classes", classes)
 
     def classes_for(self, subject: str) -> list[str]:
+        """The classes this mapping gives a node matching `subject` (none when it does not
+        match)."""
         if self.regex is not None:
             match = self.regex.search(subject)
             return [match.expand(c) for c in self.classes] if match else []

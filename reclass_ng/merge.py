@@ -93,6 +93,7 @@ class Merger:
 
     @staticmethod
     def merge_applications(applications: list[str], new: Sequence[str]) -> None:
+        """Add `new` applications to the list; `~app` removes one added before."""
         # `~app` removes what is there now; it never blocks a later addition (kapicorp 2.0.0).
         for app in new:
             if app.startswith("~"):

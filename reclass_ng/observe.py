@@ -100,13 +100,17 @@ class ExportsPrefix(WriteObserver):
         self.inner = inner
 
     def entity_written(self, source: Source, value: Any) -> None:
+        """See the base class."""
         self.inner.entity_written(source, value)
 
     def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
+        """See the base class."""
         self.inner.stacked(path[1:], new_layers, wrapped)
 
     def ignored(self, path: tuple, constant: Layer) -> None:
+        """See the base class."""
         self.inner.ignored(path[1:], constant)
 
     def appended(self, path: tuple) -> None:
+        """See the base class."""
         self.inner.appended(path[1:])

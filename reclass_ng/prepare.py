@@ -68,6 +68,7 @@ class EntityPreparer:
         return tuple(dict.fromkeys(value)) if unique else tuple(value)
 
     def mapping(self, value: Any, key: str, source: Source) -> Any:
+        """A `parameters` or `exports` mapping of a file, prepared (`{}` for none)."""
         if value is None:
             return {}
         if not isinstance(value, dict):

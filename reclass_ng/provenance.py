@@ -307,6 +307,7 @@ class MergedEntity:
 
     @property
     def file(self) -> str | None:
+        """The file of the entity (None for automatic parameters and API entities)."""
         return self.entity.source.path if self.entity.source else None
 
 
@@ -469,20 +470,25 @@ class ProvenanceRecorder(RenderObserver):
         self.reads = NodeReads(settings)
 
     def writes(self, section: str) -> WriteObserver | None:
+        """See the base class."""
         return self.sections[section]
 
     def node_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
         self.reads.node_file = path
 
     def class_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
         self.reads.classes.setdefault(name, path)
 
     def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
+        """See the base class."""
         self.merged_entities.append((entity, listed_by))
         for section in self.sections.values():
             section.next_order = len(self.merged_entities)
 
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
+        """See the base class."""
         self.reads.exports.setdefault(node, set()).add(path)
 
     def result(self, nodeinfo: dict[str, Any] | None, error: ReclassError | None

@@ -50,6 +50,7 @@ class _FrozenRender:
 
 @contextlib.contextmanager
 def deep_recursion() -> Iterator[None]:
+    """A recursion limit high enough for long reference chains inside the block."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
     try:
@@ -95,6 +96,7 @@ class NodeRenderer:
     # -- loading ------------------------------------------------------------------------
 
     def node_entity(self, name: str, optional: bool = False) -> Entity:
+        """The prepared entity of node `name` (an empty one when optional and absent)."""
         cached = self._node_entities.get(name)
         if cached is not None:
             return cached
@@ -145,6 +147,7 @@ class NodeRenderer:
         return made[2], made[3]
 
     def environment_of(self, name: str) -> str:
+        """The environment of node `name` (its own, else the default)."""
         return self.node_entity(name).environment or self.settings.default_environment
 
     # -- merging ------------------------------------------------------------------------

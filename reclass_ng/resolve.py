@@ -195,6 +195,7 @@ class Resolver:
         return "".join(parts)
 
     def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
+        """The value of a template written in `interp`'s file (a nested reference)."""
         return self.render_interp(Interpolation(template, interp.source, interp.text), path)
 
     def _ref_path(self, ref: Ref, interp: Interpolation, path: tuple) -> str:

@@ -83,17 +83,20 @@ class OwnedDict(dict):
 
     @classmethod
     def from_source(cls, data: Any, src: Source | None) -> OwnedDict:
+        """A mapping owned by the node, its keys set by `src` unless recorded otherwise."""
         mapping = cls(data)
         mapping.src = src
         mapping.origin = None
         return mapping
 
     def set_origin(self, key: str, source: Source) -> None:
+        """Record that `source` set `key`."""
         if self.origin is None:
             self.origin = {}
         self.origin[key] = source
 
     def source_of(self, key: str) -> Source | None:
+        """The source that set `key`."""
         if self.origin is not None and key in self.origin:
             return self.origin[key]
         return self.src
@@ -143,6 +146,7 @@ class Layer:
 
     @property
     def kind(self) -> str:
+        """The kind of the layer's value, as merge errors name it."""
         return kind_of(self.value)
 
 
@@ -156,10 +160,12 @@ class Stack:
         self.shared = shared  # part of a parsed file: copy before appending
 
     def owned_copy(self) -> Stack:
+        """The stack itself, or a copy to change when it is shared (part of a parsed file)."""
         return Stack(list(self.layers)) if self.shared else self
 
     @property
     def constant_layer(self) -> Layer | None:
+        """The first constant (`=`) layer, which holds the key, if any."""
         for layer in self.layers:
             if layer.constant:
                 return layer

@@ -36,12 +36,14 @@ class Origin:
     via: str | None = None  # the reference text when the value written there was one
 
     def text(self) -> str:
+        """`class web, classes/web.yml:5, via ${...}` as the text output shows it."""
         label = f"{self.kind} {self.name}" if self.kind in ("class", "node") else self.kind
         if self.file:
             label += f", {self.file}" + (f":{self.line}" if self.line else "")
         return label + (f", via {self.via}" if self.via else "")
 
     def as_dict(self) -> dict[str, Any]:
+        """The origin as plain data (the JSON output)."""
         return attrs.asdict(self)
 
 
@@ -126,6 +128,7 @@ class KeyChange:
 
     @property
     def path(self) -> str:
+        """The key path joined with `:`."""
         return ":".join(str(k) for k in self.keys)
 
 
@@ -144,9 +147,11 @@ class InventoryDiff:
 
     @property
     def keys_changed(self) -> int:
+        """How many keys changed, over all nodes."""
         return sum(len(n.keys) for n in self.nodes)
 
     def count(self, status: str) -> int:
+        """How many nodes have `status` (added, removed or changed)."""
         return sum(1 for n in self.nodes if n.status == status)
 
 

@@ -77,9 +77,11 @@ class NodeTrace:
         return self.inventory.key_positions.line(path, keys)
 
     def split(self, path: str) -> tuple:
+        """A parameter path split on the inventory's delimiter."""
         return tuple(path.split(self.delimiter)) if path else ()
 
     def join(self, keys: tuple) -> str:
+        """Keys joined with the inventory's delimiter."""
         return self.delimiter.join(str(k) for k in keys)
 
     # -- references -----------------------------------------------------------------------

@@ -37,14 +37,17 @@ class LintResult:
 
     @property
     def errors(self) -> int:
+        """How many findings are errors."""
         return sum(1 for f in self.findings if f.severity == ERROR)
 
     @property
     def warnings(self) -> int:
+        """How many findings are warnings."""
         return len(self.findings) - self.errors
 
 
 def check_rule_names(names: Iterable[str], where: str) -> set[str]:
+    """The rule names as a set; a UsageError naming `where` for an unknown one."""
     unknown = sorted(set(names) - set(RULES))
     if unknown:
         raise UsageError(f"{where}: unknown lint rule(s) {', '.join(unknown)}; "

@@ -32,6 +32,7 @@ from reclass_ng.prepare import absolute_class_name
 
 
 def file_of_uri(uri: str | None) -> str:
+    """The file of a `yaml_fs://` URI (the last one of a list), or an empty string."""
     if not uri:
         return ""
     uri = uri.split("; ")[-1]  # merge errors list every file involved; the last one failed
@@ -115,6 +116,7 @@ def _listed_classes(storage: Any, path: str) -> list[str]:
 
 
 def unreachable_class(inventory: Inventory, runs: list[NodeRun]) -> list[Finding]:
+    """unreachable-class: classes no node reaches."""
     reached = reachable_classes(inventory, runs)
     return [finding("unreachable-class", path, 1,
                     f"class {name} is not used by any node (directly, through other classes, "

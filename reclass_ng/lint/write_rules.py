@@ -28,10 +28,12 @@ def node_list(names: Iterable[str]) -> str:
 
 
 def key_text(path: tuple) -> str:
+    """`parameters:a:b` for a key path."""
     return "parameters:" + ":".join(str(p) for p in path)
 
 
 def short_value(value: Any, limit: int = 60) -> str:
+    """A value as written, shortened to `limit` characters."""
     text = repr(as_written(value))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -50,6 +52,7 @@ def kind_of(value: Any) -> str:
 
 
 def label(write: Write) -> str:
+    """`class a`, `node n1` or the kind of an entity without a file."""
     kind = write.source.kind
     return f"{kind} {write.source.name}" if kind in ("class", "node") else kind
 

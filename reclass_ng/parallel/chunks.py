@@ -166,6 +166,7 @@ class TransferredError(ReclassError):
         self._lines = list(lines)
 
     def lines(self) -> list[str]:
+        """The error's lines as the worker laid them out."""
         return list(self._lines)
 
     def __reduce__(self) -> Any:

@@ -45,6 +45,7 @@ def recording_warn(message: str) -> None:
 
 @contextmanager
 def recording(events: list[Any]) -> Iterator[list[Any]]:
+    """Warnings of this thread go to `events` inside the block."""
     saved = _RECORDER.events
     _RECORDER.events = events
     try:
@@ -66,6 +67,7 @@ class RecordingView(ExportView):
         self._record_lock = threading.Lock()
 
     def export(self, keys: tuple[str, ...]) -> tuple[bool, Any]:
+        """ExportView.export, recording the warnings of the first render of each path."""
         events = _RECORDER.events
         if events is None:
             return super().export(keys)
@@ -120,6 +122,7 @@ class WarningReplay:
         self.lookups: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {}
 
     def events(self, events: list[Any]) -> None:
+        """Give the warnings of one node's events, each shared one only the first time."""
         for event in events:
             if isinstance(event, str):
                 self.warn(event)
