@@ -483,13 +483,22 @@ class InfiniteRecursionError(ValueAtPathError):
 
 
 class ParseError(ValueAtPathError):
-    def __init__(self, value: str, problem: str, path: Sequence[object], uri: str | None) -> None:
+    """A string whose references (or query) are not well formed; `column` (1-based) points
+    into `syntax`, the text parsed (the value, or the query inside it)."""
+
+    def __init__(self, value: str, problem: str, path: Sequence[object], uri: str | None,
+                 column: int | None = None, syntax: str | None = None) -> None:
         super().__init__(f"Parse error: {value}", path, uri)
         self.problem = problem
+        self.column = column
+        self.syntax = value if syntax is None else syntax
 
     def detail_lines(self) -> list[str]:
-        """The lines describing this error, without the node header."""
-        return [self.text + self.location(), self.problem]
+        """The message, the problem, and the text with a caret under the column."""
+        lines = [self.text + self.location(), self.problem]
+        if self.column is not None and "\n" not in self.syntax:
+            lines += [INDENT + self.syntax, INDENT + " " * (self.column - 1) + "^"]
+        return lines
 
 
 class ExpressionError(ValueAtPathError):

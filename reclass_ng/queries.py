@@ -81,7 +81,8 @@ class QueryEngine:
         try:
             expr = self.parser.parse(query.text)
         except SyntaxProblem as err:
-            raise ParseError(interp.text, err.message, path, interp.source.uri) from None
+            raise ParseError(interp.text, err.message, path, interp.source.uri, err.column,
+                             query.text) from None
         for test in expr.tests:
             exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
             if not any(exports):

@@ -56,9 +56,12 @@ CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]
     ("query inside a longer string",
      {"nodes/n1.yml": "parameters:\n  x: a $[ exports:b ]\n"},
      {}, "n1", errors.QueryPositionError, 65, ["n1", "x", "whole value"]),
-    ("reference syntax error",
-     {"nodes/n1.yml": "parameters:\n  x: ${a\n"},
-     {}, "n1", errors.ParseError, 65, ["x", "nodes/n1.yml"]),
+    ("reference syntax error, with a caret under the column",
+     {"nodes/n1.yml": "parameters:\n  x: abc ${a:b\n"},
+     {}, "n1", errors.ParseError, 65, ["x", "nodes/n1.yml", "abc ${a:b\n", " " * 9 + "^"]),
+    ("query syntax error, with a caret in the query",
+     {"nodes/n1.yml": "parameters:\n  y: $[ exports:a iff exports:b == 1 ]\n"},
+     {}, "n1", errors.ParseError, 65, ["y", " exports:a iff exports:b == 1 \n", " " * 10 + "^"]),
 ]
 
 
