@@ -14,6 +14,7 @@ layers of one key that could not be merged before interpolation).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from reclass_ng.records import Record
@@ -256,10 +257,17 @@ def _written_layers(value: Any) -> list[tuple[Any, str]]:
     return out
 
 
-def to_plain(value: Any) -> Any:
-    """Plain dicts and lists (for callers that want no reclass-ng types in what they get)."""
+def to_plain(value: Any, *, dates_as_text: bool = False) -> Any:
+    """A deep copy built from dict, list and scalars only (the one plain-data conversion: for
+    pickling, JSON, and tools that check types exactly, such as Ansible's variable storage).
+
+    Mappings and lists of any type become dict and list, tuples lists. With `dates_as_text`,
+    dates (PyYAML reads unquoted YAML 1.1 timestamps as dates) become ISO-8601 text.
+    """
     if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v) for v in value]
+        return {key: to_plain(item, dates_as_text=dates_as_text) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item, dates_as_text=dates_as_text) for item in value]
+    if dates_as_text and isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
     return value

@@ -161,6 +161,4 @@ def references_in(value: Any) -> list[Ref | Query]:
     return found
 
 
-def plain(value: Any) -> Any:
-    """A rendered value as plain data for output."""
-    return to_plain(value)
+plain = to_plain  # rendered values as plain data for output

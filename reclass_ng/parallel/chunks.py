@@ -43,6 +43,7 @@ from reclass_ng.parallel.warning_replay import (
 )
 from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.settings import Settings
+from reclass_ng.values import to_plain
 
 Progress = Callable[[int, int], None]
 
@@ -140,19 +141,10 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
 
 def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
     if form is None:
-        return _plain(info)
+        return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
     return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
                                                                                   *form)
-
-
-def _plain(value: Any) -> Any:
-    """The same data in builtin dicts and lists: cheap to pickle (no per-key sources)."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
 
 
 class TransferredError(ReclassError):
