@@ -10,6 +10,7 @@ the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from reclass_ng.errors import (
@@ -54,13 +55,32 @@ class ExportView:
                 return False, None
 
 
+class ViewWatcher:
+    """Watches the work queries make other nodes do: merging a queried node (once, its view
+    is cached) and rendering each export path of it. The default does the work and nothing
+    more; a parallel render's workers record the warnings of that work (reclass_ng.parallel).
+    """
+
+    def view_created(self, name: str, make: Callable[[], ExportView]) -> ExportView:
+        """The view of node `name`, made by `make()` (which may raise ReclassError)."""
+        return make()
+
+    def view_used(self, name: str) -> None:
+        """A query used the view of node `name` (made now or before)."""
+
+    def export_read(self, view: ExportView, keys: tuple[str, ...]) -> tuple[bool, Any]:
+        """`view.export(keys)`, the (found, value) of an export path."""
+        return view.export(keys)
+
+
 class QueryEngine:
     """Evaluates inventory queries against the other nodes of an inventory."""
 
-    def __init__(self, renderer: Any) -> None:
+    def __init__(self, renderer: Any, watcher: ViewWatcher | None = None) -> None:
         self.renderer = renderer
         self.settings = renderer.settings
         self.parser = QueryParser(self.settings.delimiter)
+        self.watcher = watcher or ViewWatcher()
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = threading.Lock()
 
@@ -127,7 +147,7 @@ class QueryEngine:
                 if expr.value_path is None:
                     result.append(name)
                     continue
-                found, value = view.export(expr.value_path)
+                found, value = self.watcher.export_read(view, expr.value_path)
                 if found:
                     result[name] = value
             except ReclassError as err:
@@ -139,17 +159,18 @@ class QueryEngine:
     def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any]) -> bool:
         if not expr.tests:
             return True
-        results = [self._test(test, view, self_values) for test in expr.tests]
+        results = [self._test(test, view, self_values, self.watcher) for test in expr.tests]
         passed = results[0]
         for logic, result in zip(expr.logic, results[1:], strict=True):
             passed = (passed and result) if logic == "and" else (passed or result)
         return passed
 
     @staticmethod
-    def _test(test: Test, view: ExportView, self_values: dict[str, Any]) -> bool:
+    def _test(test: Test, view: ExportView, self_values: dict[str, Any],
+              watcher: ViewWatcher) -> bool:
         export, other = (test.left, test.right) if isinstance(test.left, ExportPath) \
             else (test.right, test.left)
-        found, value = view.export(export.keys)
+        found, value = watcher.export_read(view, export.keys)
         if not found:
             return False
         if isinstance(other, SelfPath):
@@ -173,11 +194,12 @@ class QueryEngine:
         view = self._views.get(name)
         if view is None:
             try:
-                view = ExportView(self.renderer, name)
+                view = self.watcher.view_created(name, lambda: ExportView(self.renderer, name))
             except ReclassError as err:
                 view = err
             with self._lock:
                 view = self._views.setdefault(name, view)
+        self.watcher.view_used(name)
         if isinstance(view, ReclassError):
             raise InventoryQueryNodeError(view)
         return view

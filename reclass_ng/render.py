@@ -27,7 +27,7 @@ from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
 from reclass_ng.prepare import EntityPreparer
-from reclass_ng.queries import QueryEngine
+from reclass_ng.queries import QueryEngine, ViewWatcher
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
@@ -273,7 +273,7 @@ class InventoryRenderer:
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
                  storage: Storage | None = None,
-                 query_engine: type[QueryEngine] = QueryEngine) -> None:
+                 view_watcher: ViewWatcher | None = None) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
         # an open yaml_fs storage is shared by the inventories of one process: files parsed once
@@ -283,7 +283,7 @@ class InventoryRenderer:
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn)
-        self.queries = query_engine(self.renderer)
+        self.queries = QueryEngine(self.renderer, view_watcher)
         self.key_positions = KeyPositions()  # where keys are written, for provenance records
 
     @property

@@ -35,9 +35,9 @@ from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
-    RecordingQueryEngine,
     Warn,
     WarningReplay,
+    WorkerWarnings,
     recording,
     recording_warn,
 )
@@ -61,7 +61,7 @@ def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
         inventory = _STATES.get((settings, key))
         if inventory is None:
             inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
-                                          query_engine=RecordingQueryEngine)
+                                          view_watcher=WorkerWarnings())
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
             _STATES[(settings, key)] = inventory
