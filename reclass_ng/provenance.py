@@ -320,6 +320,9 @@ class NodeReads:
         self.node_file: str | None = None
         self.classes: dict[str, str | None] = {}  # class name -> file, None: not found
         self.exports: dict[str, set[tuple[str, ...] | None]] = {}  # node -> paths its queries read
+        # A query reads the list of nodes (and their environments) too: a node added or
+        # removed can change its result.
+        self.node_list = False
 
     @property
     def files(self) -> list[str]:
@@ -490,6 +493,7 @@ class ProvenanceRecorder(RenderObserver):
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
         """See the base class."""
         self.reads.exports.setdefault(node, set()).add(path)
+        self.reads.node_list = True
 
     def result(self, nodeinfo: dict[str, Any] | None, error: ReclassError | None
                ) -> NodeProvenance:

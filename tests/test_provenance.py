@@ -109,7 +109,9 @@ def test_reads_name_the_files_classes_and_exports_a_node_depends_on(load_invento
     assert reads.node_file is not None and reads.node_file.endswith("nodes/w1.yml")
     assert reads.classes["gone"] is None and reads.classes["web"].endswith("classes/web.yml")
     assert reads.files == [reads.node_file, reads.classes["web"]]
+    assert reads.node_list is False
     lb = inventory.provenance("lb")
+    assert lb.reads.node_list is True
     assert lb.nodeinfo["parameters"]["backends"] == {"w1": 1, "w2": 2}
     assert {node: paths for node, paths in lb.reads.exports.items() if node != "lb"} == {
         "w1": {("ip",)}, "w2": {("ip",)}}
