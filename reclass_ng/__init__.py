@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import reclass_ng._yaml_import  # noqa: F401  (PyYAML, imported a little faster)
 from reclass_ng.version import __version__
 
 __all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Write",
