@@ -13,8 +13,9 @@ from collections.abc import Sequence
 import yaml
 
 from reclass_ng.cache import BoundedCache
+from reclass_ng.errors import ReclassError
 from reclass_ng.records import Record
-from reclass_ng.storage.yaml_load import SafeLoader
+from reclass_ng.storage.yaml_load import compose_yaml_file
 
 # Files whose key positions one KeyPositions keeps (an explain of one node reads a few dozen).
 KEPT_FILES = 256
@@ -60,9 +61,8 @@ def file_positions(path: str) -> dict[tuple[str, ...], tuple[int, int]]:
     """(key, key, ...) -> (line, column) of every mapping key and list item of a YAML file;
     keys without their `~`/`=` prefixes, list items by position. Empty when unreadable."""
     try:
-        with open(path, "rb") as handle:
-            root = yaml.compose(handle, Loader=SafeLoader)
-    except (OSError, yaml.YAMLError):
+        root = compose_yaml_file(path)  # within the loader's limits
+    except (OSError, yaml.YAMLError, ReclassError):
         return {}
     table: dict[tuple[str, ...], tuple[int, int]] = {}
     stack: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())] if root is not None else []
