@@ -42,12 +42,6 @@ if TYPE_CHECKING:
 RECURSION_LIMIT = 30000
 
 
-class _FrozenRender:
-    """Whether the last render froze what it left alive (see cycle_collection_paused)."""
-
-    froze = False
-
-
 @contextlib.contextmanager
 def deep_recursion() -> Iterator[None]:
     """A recursion limit high enough for long reference chains inside the block."""
