@@ -26,6 +26,7 @@ tools: install
 
 test: tools
 	$(BIN)/ruff check .
+	$(BIN)/mypy reclass_ng
 	$(BIN)/python -m pytest
 	$(MAKE) test-compiled
 

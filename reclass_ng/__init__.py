@@ -7,6 +7,7 @@ The public API::
     inv.node_names            # sorted list of node names
     inv.nodeinfo("web1")      # dict shaped like `reclass --nodeinfo web1`
     inv.inventory()           # dict shaped like `reclass --inventory`
+    inv.provenance("web1")    # NodeProvenance: who wrote each value, what the node read
 
 Settings are the keys of `reclass-config.yml` (see doc/configuration.rst). Errors are
 `reclass_ng.errors.ReclassError` subclasses carrying an exit code and a printable message.
@@ -14,16 +15,23 @@ Settings are the keys of `reclass-config.yml` (see doc/configuration.rst). Error
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import reclass_ng._yaml_import  # noqa: F401  (PyYAML, imported a little faster)
 from reclass_ng.version import __version__
 
-__all__ = ["Entity", "Inventory", "ReclassError", "__version__", "load"]
+__all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Write",
+           "__version__", "load"]
 
 # Imported on first use so that `import reclass_ng` (and every console script) starts fast.
 _LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "reclass_ng.api",
-         "ReclassError": "reclass_ng.errors"}
+         "ReclassError": "reclass_ng.errors", "NodeProvenance": "reclass_ng.provenance",
+         "Write": "reclass_ng.provenance", "RenderObserver": "reclass_ng.observe"}
+
+if TYPE_CHECKING:  # what type checkers see of the lazy names above
+    from reclass_ng.api import Entity, Inventory, load
+    from reclass_ng.errors import ReclassError
+    from reclass_ng.observe import RenderObserver
+    from reclass_ng.provenance import NodeProvenance, Write
 
 
 # Public modules reachable as attributes after a plain `import reclass_ng`

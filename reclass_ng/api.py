@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
-from reclass_ng.render import InventoryRenderer, cycle_collection_paused
+from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings
-from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.storage.base import Storage
 
 if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it
     from concurrent.futures import Executor
@@ -27,7 +28,7 @@ class Inventory(InventoryRenderer):
     """
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
-                 storage: YamlFsStorage | None = None, *,
+                 storage: Storage | None = None, *,
                  reload: tuple[str | None, dict[str, Any], bool] | None = None) -> None:
         super().__init__(settings, warn, storage)
         # (base directory, explicit settings, read_config) as given to load(): what a

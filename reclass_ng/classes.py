@@ -26,6 +26,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.observe import RenderObserver
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
@@ -44,6 +45,7 @@ class ClassLoader:
         self._lock = threading.Lock()
 
     def get(self, name: str) -> Entity | None:
+        """The class entity `name`, or None when no such class file exists."""
         try:
             return self._cache[name]
         except KeyError:
@@ -76,6 +78,8 @@ class ClassMapping(Record):
         _set(self, "classes", classes)
 
     def classes_for(self, subject: str) -> list[str]:
+        """The classes this mapping gives a node matching `subject` (none when it does not
+        match)."""
         if self.regex is not None:
             match = self.regex.search(subject)
             return [match.expand(c) for c in self.classes] if match else []
@@ -131,13 +135,16 @@ class ClassExpander:
         self.recorder: InputsRecorder | None = None  # see NodeRenderer.record_inputs
         self.rendered_class_names = False  # set when a class name had references to render
 
-    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str]) -> None:
+    def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str],
+             observer: RenderObserver | None = None, listed_by: Entity | None = None) -> None:
         """Merge the classes of `entity` (recursively), then the entity itself."""
-        self.walk_classes(node, entity, seen, walking)
-        self.merger.merge_entity(node, entity)
+        self.walk_classes(node, entity, seen, walking, observer)
+        self.merger.merge_entity(node, entity, observer)
+        if observer is not None:
+            observer.entity_merged(entity, listed_by)
 
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
-                     walking: list[str]) -> None:
+                     walking: list[str], observer: RenderObserver | None = None) -> None:
         """Merge the classes of `entity` (recursively), not the entity itself."""
         for listed in entity.classes:
             name = self._class_name(listed, node, entity)
@@ -149,12 +156,15 @@ class ClassExpander:
             if self.recorder is not None:  # before loading: a file that fails to load is read
                 self.recorder.class_read(name, self.loader.storage.class_path(name))
             class_entity = self.loader.get(name)
+            if observer is not None:
+                observer.class_read(name, class_entity.source.path
+                                    if class_entity is not None and class_entity.source else None)
             if class_entity is None:
                 if self._ignored_missing(name):
                     continue
                 raise self._not_found(name, listed, entity)
             walking.append(name)
-            self.walk(node, class_entity, seen, walking)
+            self.walk(node, class_entity, seen, walking, observer, entity)
             walking.pop()
             seen.add(name)
 
@@ -271,12 +281,9 @@ class SharedClassWalks:
 
     def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:
         expander = self.expander
-        if (expander.settings.ignore_class_notfound or type(expander.merger) is not Merger
-                or type(expander) is not ClassExpander):
-            # The warnings of skipped classes are printed for every node; a recording
-            # expander or merger (explain, lint, diff) wants every merge.
-            return None
-        scratch, seen = MergedNode(), set()
+        if expander.settings.ignore_class_notfound:
+            return None  # the warnings of skipped classes are printed for every node
+        scratch, seen = MergedNode(), set[str]()
         expander.rendered_class_names = False
         try:
             expander.walk_classes(scratch, entity, seen, [])

@@ -117,15 +117,30 @@ def _best(scored: dict[str, float]) -> list[str]:
 
 
 def similar_names(name: str, names: Iterable[str]) -> list[str]:
-    """The existing class names nearest to `name`, whole or by their last dotted part (a
-    class looked for in the wrong place is found by its own name)."""
+    """The existing names nearest to `name` ("did you mean"), ranked by the whole name; the
+    last dotted part only breaks ties. When no whole name is close, names whose last part is
+    (a class looked for in the wrong place is found by its own name)."""
     last = name.rsplit(".", 1)[-1]
-    scored = {}
+    whole: dict[str, tuple[float, float]] = {}
+    by_last: dict[str, tuple[float, float]] = {}
     for candidate in names:
-        score = max(_ratio(name, candidate), _ratio(last, candidate.rsplit(".", 1)[-1]))
-        if score >= SIMILARITY_CUTOFF and candidate != name:
-            scored[candidate] = score
-    return _best(scored)
+        if candidate == name:
+            continue
+        scores = (_ratio(name, candidate), _ratio(last, candidate.rsplit(".", 1)[-1]))
+        if scores[0] >= SIMILARITY_CUTOFF:
+            whole[candidate] = scores
+        elif scores[1] >= SIMILARITY_CUTOFF:
+            by_last[candidate] = (scores[1], scores[0])
+    return _best_ranked(whole or by_last)
+
+
+def _best_ranked(scored: dict[str, tuple[float, float]]) -> list[str]:
+    """Like _best, for (score, tie-breaker) pairs."""
+    ranked = sorted(scored.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+    if not ranked:
+        return []
+    floor = ranked[0][1][0] - NEARLY_AS_CLOSE
+    return [name for name, (score, _) in ranked[:MAX_SUGGESTIONS] if score >= floor]
 
 
 def _key_paths(tree: Any, delimiter: str, depth: int) -> list[str]:

@@ -53,6 +53,7 @@ class ReclassError(Exception):
 
     @property
     def error_kind(self) -> str:
+        """The name of the error's kind in machine-readable reports."""
         return self.kind or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
 
     def file(self) -> str | None:
@@ -64,6 +65,7 @@ class ReclassError(Exception):
         return file_of_uri(getattr(self, "uri", None))
 
     def key_path(self) -> str | None:
+        """The key path the error is about, as text (None when it is about no key)."""
         return None
 
     def yaml_keys(self) -> tuple | None:
@@ -177,6 +179,7 @@ class ReclassError(Exception):
 
     @property
     def message(self) -> str:
+        """The whole message, as `str(error)` prints it."""
         return "\n".join(self.lines())
 
     def __str__(self) -> str:
@@ -189,7 +192,7 @@ class ReclassError(Exception):
         return self
 
 
-def _rebuild_error(cls: type, args: tuple, state: dict[str, Any]) -> ReclassError:
+def _rebuild_error(cls: type[ReclassError], args: tuple, state: dict[str, Any]) -> ReclassError:
     err = cls.__new__(cls)
     Exception.__init__(err, *args)
     err.__dict__.update(state)
@@ -235,12 +238,15 @@ class YamlFileError(ReclassError):
         self.path, self.line, self.column = path, line, column
 
     def file(self) -> str | None:
+        """The file the error is about, when known."""
         return self.path
 
     def position(self) -> tuple[int, int] | None:
+        """(line, column) where the error's value is written, when it can be found."""
         return None if self.line is None else (self.line, self.column or 1)
 
     def context_lines(self) -> list[str]:
+        """Lines after the message: where it is written, suggestions."""
         return []  # the message starts with file:line:column already
 
 
@@ -277,6 +283,7 @@ class LocatedError(ReclassError):
         self.uri = uri
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         head = [f"In {self.uri}"] if self.uri else []
         return head + self.text.splitlines()
 
@@ -289,9 +296,11 @@ class ClassNotFound(LocatedError):
         self.name = name
 
     def key_path(self) -> str | None:
+        """The key path the error is about, as text."""
         return "classes"
 
     def yaml_keys(self) -> tuple | None:
+        """The keys leading to the error's place in its YAML file."""
         return ("classes",)
 
 
@@ -302,9 +311,11 @@ class ClassNameResolveError(LocatedError):
         self.name = name
 
     def key_path(self) -> str | None:
+        """The key path the error is about, as text."""
         return "classes"
 
     def yaml_keys(self) -> tuple | None:
+        """The keys leading to the error's place in its YAML file."""
         return ("classes",)
 
 
@@ -329,9 +340,11 @@ class ValueAtPathError(ReclassError):
         self.section: str | None = None  # "parameters" or "exports" when the resolver knows
 
     def key_path(self) -> str | None:
+        """The key path the error is about, as text."""
         return format_path(self.path) if self.path else None
 
     def yaml_keys(self) -> tuple | None:
+        """The keys leading to the error's place in its YAML file."""
         if not self.path:
             return None
         if self.section:
@@ -342,10 +355,12 @@ class ValueAtPathError(ReclassError):
         return ("parameters", *self.path)
 
     def location(self) -> str:
+        """Where the value is written, as the message shows it."""
         where = f", at {format_path(self.path)}" if self.path else ""
         return where + (f", in {self.uri}" if self.uri else "")
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         return [self.text + self.location()]
 
 
@@ -361,6 +376,7 @@ class ResolveError(ValueAtPathError):
         self.hint = hint
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         line = self.text + self.location()
         return [line + (f" ({self.hint})" if self.hint else "")]
 
@@ -375,12 +391,15 @@ class ResolveErrorList(ReclassError):
         self.errors = list(errors)
 
     def detail_lines(self) -> list[str]:
+        """The lines of every error in the list."""
         return [line for err in self.errors for line in err.detail_lines()]
 
     def described_lines(self) -> list[str]:
+        """The details of every error, each followed by its context lines."""
         return [line for err in self.errors for line in err.described_lines()]
 
     def records(self) -> list[dict[str, Any]]:
+        """Every error of the list as a machine-readable entry."""
         return [err.record(self.node) for err in self.errors]
 
 
@@ -392,6 +411,7 @@ class BadReferencesError(ValueAtPathError):
         self.refs = list(refs)
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         return [self.text + self.location()] + [INDENT + ref for ref in self.refs]
 
 
@@ -455,6 +475,7 @@ class InfiniteRecursionError(ValueAtPathError):
         self.loop = loop
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         lines = [self.text + self.location()]
         if self.loop:
             lines.append(INDENT + self.loop)
@@ -462,12 +483,22 @@ class InfiniteRecursionError(ValueAtPathError):
 
 
 class ParseError(ValueAtPathError):
-    def __init__(self, value: str, problem: str, path: Sequence[object], uri: str | None) -> None:
+    """A string whose references (or query) are not well formed; `column` (1-based) points
+    into `syntax`, the text parsed (the value, or the query inside it)."""
+
+    def __init__(self, value: str, problem: str, path: Sequence[object], uri: str | None,
+                 column: int | None = None, syntax: str | None = None) -> None:
         super().__init__(f"Parse error: {value}", path, uri)
         self.problem = problem
+        self.column = column
+        self.syntax = value if syntax is None else syntax
 
     def detail_lines(self) -> list[str]:
-        return [self.text + self.location(), self.problem]
+        """The message, the problem, and the text with a caret under the column."""
+        lines = [self.text + self.location(), self.problem]
+        if self.column is not None and "\n" not in self.syntax:
+            lines += [INDENT + self.syntax, INDENT + " " * (self.column - 1) + "^"]
+        return lines
 
 
 class ExpressionError(ValueAtPathError):
@@ -490,6 +521,7 @@ class InvQueryError(ReclassError):
         self.cause = cause
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         return [f"Failed inv query {self.query}"] + self.cause.lines()
 
 
@@ -501,6 +533,7 @@ class InventoryQueryNodeError(ReclassError):
         self.cause = cause
 
     def detail_lines(self) -> list[str]:
+        """The lines describing this error, without the node header."""
         return ["Inventory Queries:"] + self.cause.lines()
 
 
@@ -525,10 +558,13 @@ class MultipleErrors(ReclassError):
         self.exit_code = self.errors[0].exit_code
 
     def lines(self) -> list[str]:
+        """The lines of every error, one after the other."""
         return [line for err in self.errors for line in err.lines()]
 
     def report_lines(self) -> list[str]:
+        """The report lines of every error, one after the other."""
         return [line for err in self.errors for line in err.report_lines()]
 
     def records(self) -> list[dict[str, Any]]:
+        """Every error as a machine-readable entry."""
         return [record for err in self.errors for record in err.records()]

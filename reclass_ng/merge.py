@@ -13,6 +13,7 @@ from typing import Any
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
+from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
 from reclass_ng.settings import Settings
 from reclass_ng.values import (
     DICT_TYPES,
@@ -49,8 +50,17 @@ class Merger:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        # Reference paths split on a delimiter, shared by the resolvers of this inventory
+        # (paths repeat a lot); as large as the inventory's distinct reference paths.
+        self._split_paths: dict[str, dict[str, tuple[str, ...]]] = {}
 
-    def merge_entity(self, node: MergedNode, entity: Entity) -> None:
+    def split_paths(self, delimiter: str) -> dict[str, tuple[str, ...]]:
+        """The cache of reference paths split on `delimiter` (see Resolver.lookup)."""
+        return self._split_paths.setdefault(delimiter, {})
+
+    def merge_entity(self, node: MergedNode, entity: Entity,
+                     observer: RenderObserver | None = None) -> None:
+        """Merge one entity into the node (its classes are merged already)."""
         for name in entity.classes:
             if name not in node._class_set:
                 node._class_set.add(name)
@@ -58,15 +68,32 @@ class Merger:
         if entity.applications:
             self.merge_applications(node.applications, entity.applications)
         source = entity.source or Source(entity.uri, entity.name, "extra")
-        self.merge_mapping(node.parameters, entity.parameters, source, ())
-        if entity.exports:
-            self.merge_mapping(node.exports, entity.exports, source, ("exports",))
+        if observer is None:
+            self.merge_mapping(node.parameters, entity.parameters, source, ())
+            if entity.exports:
+                self.merge_mapping(node.exports, entity.exports, source, ("exports",))
+        else:
+            self._merge_observed(node, entity, source, observer)
         if entity.environment is not None:
             node.environment = entity.environment
         node.name, node.uri = entity.name, entity.uri
 
+    def _merge_observed(self, node: MergedNode, entity: Entity, source: Source,
+                        observer: RenderObserver) -> None:
+        record = observer.writes("parameters")
+        if record is not None:
+            record.entity_written(source, entity.parameters)
+        self.merge_mapping(node.parameters, entity.parameters, source, (), record)
+        record = observer.writes("exports")
+        if record is not None:
+            record.entity_written(source, entity.exports)
+            record = ExportsPrefix(record)  # merge paths of exports start with "exports"
+        if entity.exports:
+            self.merge_mapping(node.exports, entity.exports, source, ("exports",), record)
+
     @staticmethod
     def merge_applications(applications: list[str], new: Sequence[str]) -> None:
+        """Add `new` applications to the list; `~app` removes one added before."""
         # `~app` removes what is there now; it never blocks a later addition (kapicorp 2.0.0).
         for app in new:
             if app.startswith("~"):
@@ -75,8 +102,10 @@ class Merger:
             elif app not in applications:
                 applications.append(app)
 
-    def merge_mapping(self, target: OwnedDict, new: Any, source: Source | None, path: tuple) -> None:
-        """Merge a mapping into an owned mapping, recording which source set each key."""
+    def merge_mapping(self, target: OwnedDict, new: Any, source: Source | None, path: tuple,
+                      record: WriteObserver | None = None) -> None:
+        """Merge a mapping into an owned mapping, recording which source set each key (and
+        telling `record` what became of the values already there)."""
         # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here.
         origin = target.origin
         default_source = target.src
@@ -87,16 +116,16 @@ class Merger:
                 if record_new:
                     if origin is None:
                         origin = target.origin = {}
-                    origin[key] = source
+                    origin[key] = source  # type: ignore[assignment]  # not None: record_new
                 continue
             old = target[key]
             old_source = origin.get(key, default_source) if origin else default_source
             old_type = type(old)
             new_type = type(value)
             if old_type is OwnedDict and (new_type in SHARED_DICT_TYPES or new_type is OwnedDict):
-                self.merge_mapping(old, value, source, path + (key,))
+                self.merge_mapping(old, value, source, path + (key,), record)
             else:
-                merged = self.merge_value(old, value, old_source, source, path + (key,))
+                merged = self.merge_value(old, value, old_source, source, path + (key,), record)
                 if merged is not old:
                     target[key] = merged
             if source is not None:
@@ -105,47 +134,63 @@ class Merger:
                 origin[key] = source
 
     def merge_value(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
-                    path: tuple) -> Any:
+                    path: tuple, record: WriteObserver | None = None) -> Any:
         """The value of a key after `new` is merged over `old`."""
         new_type, old_type = type(new), type(old)
         if new_type in SHARED_DICT_TYPES or new_type is OwnedDict:
             if old_type is OwnedDict:
-                self.merge_mapping(old, new, source, path)
+                self.merge_mapping(old, new, source, path, record)
                 return old
             if old_type in SHARED_DICT_TYPES:
                 owned = OwnedDict.from_source(old, old_source)
-                self.merge_mapping(owned, new, source, path)
+                self.merge_mapping(owned, new, source, path, record)
                 return owned
         elif new_type in SHARED_LIST_TYPES or new_type is OwnedList:
             if old_type is OwnedList:
                 old.extend(new)
+                if record is not None:
+                    record.appended(path)
                 return old
             if old_type in SHARED_LIST_TYPES:
-                owned = OwnedList(old)
-                owned.extend(new)
-                return owned
-        return self.push_layers(old, new, old_source, source, path)
+                items = OwnedList(old)
+                items.extend(new)
+                if record is not None:
+                    record.appended(path)
+                return items
+        return self.push_layers(old, new, old_source, source, path, record)
 
     def push_layers(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
-                    path: tuple) -> Stack:
-        stack = old.owned_copy() if type(old) is Stack else Stack([Layer(old, old_source)])
+                    path: tuple, record: WriteObserver | None = None) -> Stack:
+        """A layer stack for the key: the value there (or its stack) with `new` on top, unless
+        a constant layer (`=`) holds the key."""
+        wrapped = None
+        if type(old) is Stack:
+            stack = old.owned_copy()
+        else:
+            wrapped = Layer(old, old_source)
+            stack = Stack([wrapped])
         constant = stack.constant_layer
         if constant is not None:
+            if record is not None:
+                record.ignored(path, constant)
             if self.settings.strict_constant_parameters:
                 uris = [constant.source.uri if constant.source else "?",
                         source.uri if source else "?"]
                 raise ChangedConstantError(path, uris, source, constant.source)
             return stack  # later layers are ignored, the constant stays
         if type(new) is Stack:
-            stack.layers.extend(new.layers)
+            new_layers = new.layers
         else:
-            stack.layers.append(Layer(new, source))
+            new_layers = [Layer(new, source)]
+        stack.layers.extend(new_layers)
+        if record is not None:
+            record.stacked(path, new_layers, wrapped)
         return stack
 
     # -- folding (called by the resolver with each layer already rendered) ------------------
 
     def fold(self, layers: Sequence[Layer], render: Callable[[Layer], Any], path: tuple,
-             warn: Callable[[str], None]) -> Any:
+             warn: Callable[[str], None], record: WriteObserver | None = None) -> Any:
         """Render and fold the layers of a stack: the merge table of reclass (spec section 3.3).
 
         A layer whose reference is missing is skipped with a warning when it is not the last
@@ -167,32 +212,42 @@ class Merger:
                 warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
                 new, skipped = None, err
             if output is None or layer.override:
+                if record is not None:
+                    record.folded(path, layers, i, "override" if layer.override else "replace",
+                                  new)
                 output, owned = new, False
                 continue
+            outcome = "replace"
             if isinstance(output, DICT_TYPES):
                 if isinstance(new, DICT_TYPES):
                     if not owned:
                         output, owned = OwnedDict(output), True
-                    self.merge_mapping(output, new, layer.source, path)
+                    if record is None:
+                        self.merge_mapping(output, new, layer.source, path)
+                    else:
+                        record.folded(path, layers, i, "merge", new)
+                        self.merge_mapping(output, new, layer.source, path, record)
+                        record.fold_merged()
                     continue
                 if isinstance(new, LIST_TYPES):
                     self._type_error(layers, i, path)
-                if settings.allow_scalar_over_dict or (settings.allow_none_override and new is None):
-                    output, owned = new, False
-                    continue
-                self._type_error(layers, i, path)
+                if not (settings.allow_scalar_over_dict
+                        or (settings.allow_none_override and new is None)):
+                    self._type_error(layers, i, path)
+                output, owned = new, False
             elif isinstance(output, LIST_TYPES):
                 if isinstance(new, LIST_TYPES):
                     if not owned:
                         output, owned = OwnedList(output), True
                     output.extend(new)
-                    continue
-                if isinstance(new, DICT_TYPES):
-                    self._type_error(layers, i, path)
-                if settings.allow_scalar_over_list or (settings.allow_none_override and new is None):
+                    outcome = "append"
+                else:
+                    if isinstance(new, DICT_TYPES):
+                        self._type_error(layers, i, path)
+                    if not (settings.allow_scalar_over_list
+                            or (settings.allow_none_override and new is None)):
+                        self._type_error(layers, i, path)
                     output, owned = new, False
-                    continue
-                self._type_error(layers, i, path)
             elif isinstance(new, DICT_TYPES):
                 if not settings.allow_dict_over_scalar:
                     self._type_error(layers, i, path)
@@ -201,8 +256,11 @@ class Merger:
                 if not settings.allow_list_over_scalar:
                     self._type_error(layers, i, path)
                 output, owned = OwnedList([output, *new]), True
+                outcome = "append"
             else:
                 output, owned = new, False
+            if record is not None:
+                record.folded(path, layers, i, outcome, new)
         if skipped is not None and isinstance(output, DICT_TYPES + LIST_TYPES):
             raise skipped
         return output

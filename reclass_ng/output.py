@@ -7,7 +7,11 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from json.encoder import INFINITY, c_make_encoder, encode_basestring_ascii
+from json.encoder import (  # type: ignore[attr-defined]
+    INFINITY,
+    c_make_encoder,
+    encode_basestring_ascii,
+)
 from typing import IO, Any
 
 import yaml
@@ -146,7 +150,7 @@ def _json_object(mapping: dict, indent: str) -> str:
     inner = indent + "  "
     if _LEAF_TYPES.issuperset(map(type, mapping.values())):
         return "{\n" + inner + _leaf_body(mapping, inner) + "\n" + indent + "}"
-    parts = []
+    parts: list[str] = []
     append = parts.append
     for key, value in mapping.items():
         key = encode_basestring_ascii(key) if type(key) is str else json_key(key)
@@ -162,13 +166,13 @@ def _json_object(mapping: dict, indent: str) -> str:
     return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + indent + "}"
 
 
-def _json_array(items: list, indent: str) -> str:
+def _json_array(items: list | tuple, indent: str) -> str:
     if not items:
         return "[]"
     inner = indent + "  "
     if _LEAF_TYPES.issuperset(map(type, items)):
         return "[\n" + inner + _leaf_body(items, inner) + "\n" + indent + "]"
-    parts = []
+    parts: list[str] = []
     append = parts.append
     for value in items:
         kind = type(value)

@@ -68,6 +68,7 @@ class EntityPreparer:
         return tuple(dict.fromkeys(value)) if unique else tuple(value)
 
     def mapping(self, value: Any, key: str, source: Source) -> Any:
+        """A `parameters` or `exports` mapping of a file, prepared (`{}` for none)."""
         if value is None:
             return {}
         if not isinstance(value, dict):
@@ -132,7 +133,7 @@ class EntityPreparer:
         try:
             template = self.parser.parse(text)
         except SyntaxProblem as err:
-            raise ParseError(text, err.message, path, source.uri) from None
+            raise ParseError(text, err.message, path, source.uri, err.column) from None
         if template.is_literal:
             return template.literal
         return Interpolation(template, source, text)

@@ -10,6 +10,7 @@ the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from reclass_ng.errors import (
@@ -23,6 +24,7 @@ from reclass_ng.errors import (
     YamlFileError,
 )
 from reclass_ng.merge import MergedNode
+from reclass_ng.observe import RenderObserver
 from reclass_ng.resolve import MissingPath, QueryEvaluator, Resolver
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem
@@ -53,33 +55,53 @@ class ExportView:
                 return False, None
 
 
+class ViewWatcher:
+    """Watches the work queries make other nodes do: merging a queried node (once, its view
+    is cached) and rendering each export path of it. The default does the work and nothing
+    more; a parallel render's workers record the warnings of that work (reclass_ng.parallel).
+    """
+
+    def view_created(self, name: str, make: Callable[[], ExportView]) -> ExportView:
+        """The view of node `name`, made by `make()` (which may raise ReclassError)."""
+        return make()
+
+    def view_used(self, name: str) -> None:
+        """A query used the view of node `name` (made now or before)."""
+
+    def export_read(self, view: ExportView, keys: tuple[str, ...]) -> tuple[bool, Any]:
+        """`view.export(keys)`, the (found, value) of an export path."""
+        return view.export(keys)
+
+
 class QueryEngine:
     """Evaluates inventory queries against the other nodes of an inventory."""
 
-    def __init__(self, renderer: Any) -> None:
+    def __init__(self, renderer: Any, watcher: ViewWatcher | None = None) -> None:
         self.renderer = renderer
         self.settings = renderer.settings
         self.parser = QueryParser(self.settings.delimiter)
+        self.watcher = watcher or ViewWatcher()
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = threading.Lock()
         self._reader: str | None = None  # the node whose query runs, when inputs are recorded
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
-                      scope_environment: str | None = None) -> QueryEvaluator:
+                      scope_environment: str | None = None,
+                      observer: RenderObserver | None = None) -> QueryEvaluator:
         """The callback a node's resolver uses for its queries (over the nodes of
-        `scope_environment`, by default the node's environment, unless `+AllEnvs`)."""
+        `scope_environment`, by default the node's environment, unless `+AllEnvs`; it tells
+        `observer` the exports it reads)."""
         def evaluate(query: Query, interp: Interpolation, path: tuple, resolver: Resolver) -> Any:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
+            scope = scope_environment or node.environment
             recorder = self.renderer.recorder
             if recorder is None:
-                return self._run(expr, query, scope_environment or node.environment,
-                                 self_values, interp, path)
+                return self._run(expr, query, scope, self_values, interp, path, observer)
             recorder.queries_started(node.name)
             self._reader = node.name
             try:
-                return self._run(expr, query, scope_environment or node.environment,
-                                 self_values, interp, path)
+                return self._run(expr, query, scope, self_values, interp, path, observer)
             finally:
                 self._reader = None
         return evaluate
@@ -88,7 +110,8 @@ class QueryEngine:
         try:
             expr = self.parser.parse(query.text)
         except SyntaxProblem as err:
-            raise ParseError(interp.text, err.message, path, interp.source.uri) from None
+            raise ParseError(interp.text, err.message, path, interp.source.uri, err.column,
+                             query.text) from None
         for test in expr.tests:
             exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
             if not any(exports):
@@ -115,18 +138,25 @@ class QueryEngine:
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
-             self_values: dict[str, Any], interp: Interpolation, path: tuple) -> Any:
+             self_values: dict[str, Any], interp: Interpolation, path: tuple,
+             observer: RenderObserver | None = None) -> Any:
         ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):
             view = self._view(name)
+            if observer is not None:
+                for test in expr.tests:
+                    for side in (test.left, test.right):
+                        if isinstance(side, ExportPath):
+                            observer.export_read(name, side.keys)
+                observer.export_read(name, expr.value_path)
             try:
                 if not self._passes(expr, view, self_values):
                     continue
                 if expr.value_path is None:
                     result.append(name)
                     continue
-                found, value = view.export(expr.value_path)
+                found, value = self.watcher.export_read(view, expr.value_path)
                 if found:
                     result[name] = value
             except ReclassError as err:
@@ -138,17 +168,18 @@ class QueryEngine:
     def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any]) -> bool:
         if not expr.tests:
             return True
-        results = [self._test(test, view, self_values) for test in expr.tests]
+        results = [self._test(test, view, self_values, self.watcher) for test in expr.tests]
         passed = results[0]
         for logic, result in zip(expr.logic, results[1:], strict=True):
             passed = (passed and result) if logic == "and" else (passed or result)
         return passed
 
     @staticmethod
-    def _test(test: Test, view: ExportView, self_values: dict[str, Any]) -> bool:
+    def _test(test: Test, view: ExportView, self_values: dict[str, Any],
+              watcher: ViewWatcher) -> bool:
         export, other = (test.left, test.right) if isinstance(test.left, ExportPath) \
             else (test.right, test.left)
-        found, value = view.export(export.keys)
+        found, value = watcher.export_read(view, export.keys)
         if not found:
             return False
         if isinstance(other, SelfPath):
@@ -174,11 +205,12 @@ class QueryEngine:
         view = self._views.get(name)
         if view is None:
             try:
-                view = ExportView(self.renderer, name)
+                view = self.watcher.view_created(name, lambda: ExportView(self.renderer, name))
             except ReclassError as err:
                 view = err
             with self._lock:
                 view = self._views.setdefault(name, view)
+        self.watcher.view_used(name)
         if isinstance(view, ReclassError):
             raise InventoryQueryNodeError(view)
         return view

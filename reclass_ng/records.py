@@ -22,7 +22,7 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
+        return self._values() == other._values()  # type: ignore[attr-defined,unused-ignore]
 
     def __ne__(self, other: object) -> bool:
         result = self.__eq__(other)

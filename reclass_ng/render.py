@@ -8,11 +8,10 @@ reads what is shared (parsed files, settings), so nodes can be rendered in paral
 from __future__ import annotations
 
 import contextlib
-import gc
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -26,55 +25,27 @@ from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.observe import RenderObserver, WriteObserver
+from reclass_ng.positions import KeyPositions
 from reclass_ng.prepare import EntityPreparer
-from reclass_ng.queries import QueryEngine
+from reclass_ng.queries import QueryEngine, ViewWatcher
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
+if TYPE_CHECKING:
+    from reclass_ng.provenance import NodeProvenance
+
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
 RECURSION_LIMIT = 30000
 
 
-class _FrozenRender:
-    """Whether the last render froze what it left alive (see cycle_collection_paused)."""
-
-    froze = False
-
-
-@contextlib.contextmanager
-def cycle_collection_paused() -> Iterator[None]:
-    """Python's cycle collector off while a whole inventory is rendered.
-
-    Rendered parameters are trees, freed by reference counting; the collector's passes over
-    the millions of objects a large inventory keeps alive took a third of the render. When it
-    was on, it is switched back on afterwards with everything then alive frozen (`gc.freeze`):
-    otherwise its next pass would go over every object the render made (0.45 s at 2,000
-    nodes) and find nothing to collect. Reference counting still frees frozen objects; the
-    next render unfreezes them and collects once before it starts, so cyclic garbage among
-    them is kept until the next render at most. A single render pays no collection at all.
-    """
-    was_enabled = gc.isenabled()
-    if _FrozenRender.froze:
-        gc.unfreeze()
-        _FrozenRender.froze = False
-        if was_enabled:
-            gc.collect()  # cyclic garbage among what the last render froze, before refreezing
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            _FrozenRender.froze = True
-            gc.enable()
-
-
 @contextlib.contextmanager
 def deep_recursion() -> Iterator[None]:
+    """A recursion limit high enough for long reference chains inside the block."""
     previous = sys.getrecursionlimit()
     sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
     try:
@@ -128,6 +99,7 @@ class NodeRenderer:
     # -- loading ------------------------------------------------------------------------
 
     def node_entity(self, name: str, optional: bool = False) -> Entity:
+        """The prepared entity of node `name` (an empty one when optional and absent)."""
         cached = self._node_entities.get(name)
         if cached is not None:
             return cached
@@ -178,6 +150,7 @@ class NodeRenderer:
         return made[2], made[3]
 
     def environment_of(self, name: str) -> str:
+        """The environment of node `name` (its own, else the default)."""
         return self.node_entity(name).environment or self.settings.default_environment
 
     # -- merging ------------------------------------------------------------------------
@@ -192,34 +165,40 @@ class NodeRenderer:
         return environment or self.settings.default_environment
 
     def merge(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
-              environment: str | None = None) -> MergedNode:
-        """Expand and merge every entity of a node, in reclass's order; `environment`, when
-        given, replaces the node's own (salt-formulas' allow_adapter_env_override)."""
+              environment: str | None = None, observer: RenderObserver | None = None
+              ) -> MergedNode:
+        """Expand and merge every entity of a node, in reclass's order (told to `observer`);
+        `environment`, when given, replaces the node's own (salt-formulas'
+        allow_adapter_env_override)."""
         recorder = self.recorder
         if recorder is None:
-            return self._merge(name, extra, node_optional, environment)
+            return self._merge(name, extra, node_optional, environment, observer)
         node_file = self.storage.nodes.get(name)
         recorder.merge_started(name, None if node_file is None else node_file.path)
         try:
-            return self._merge(name, extra, node_optional, environment)
+            return self._merge(name, extra, node_optional, environment, observer)
         finally:
             recorder.merge_ended()
 
     def _merge(self, name: str, extra: Sequence[Entity], node_optional: bool,
-               environment: str | None) -> MergedNode:
+               environment: str | None, observer: RenderObserver | None) -> MergedNode:
         try:
             entity = self.node_entity(name, optional=node_optional)
+            if observer is not None:
+                node_file = self.storage.nodes.get(name)
+                observer.node_read(name, node_file.path if node_file else None)
             environment = environment or self.own_environment(name, extra, node_optional)
             expander, shared_walks = self.class_walkers(environment)
             node = MergedNode()
             seen: set[str] = set()
             for item in extra:
-                expander.walk(node, self.prepared(item), seen, [])
-            expander.walk(node, self._base_entity(name, environment), seen, [])
-            if not extra and shared_walks.walk_classes(node, entity, seen):
+                expander.walk(node, self.prepared(item), seen, [], observer)
+            expander.walk(node, self._base_entity(name, environment), seen, [], observer)
+            # An observed node is told every class merge: it merges its classes itself.
+            if not extra and observer is None and shared_walks.walk_classes(node, entity, seen):
                 expander.merger.merge_entity(node, entity)
             else:
-                expander.walk(node, entity, seen, [])
+                expander.walk(node, entity, seen, [], observer)
             node.environment = environment
             node.name = name
         except ReclassError as err:
@@ -255,19 +234,26 @@ class NodeRenderer:
     # -- interpolation ------------------------------------------------------------------
 
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
-                 group_errors: bool | None = None, refs: Resolver | None = None) -> Resolver:
+                 group_errors: bool | None = None, refs: Resolver | None = None,
+                 record: WriteObserver | None = None) -> Resolver:
+        """A Resolver of the references in `root` under these settings."""
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query, refs=refs)
+                        warn=self.warn, query=query, refs=refs, record=record)
 
-    def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None) -> None:
+    def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
+                    observer: RenderObserver | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters."""
+        params_record = exports_record = None
+        if observer is not None:
+            params_record, exports_record = observer.writes("parameters"), observer.writes("exports")
         try:
             with deep_recursion():
-                params = self.resolver(node.parameters, query)
+                params = self.resolver(node.parameters, query, record=params_record)
                 params.resolve_all()
-                exports = self.resolver(node.exports, query, group_errors=False, refs=params)
+                exports = self.resolver(node.exports, query, group_errors=False, refs=params,
+                                        record=exports_record)
                 exports.resolve_all()
         except RecursionError:
             raise ReclassError("Reference chain too deep to resolve (more than a few thousand "
@@ -301,7 +287,8 @@ class InventoryRenderer:
     """
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
-                 storage: Storage | None = None) -> None:
+                 storage: Storage | None = None,
+                 view_watcher: ViewWatcher | None = None) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
         # an open yaml_fs storage is shared by the inventories of one process: files parsed once
@@ -311,7 +298,8 @@ class InventoryRenderer:
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn)
-        self.queries = QueryEngine(self.renderer)
+        self.queries = QueryEngine(self.renderer, view_watcher)
+        self.key_positions = KeyPositions()  # where keys are written, for provenance records
 
     @property
     def node_names(self) -> list[str]:
@@ -352,6 +340,25 @@ class InventoryRenderer:
             if progress is not None:
                 progress(len(merged) + len(nodes), total)
         return inventory_document(nodes)
+
+    def provenance(self, name: str) -> NodeProvenance:
+        """Who wrote each value of node `name`, and what the node read: its render, recorded.
+
+        A node that fails to render still gets the record of what was merged until then, with
+        the error in `NodeProvenance.error`.
+        """
+        from reclass_ng.provenance import ProvenanceRecorder
+
+        recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
+        try:
+            node = self.renderer.merge(name, observer=recorder)
+            recorder.merged = True
+            self.renderer.interpolate(node, self.queries.evaluator_for(node, observer=recorder),
+                                      observer=recorder)
+            info = self.renderer.nodeinfo(node)
+        except ReclassError as err:
+            return recorder.result(None, err)
+        return recorder.result(info, None)
 
     def interpolated_nodeinfo(self, node: MergedNode) -> dict[str, Any]:
         """The nodeinfo of a merged node, interpolated as an `--inventory` render does."""

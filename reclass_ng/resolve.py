@@ -24,6 +24,7 @@ from reclass_ng.errors import (
     format_path,
 )
 from reclass_ng.merge import Merger
+from reclass_ng.observe import WriteObserver
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import (
@@ -72,7 +73,7 @@ class Resolver:
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
-                 refs: Resolver | None = None) -> None:
+                 refs: Resolver | None = None, record: WriteObserver | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -84,8 +85,9 @@ class Resolver:
         # paths being rendered, in order, with the value (Interp or Stack) rendered there
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
-        self._split: dict[str, tuple[str, ...]] = _split_cache(delimiter)
+        self._split = merger.split_paths(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
+        self.record = record  # told how stacks fold and what each value read (provenance)
 
     # -- whole trees --------------------------------------------------------------------
 
@@ -113,8 +115,8 @@ class Resolver:
                 copy = container[key] = OwnedDict(value)
                 self._render_keys(copy, value.dirty, path + (key,))
             elif kind is UnresolvedList:
-                copy = container[key] = OwnedList(value)
-                self._render_keys(copy, value.dirty, path + (key,))
+                items = container[key] = OwnedList(value)
+                self._render_keys(items, value.dirty, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
@@ -132,9 +134,11 @@ class Resolver:
                     new = self._lookup_ref(single, value, path)
                 else:
                     new = self.render_interp(value, path)
+                if self.record is not None:
+                    self.record.rendered(path, value, new)
             else:
                 new = self.merger.fold(value.layers, lambda layer: self._render_layer(layer, path),
-                                       path, self.warn)
+                                       path, self.warn, self.record)
             kind = type(new)
             if kind is UnresolvedDict or kind is UnresolvedList:
                 container[key] = copy = OwnedDict(new) if kind is UnresolvedDict else OwnedList(new)
@@ -186,10 +190,12 @@ class Resolver:
             if type(item) is Text:
                 parts.append(item.value)
             else:
-                parts.append(str(self._lookup_ref(item, interp, path)))
+                # Only references remain: a query anywhere but alone is refused above.
+                parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
         return "".join(parts)
 
     def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
+        """The value of a template written in `interp`'s file (a nested reference)."""
         return self.render_interp(Interpolation(template, interp.source, interp.text), path)
 
     def _ref_path(self, ref: Ref, interp: Interpolation, path: tuple) -> str:
@@ -201,7 +207,7 @@ class Resolver:
                 parts.append(item.value)
                 continue
             try:
-                parts.append(str(self._lookup_ref(item, interp, path)))
+                parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
             except ResolveError as err:
                 bad = BadReferencesError([err.ref], path, interp.source.uri)
                 bad.source, bad.written, bad.section = err.source, err.written, err.section
@@ -213,6 +219,8 @@ class Resolver:
         ref_path = ref.path
         if ref_path is None:
             ref_path = self._ref_path(ref, interp, path)
+        if self.record is not None:
+            self.record.reference(path, ref_path)
         try:
             value = self.refs.lookup(ref_path, interp, path)
         except MissingPath:
@@ -354,14 +362,6 @@ class Resolver:
         if interp is not None:
             err.source = interp.source  # "written at": the file of the looping reference
         raise err
-
-
-_SPLIT_CACHES: dict[str, dict[str, tuple[str, ...]]] = {}
-
-
-def _split_cache(delimiter: str) -> dict[str, tuple[str, ...]]:
-    """Reference paths split on `delimiter`, shared by every resolver (paths repeat a lot)."""
-    return _SPLIT_CACHES.setdefault(delimiter, {})
 
 
 def located(err: ReclassError, node: str) -> ReclassError:

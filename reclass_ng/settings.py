@@ -61,7 +61,7 @@ def _optional_string(value: Any, name: str) -> str | None:
     return None if value is None else _string(value, name)
 
 
-class FrozenMapping(dict):  # type: ignore[type-arg]
+class FrozenMapping(dict):  # type: ignore[type-arg,unused-ignore]
     """A mapping setting (yaml_git/mixed `nodes_uri`, `classes_uri`) that Settings can hash."""
 
     def __hash__(self) -> int:  # type: ignore[override]

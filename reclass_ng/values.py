@@ -14,6 +14,7 @@ layers of one key that could not be merged before interpolation).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from reclass_ng.records import Record
@@ -83,17 +84,20 @@ class OwnedDict(dict):
 
     @classmethod
     def from_source(cls, data: Any, src: Source | None) -> OwnedDict:
+        """A mapping owned by the node, its keys set by `src` unless recorded otherwise."""
         mapping = cls(data)
         mapping.src = src
         mapping.origin = None
         return mapping
 
     def set_origin(self, key: str, source: Source) -> None:
+        """Record that `source` set `key`."""
         if self.origin is None:
             self.origin = {}
         self.origin[key] = source
 
     def source_of(self, key: str) -> Source | None:
+        """The source that set `key`."""
         if self.origin is not None and key in self.origin:
             return self.origin[key]
         return self.src
@@ -143,6 +147,7 @@ class Layer:
 
     @property
     def kind(self) -> str:
+        """The kind of the layer's value, as merge errors name it."""
         return kind_of(self.value)
 
 
@@ -156,10 +161,12 @@ class Stack:
         self.shared = shared  # part of a parsed file: copy before appending
 
     def owned_copy(self) -> Stack:
+        """The stack itself, or a copy to change when it is shared (part of a parsed file)."""
         return Stack(list(self.layers)) if self.shared else self
 
     @property
     def constant_layer(self) -> Layer | None:
+        """The first constant (`=`) layer, which holds the key, if any."""
         for layer in self.layers:
             if layer.constant:
                 return layer
@@ -205,22 +212,62 @@ def owned_copy(value: Any) -> Any:
                 copy[key] = owned_copy(item)
         return copy
     if kind is OwnedList:
-        copy = OwnedList(value)
+        items = OwnedList(value)
         for index, item in enumerate(value):
             kind = type(item)
             if kind is OwnedDict or kind is OwnedList or kind is Stack:
-                copy[index] = owned_copy(item)
-        return copy
+                items[index] = owned_copy(item)
+        return items
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change
         return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
                             layer.constant) for layer in value.layers])
     return value
 
 
-def to_plain(value: Any) -> Any:
-    """Plain dicts and lists (for callers that want no reclass-ng types in what they get)."""
+def as_written(value: Any) -> Any:
+    """A prepared value back in the form its file wrote it: references as their text, `~`/`=`
+    keys with their prefixes again, plain dicts and lists."""
+    kind = type(value)
+    if kind is Interpolation:
+        return value.text
+    if kind is Stack:  # a key with `~`/`=` alone: its (last) value
+        return as_written(value.layers[-1].value)
     if isinstance(value, dict):
-        return {k: to_plain(v) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for key, child in value.items():
+            for layer_value, prefix in _written_layers(child):
+                out[prefix + str(key)] = as_written(layer_value)
+        return out
     if isinstance(value, list):
-        return [to_plain(v) for v in value]
+        return [as_written(item) for item in value]
+    return value
+
+
+def _written_layers(value: Any) -> list[tuple[Any, str]]:
+    """(value, `~`/`=` prefix) of each value a prepared key holds (`a` and `~a` in one mapping
+    make a Stack of two layers)."""
+    if type(value) is not Stack:
+        return [(value, "")]
+    out = []
+    for layer in value.layers:
+        if type(layer.value) is Stack:
+            out.extend(_written_layers(layer.value))
+        else:
+            out.append((layer.value, ("~" if layer.override else "") + ("=" if layer.constant else "")))
+    return out
+
+
+def to_plain(value: Any, *, dates_as_text: bool = False) -> Any:
+    """A deep copy built from dict, list and scalars only (the one plain-data conversion: for
+    pickling, JSON, and tools that check types exactly, such as Ansible's variable storage).
+
+    Mappings and lists of any type become dict and list, tuples lists. With `dates_as_text`,
+    dates (PyYAML reads unquoted YAML 1.1 timestamps as dates) become ISO-8601 text.
+    """
+    if isinstance(value, dict):
+        return {key: to_plain(item, dates_as_text=dates_as_text) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(item, dates_as_text=dates_as_text) for item in value]
+    if dates_as_text and isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
     return value

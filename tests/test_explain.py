@@ -2,7 +2,8 @@
 
 Most tests run the installed command as a user would (subprocess, text and JSON output) on small
 inventories written to tmp_path; a few drive reclass_ng.explain in-process for details, and one
-replays every leaf of every node of the conformance corpus against the real engine's result.
+checks the writes of every leaf of every node of the conformance corpus against the engine's
+result.
 """
 
 from __future__ import annotations
@@ -358,7 +359,7 @@ def test_example_inventory_reference_chain() -> None:
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="conformance corpus not present")
-def test_replay_agrees_with_the_engine_on_the_whole_corpus() -> None:
+def test_explained_writes_agree_with_the_engine_on_the_whole_corpus() -> None:
     """Every leaf of every node: present exactly when some write is final, and a lone final
     plain scalar is the engine's value."""
     checked = 0
@@ -425,6 +426,20 @@ def test_a_constant_below_stops_a_later_mapping_reference(tmp_path: Path) -> Non
     assert leaves["a:c"]["contributions"][0]["via"] == "${m}"
 
 
+def test_explain_after_a_failed_inventory_render_reports_the_class_write(tmp_path: Path) -> None:
+    # inventory() fails at a0 and leaves the shared class walk of [web] half used; explain
+    # through the same Inventory used to see no class at all (it reported no writes).
+    inv = write(tmp_path, {"classes/web.yml": "parameters:\n  port: 80\n",
+                           "nodes/a0.yml": "classes: [missing]\n",
+                           **{f"nodes/a{i}.yml": "classes: [web]\n" for i in (1, 2, 3)}})
+    inventory = reclass_ng.load(str(inv), warn=lambda _: None)
+    with pytest.raises(reclass_ng.errors.ReclassError):
+        inventory.inventory()
+    report = explain_parameter(NodeTrace(inventory, "a1"), "port")
+    assert summary(report["contributions"]) == [("web", "port", "set", None, True)]
+    assert report["contributions"][0]["line"] == 2
+
+
 def test_class_listed_twice_names_both_places(tmp_path: Path) -> None:
     inv = write(tmp_path, {
         "classes/base.yml": "parameters: {}\n",
@@ -437,7 +452,7 @@ def test_class_listed_twice_names_both_places(tmp_path: Path) -> None:
     assert [(link["source"], link["line"]) for link in report["also_listed_by"]] == [("n1", 3)]
 
 
-# -- random inventories: the replay against the engine ------------------------------------------
+# -- random inventories: the labelled writes against the engine's result ------------------------------------------
 
 SETTINGS_ALLOWING_EVERYTHING = dict(
     strict_constant_parameters=False, allow_scalar_over_dict=True, allow_scalar_over_list=True,
@@ -476,7 +491,7 @@ def _written_value(trace: NodeTrace, contribution: Any, leaf: tuple) -> Any:
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32))
-def test_replay_agrees_with_the_engine_on_random_inventories(seed: int) -> None:
+def test_explained_writes_agree_with_the_engine_on_random_inventories(seed: int) -> None:
     """Four chained classes and a node write `a` (and below) with random values, `~`/`=` flags
     and references; the writes marked final must make up the engine's value exactly."""
     rng = random.Random(seed)

@@ -8,21 +8,11 @@ adapters hand over plain copies.
 
 from __future__ import annotations
 
-import datetime
-from collections.abc import Mapping
 from typing import Any
+
+from reclass_ng.values import to_plain
 
 
 def plain_data(value: Any, *, dates_as_text: bool = False) -> Any:
-    """A deep copy of `value` built from dict, list and scalars only.
-
-    With `dates_as_text`, dates (PyYAML reads unquoted YAML 1.1 timestamps as date objects) become
-    ISO-8601 text, for consumers that cannot load them (Puppet's safe YAML loader).
-    """
-    if isinstance(value, Mapping):
-        return {key: plain_data(item, dates_as_text=dates_as_text) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_data(item, dates_as_text=dates_as_text) for item in value]
-    if dates_as_text and isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return value
+    """A deep copy of `value` built from dict, list and scalars only (values.to_plain)."""
+    return to_plain(value, dates_as_text=dates_as_text)

@@ -45,7 +45,7 @@ def _construct_ruby(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> An
         return _RubyObject(suffix[len("object:"):], data) if suffix.startswith("object:") else data
     if isinstance(node, yaml.SequenceNode):
         return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
 
 
 _FactsLoader.add_multi_constructor("!ruby/", _construct_ruby)

@@ -124,7 +124,7 @@ class _GroupReader:
         name = data.get("name")
         self.name = name if isinstance(name, str) else None
         group_id = data.get("id")
-        self.id = group_id.lower() if is_uuid(group_id) else None
+        self.id = group_id.lower() if group_id is not None and is_uuid(group_id) else None
 
     def problem(self, kind: str, message: str, details: Any = None) -> None:
         self.problems.append(

@@ -74,7 +74,7 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
     except Exception as err:  # noqa: BLE001 - last line of defence: never a traceback
         message = f"reclass-ng: internal error: {type(err).__name__}: {err}"
         if errors_format == "json":
-            record = {"node": None, "class": None, "file": None, "line": None, "column": None,
+            record: dict[str, Any] = {"node": None, "class": None, "file": None, "line": None, "column": None,
                       "key_path": None, "message": message, "kind": "internal_error",
                       "suggestions": [], "reference_chain": []}
             print(error_document([record], EX_SOFTWARE), file=sys.stderr)

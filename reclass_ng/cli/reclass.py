@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from typing import Any
@@ -223,12 +222,13 @@ def main(argv: list[str] | None = None) -> int:
 def console_main() -> None:
     """The `reclass` console script: main(), then exit without freeing the rendered data.
 
-    Python's cycle collector is off for the run: rendered parameters are trees (freed by
-    reference counting), and its passes over millions of live objects took a third of a large
-    `--inventory` render.
+    Python's cycle collector is off for the run (reclass_ng.collector says why).
     """
-    gc.disable()
-    exit_without_teardown(main())
+    from reclass_ng.collector import cycle_collection_paused
+
+    with cycle_collection_paused():
+        code = main()
+    exit_without_teardown(code)
 
 
 if __name__ == "__main__":

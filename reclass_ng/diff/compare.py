@@ -1,10 +1,10 @@
 """A semantic inventory diff: render every node on two sides and compare key by key.
 
 Each side is an inventory directory (a git revision is exported to one first, see
-`diff_sources`). For every node present on either side the rendered classes, applications,
+`sources`). For every node present on either side the rendered classes, applications,
 environment, parameters and exports are flattened to key paths (lists are compared whole) and
-compared; each added or changed value says which class or node file wrote it, found by a
-last-writer search over the entities the engine merged for that node.
+compared; each added or changed value says which class or node file wrote it: the last write
+the engine kept in the value, from its provenance record of the node.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from typing import Any
 import attrs
 
 import reclass_ng
-from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
-from reclass_ng.lint.layers import Write, attach_recorder, prefixes, writes_of
-from reclass_ng.lint.yaml_pass import key_lines
-from reclass_ng.values import to_plain
+from reclass_ng.positions import display_path
+from reclass_ng.provenance import NodeProvenance
+from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")
 
@@ -37,71 +36,40 @@ class Origin:
     via: str | None = None  # the reference text when the value written there was one
 
     def text(self) -> str:
+        """`class web, classes/web.yml:5, via ${...}` as the text output shows it."""
         label = f"{self.kind} {self.name}" if self.kind in ("class", "node") else self.kind
         if self.file:
             label += f", {self.file}" + (f":{self.line}" if self.line else "")
         return label + (f", via {self.via}" if self.via else "")
 
     def as_dict(self) -> dict[str, Any]:
+        """The origin as plain data (the JSON output)."""
         return attrs.asdict(self)
 
 
 @attrs.define
 class RenderedNode:
-    """One node of one side: its flattened values, or the error that stopped it."""
+    """One node of one side: its flattened values (or the error that stopped it) and the
+    engine's provenance record of its render."""
 
     values: dict[tuple, Any]
     error: str | None
-    entities: list[Entity]
+    provenance: NodeProvenance | None
     base: str
-    # Shared by the nodes of one side: class entities are shared, and so are their files.
-    _writes: dict[tuple[int, str], dict[tuple, Write]] = attrs.field(factory=dict)
-    _lines: dict[str, dict[tuple, int]] = attrs.field(factory=dict)
 
     def origin(self, keys: tuple) -> Origin | None:
-        """The entity whose write survives at `keys` (section first), with file and line."""
+        """Where the value at `keys` (section first) was written: the last write the engine
+        kept in it (for a list, the last one appended)."""
         section, path = keys[0], keys[1:]
-        if section not in SECTIONS or not path:
+        if section not in SECTIONS or not path or self.provenance is None:
             return None
-        winners = self._winners(section, path)
-        if not winners:
+        finals = [write for write in self.provenance.writes(path, section) if write.final]
+        if not finals:
             return None
-        write = self._writes_of(winners[-1], section).get(path)
-        via = write.value.text if write is not None and write.kind == "reference" else None
-        return self._origin(winners[-1], keys, via)
-
-    def _origin(self, entity: Entity, keys: tuple, via: str | None) -> Origin:
-        source = entity.source
-        path = source.path if source else None
-        line = shown = None
-        if path:
-            if path not in self._lines:
-                self._lines[path] = key_lines(path)
-            table = self._lines[path]
-            line = next((table[k] for k in prefixes(keys) if k in table), None)
-            rel = os.path.relpath(path, self.base)
-            shown = path if rel.startswith("..") else rel
-        return Origin(source.kind if source else "extra", entity.name, shown, line, via)
-
-    def _winners(self, section: str, path: tuple) -> list[Entity]:
-        """Entities writing `path` (or replacing a mapping above it); an `=` constant wins."""
-        found = []
-        for entity in self.entities:
-            writes = self._writes_of(entity, section)
-            write = writes.get(path)
-            if write is not None and write.constant:
-                return [entity]
-            if write is not None or any(
-                    (w := writes.get(p)) is not None and w.kind not in ("dict", "null")
-                    for p in prefixes(path[:-1])):
-                found.append(entity)
-        return found
-
-    def _writes_of(self, entity: Entity, section: str) -> dict[tuple, Write]:
-        key = (id(entity), section)
-        if key not in self._writes:
-            self._writes[key] = writes_of(entity, section)
-        return self._writes[key]
+        write = finals[-1]
+        shown = display_path(write.file, self.base) if write.file else None
+        via = write.written.text if type(write.written) is Interpolation else write.via
+        return Origin(write.source.kind, write.source.name, shown, write.line, via)
 
 
 def flatten(info: dict[str, Any]) -> dict[tuple, Any]:
@@ -130,27 +98,23 @@ def render_side(base: str, progress: Callable[[str], None] | None = None
     """Every node of the inventory in `base`, rendered (a failing node keeps its error)."""
     warnings: list[str] = []
     inventory = reclass_ng.load(base, warn=warnings.append)
-    recorder = attach_recorder(inventory)
-    renderer = inventory.renderer
     root = os.path.abspath(base)
     nodes: dict[str, RenderedNode] = {}
-    writes: dict[tuple[int, str], dict[tuple, Write]] = {}
-    lines: dict[str, dict[tuple, int]] = {}
     for name in inventory.node_names:
         if progress:
             progress(name)
-        recorder.entities = []
-        entities = recorder.entities
+        provenance = None
         try:
-            node = renderer.merge(name)
-            recorder.entities = []  # queries may merge other nodes while this one renders
-            renderer.interpolate(node, inventory.queries.evaluator_for(node))
-            values, error = flatten(renderer.nodeinfo(node)), None
+            provenance = inventory.provenance(name)
+            if provenance.error is not None:
+                raise provenance.error
+            assert provenance.nodeinfo is not None
+            values, error = flatten(provenance.nodeinfo), None
         except ReclassError as err:
             values, error = {}, " ".join(line.strip() for line in err.detail_lines())
         except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
             values, error = {}, f"internal error: {type(err).__name__}: {err}"
-        nodes[name] = RenderedNode(values, error, entities, root, writes, lines)
+        nodes[name] = RenderedNode(values, error, provenance, root)
     return nodes
 
 
@@ -164,6 +128,7 @@ class KeyChange:
 
     @property
     def path(self) -> str:
+        """The key path joined with `:`."""
         return ":".join(str(k) for k in self.keys)
 
 
@@ -182,9 +147,11 @@ class InventoryDiff:
 
     @property
     def keys_changed(self) -> int:
+        """How many keys changed, over all nodes."""
         return sum(len(n.keys) for n in self.nodes)
 
     def count(self, status: str) -> int:
+        """How many nodes have `status` (added, removed or changed)."""
         return sum(1 for n in self.nodes if n.status == status)
 
 

@@ -1,23 +1,21 @@
 """The explanations `reclass-ng explain` prints, as plain data (the JSON output is exactly this).
 
-Built from a NodeTrace (reclass_ng.explain): a parameter path (a leaf, or a mapping explained
+Built from a NodeTrace (the engine's provenance record of the node): a parameter path (a leaf, or a mapping explained
 leaf by leaf), the include chain of a class, and the history of an application.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
+from reclass_ng.diagnostics import similar_names
 from reclass_ng.errors import UsageError
 from reclass_ng.explain.trace import (
     MAX_REFERENCE_DEPTH,
     MISSING,
-    Contribution,
     ExplainNotFound,
     NodeTrace,
-    Visit,
     as_written,
     did_you_mean,
     lookup,
@@ -25,6 +23,7 @@ from reclass_ng.explain.trace import (
     references_in,
 )
 from reclass_ng.prepare import absolute_class_name
+from reclass_ng.provenance import MergedEntity, Write
 from reclass_ng.syntax.ast import Query, Ref
 from reclass_ng.values import Interpolation
 
@@ -149,7 +148,7 @@ def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> str:
             candidates = [str(k) for k in node]
             if not candidates:
                 break
-            close = difflib.get_close_matches(str(key), candidates, n=3, cutoff=0.6)
+            close = similar_names(str(key), candidates)
             if not close:
                 return f" (keys at this level: {', '.join(sorted(candidates)[:10])})"
             return f" (did you mean: {', '.join(trace.join(walked + (c,)) for c in close)}?)"
@@ -158,17 +157,14 @@ def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> str:
     return ""
 
 
-def _where(trace: NodeTrace, contribution: Contribution) -> dict[str, Any]:
-    visit = contribution.visit
-    key = contribution.key
-    written_key = trace.join(key[:-1] + (contribution.flag + str(key[-1]),))
-    return {"source": visit.entity.name, "source_kind": visit.kind,
-            "file": trace.display_file(visit.path),
-            "line": trace.line_of(visit.path, (contribution.section,) + key),
-            "key": written_key}
+def _where(trace: NodeTrace, write: Write) -> dict[str, Any]:
+    key = write.key
+    written_key = trace.join(key[:-1] + (write.flag + str(key[-1]),))
+    return {"source": write.source.name, "source_kind": write.source.kind,
+            "file": trace.display_file(write.file), "line": write.line, "key": written_key}
 
 
-def _contribution(trace: NodeTrace, contribution: Contribution, depth: int,
+def _contribution(trace: NodeTrace, contribution: Write, depth: int,
                   seen: frozenset[str]) -> dict[str, Any]:
     out = _where(trace, contribution)
     out["flag"] = contribution.flag
@@ -180,7 +176,7 @@ def _contribution(trace: NodeTrace, contribution: Contribution, depth: int,
     if contribution.via is not None:
         out["via"] = contribution.via
     # Through a reference to a mapping, only the part holding the leaf matters: follow that.
-    below = contribution.leaf[len(contribution.key):] if contribution.via is not None else ()
+    below = contribution.path[len(contribution.key):] if contribution.via is not None else ()
     references = [_reference(trace, ref, depth, seen, below)
                   for ref in references_in(contribution.written)]
     if references:
@@ -243,7 +239,7 @@ def explain_class(trace: NodeTrace, name: str) -> dict[str, Any]:
     visit = next(v for v in trace.visits if v.kind == "class" and v.entity.name == name)
     position = [v.entity.name for v in trace.visits if v.kind == "class"].index(name) + 1
     also = [_link(trace, other, name) for other in trace.visits
-            if other is not visit.parent and name in other.entity.classes]
+            if other is not visit.listed_by and name in other.entity.classes]
     return {"node": trace.node, "class": name, "merge_position": position,
             "merged_classes": len(classes), "chain": _chain(trace, visit),
             "also_listed_by": also}
@@ -253,7 +249,7 @@ def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
     """Which entities add or remove application `name`, in merge order, and their chains."""
     present: list[str] = []
     events: list[dict[str, Any]] = []
-    adder: Visit | None = None
+    adder: MergedEntity | None = None
     for visit in trace.visits:
         for index, app in enumerate(visit.entity.applications):
             if app not in (name, "~" + name):
@@ -268,8 +264,8 @@ def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
                 present.clear()
                 adder = None if effect == "removed" else adder
             events.append({"source": visit.entity.name, "source_kind": visit.kind,
-                           "file": trace.display_file(visit.path),
-                           "line": trace.line_of(visit.path, ("applications", index)),
+                           "file": trace.display_file(visit.file),
+                           "line": trace.line_of(visit.file, ("applications", index)),
                            "written": app, "effect": effect})
     if not events:
         raise ExplainNotFound(f"Node '{trace.node}' does not have application '{name}'"
@@ -281,30 +277,30 @@ def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
     return report
 
 
-def _chain(trace: NodeTrace, visit: Visit) -> list[dict[str, Any]]:
+def _chain(trace: NodeTrace, visit: MergedEntity) -> list[dict[str, Any]]:
     """Links from the node (or class mappings) down to `visit`'s entity."""
     links = []
-    while visit.parent is not None:
-        links.append(_link(trace, visit.parent, visit.entity.name))
-        visit = visit.parent
+    while visit.listed_by is not None:
+        links.append(_link(trace, visit.listed_by, visit.entity.name))
+        visit = visit.listed_by
     return links[::-1]
 
 
-def _link(trace: NodeTrace, parent: Visit, name: str) -> dict[str, Any]:
+def _link(trace: NodeTrace, parent: MergedEntity, name: str) -> dict[str, Any]:
     """Where `parent` lists class `name`."""
     link: dict[str, Any] = {"source": parent.entity.name, "source_kind": parent.kind,
                             "class": name}
     if parent.kind == "automatic":
         return {**link, **_mapping_place(trace, name)}
     listed, line = name, None
-    if parent.path is not None:
-        raw = trace.inventory.storage.parsed(parent.path)
+    if parent.file is not None:
+        raw = trace.inventory.storage.parsed(parent.file)
         entries = raw.get("classes") if isinstance(raw, dict) else None
         index = _listed_index(entries or [], name, parent.entity.name)
-        if index is not None:
+        if index is not None and entries is not None:
             listed = entries[index]
-            line = trace.line_of(parent.path, ("classes", index))
-    return {**link, "file": trace.display_file(parent.path), "line": line, "listed": listed}
+            line = trace.line_of(parent.file, ("classes", index))
+    return {**link, "file": trace.display_file(parent.file), "line": line, "listed": listed}
 
 
 def _listed_index(entries: list[Any], name: str, base: str) -> int | None:
@@ -321,7 +317,7 @@ def _listed_index(entries: list[Any], name: str, base: str) -> int | None:
 
 def _mapping_place(trace: NodeTrace, name: str) -> dict[str, Any]:
     """The class_mappings entry that gave the node class `name`."""
-    renderer = trace.renderer
+    renderer = trace.inventory.renderer
     subject = trace.node
     if trace.settings.class_mappings_match_path:
         node_file = trace.inventory.storage.nodes.get(trace.node)

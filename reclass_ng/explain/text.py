@@ -18,6 +18,7 @@ def show(value: Any) -> str:
 
 
 def label(item: dict[str, Any]) -> str:
+    """Who wrote: `node n1`, `automatic parameters`, a class name."""
     kind = item.get("source_kind")
     if kind == "node":
         return f"node {item['source']}"
@@ -29,6 +30,7 @@ def label(item: dict[str, Any]) -> str:
 
 
 def place(item: dict[str, Any]) -> str:
+    """`file:line` of a write (or `(no file)`)."""
     file = item.get("file")
     if file is None:
         return "(no file)"
@@ -41,6 +43,7 @@ def _by(item: dict[str, Any]) -> str:
 
 
 def effect_text(c: dict[str, Any]) -> str:
+    """What became of a write, in words."""
     effect, by = c["effect"], c.get("by")
     if effect == "set":
         text = "set"
@@ -70,6 +73,7 @@ def effect_text(c: dict[str, Any]) -> str:
 
 
 def contribution_lines(c: dict[str, Any], indent: str, number: int | None = None) -> list[str]:
+    """The lines of one write: who, where, what was written, what became of it."""
     head = f"{number}. " if number is not None else ""
     lines = [f"{indent}{head}{label(c)}  {place(c)}"]
     inner = indent + " " * len(head)
@@ -82,6 +86,7 @@ def contribution_lines(c: dict[str, Any], indent: str, number: int | None = None
 
 
 def reference_lines(ref: dict[str, Any], indent: str) -> list[str]:
+    """The lines of a followed reference, with the writes behind its value."""
     head = ref["reference"]
     if "path" in ref and ref["path"] != ref["reference"][2:-1]:
         head += f" -> {ref['path']}"
@@ -124,6 +129,7 @@ def _leaf_lines(report: dict[str, Any], indent: str) -> list[str]:
 
 
 def parameter_text(report: dict[str, Any]) -> str:
+    """The text output of a parameter (or export) explanation."""
     what = "parameter" if report.get("section", "parameters") == "parameters" else "export"
     lines = [f"node {report['node']}, {what} {report['path']}"]
     if "note" in report:
@@ -160,6 +166,7 @@ def _link_line(link: dict[str, Any]) -> str:
 
 
 def class_text(report: dict[str, Any]) -> str:
+    """The text output of a class explanation."""
     lines = [f"node {report['node']} has class {report['class']} "
              f"(class {report['merge_position']} of {report['merged_classes']} in merge order)",
              "include chain:"]
@@ -171,6 +178,7 @@ def class_text(report: dict[str, Any]) -> str:
 
 
 def application_text(report: dict[str, Any]) -> str:
+    """The text output of an application explanation."""
     state = "has" if report["present"] else "does not have"
     lines = [f"node {report['node']} {state} application {report['application']}",
              "applications entries, in merge order:"]

@@ -1,7 +1,7 @@
 """Where a node's values, classes and applications came from, read from `explain`'s data.
 
 Nothing here re-derives a merge: the writes of each leaf and what became of them come from
-`NodeTrace.trace` (the replay `reclass-ng explain` prints), include chains from
+`NodeTrace.trace` (the engine's provenance record `reclass-ng explain` prints), include chains from
 `explain_class`/`explain_application`, and the history of a key from `explain_parameter`, the
 very report `reclass-ng explain -o json` writes.
 """
@@ -92,11 +92,10 @@ class NodeExplanation:
         for contribution in trace.trace(keys, section):
             if not contribution.final:
                 continue
-            visit = contribution.visit
             found.append(Origin(
-                source=visit.entity.name, source_kind=visit.kind,
-                file=self.display_file(visit.path),
-                line=self.line_of(visit.path, (section, *contribution.key)),
+                source=contribution.source.name, source_kind=contribution.source.kind,
+                file=self.display_file(contribution.file),
+                line=self.line_of(contribution.file, (section, *contribution.key)),
                 effect=contribution.effect, via=contribution.via))
         return tuple(found)
 

@@ -75,7 +75,7 @@ def index() -> RedirectResponse:
 def static(name: str) -> Response:
     if name not in STATIC_TYPES:
         return Response("not found", status_code=404, media_type="text/plain")
-    content = resources.files("reclass_ng.explorer").joinpath("static", name).read_bytes()
+    content = resources.files("reclass_ng.explorer").joinpath("static").joinpath(name).read_bytes()
     return Response(content, media_type=STATIC_TYPES[name],
                     headers={"Cache-Control": "max-age=300"})
 

@@ -12,11 +12,12 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.incremental.snapshot import Digest, InventorySnapshot
 from reclass_ng.inputs import InputsRecorder, NodeInputs
 from reclass_ng.records import Record
-from reclass_ng.render import InventoryRenderer, cycle_collection_paused, inventory_document
+from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.render import timestamp as render_timestamp
 
 OK, MERGE_FAILED, INTERPOLATION_FAILED = "ok", "merge", "interpolation"

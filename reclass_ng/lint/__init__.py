@@ -15,12 +15,11 @@ import reclass_ng
 from reclass_ng.errors import NotFoundError, ReclassError, UsageError
 from reclass_ng.lint.findings import ERROR, RULES, Finding, finding
 from reclass_ng.lint.inventory_rules import (
-    dead_value,
-    layer_rules,
     render_rules,
     unreachable_class,
 )
-from reclass_ng.lint.nodes import WriteCache, render_nodes
+from reclass_ng.lint.nodes import render_nodes
+from reclass_ng.lint.write_rules import write_rules
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
 from reclass_ng.storage.yaml_fs import _walk_yaml_files
@@ -38,14 +37,17 @@ class LintResult:
 
     @property
     def errors(self) -> int:
+        """How many findings are errors."""
         return sum(1 for f in self.findings if f.severity == ERROR)
 
     @property
     def warnings(self) -> int:
+        """How many findings are warnings."""
         return len(self.findings) - self.errors
 
 
 def check_rule_names(names: Iterable[str], where: str) -> set[str]:
+    """The rule names as a set; a UsageError naming `where` for an unknown one."""
     unknown = sorted(set(names) - set(RULES))
     if unknown:
         raise UsageError(f"{where}: unknown lint rule(s) {', '.join(unknown)}; "
@@ -105,15 +107,12 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
     if inventory is not None:
         runs = render_nodes(inventory, progress)
         nodes = len(runs)
-        writes = WriteCache()
         if "unreachable-class" not in off:
             found.extend(unreachable_class(inventory, runs))
-        if "dead-value" not in off:
-            found.extend(dead_value(runs, writes, index))
-        types, constants = layer_rules(runs, writes, index,
-                                       inventory.settings.strict_constant_parameters)
+        dead, types, constants = write_rules(runs, inventory.settings.strict_constant_parameters,
+                                             index)
         refs, node_errors = render_rules(runs, index, yaml_broken)
-        found.extend(types + constants + refs + node_errors)
+        found.extend(dead + types + constants + refs + node_errors)
     kept = [f for f in found if f.rule not in off]
     kept.sort(key=lambda f: (f.path, f.line or 0, f.rule, f.message))
     return LintResult(kept, nodes, len(files))

@@ -36,6 +36,7 @@ class Finding:
     message: str
 
     def location(self, base: str | None = None) -> str:
+        """`file:line` (the file relative to `base`)."""
         shown = self.path
         if base and shown and os.path.isabs(shown):
             rel = os.path.relpath(shown, base)
@@ -45,9 +46,11 @@ class Finding:
         return f"{shown}:{self.line}" if self.line else shown
 
     def text(self, base: str | None = None) -> str:
+        """The finding as one line of text output."""
         return f"{self.location(base)}: {self.severity} {self.rule}: {self.message}"
 
     def as_dict(self, base: str | None = None) -> dict[str, Any]:
+        """The finding as plain data (the JSON output)."""
         file = self.path
         if base and file and os.path.isabs(file):
             rel = os.path.relpath(file, base)

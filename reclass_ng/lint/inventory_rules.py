@@ -1,14 +1,14 @@
-"""The rules that need the rendered inventory: reachability, layers, constants, references.
+"""The rules that need the rendered inventory: reachability, failing references, node errors.
 
-They all read the entity order the engine really merged (see `layers`), so class mappings,
-relative names and templated class names count exactly as they do when rendering.
+They read the entities each node really merged (its provenance record), so class mappings,
+relative names and templated class names count exactly as they do when rendering. The rules
+about writes are in `write_rules`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from reclass_ng.api import Inventory
@@ -24,31 +24,15 @@ from reclass_ng.errors import (
     ValueAtPathError,
     YamlFileError,
 )
-from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
-from reclass_ng.lint.layers import Write, entity_label, plain, prefixes
-from reclass_ng.lint.nodes import NodeRun, WriteCache
+from reclass_ng.lint.findings import Finding, finding
+from reclass_ng.lint.nodes import NodeRun
+from reclass_ng.lint.write_rules import node_list
 from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.prepare import absolute_class_name
 
-MAX_NAMES = 5
-
-
-def node_list(names: Iterable[str]) -> str:
-    names = sorted(set(names))
-    shown = ", ".join(names[:MAX_NAMES])
-    return shown + (f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
-
-
-def key_text(path: tuple) -> str:
-    return "parameters:" + ":".join(str(p) for p in path)
-
-
-def short_value(value: Any, limit: int = 60) -> str:
-    text = repr(plain(value))
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
 
 def file_of_uri(uri: str | None) -> str:
+    """The file of a `yaml_fs://` URI (the last one of a list), or an empty string."""
     if not uri:
         return ""
     uri = uri.split("; ")[-1]  # merge errors list every file involved; the last one failed
@@ -57,12 +41,6 @@ def file_of_uri(uri: str | None) -> str:
 
 def _path_of(entity: Entity) -> str:
     return (entity.source.path if entity.source else None) or ""
-
-
-def _where(entity: Entity, path: tuple, index: LineIndex) -> str:
-    file = _path_of(entity)
-    line = index.line(file, ("parameters",) + path)
-    return f"{entity_label(entity)}" + (f" ({index.show(file)}:{line})" if file and line else "")
 
 
 # -- unreachable-class ---------------------------------------------------------------------
@@ -138,133 +116,12 @@ def _listed_classes(storage: Any, path: str) -> list[str]:
 
 
 def unreachable_class(inventory: Inventory, runs: list[NodeRun]) -> list[Finding]:
+    """unreachable-class: classes no node reaches."""
     reached = reachable_classes(inventory, runs)
     return [finding("unreachable-class", path, 1,
                     f"class {name} is not used by any node (directly, through other classes, "
                     "class mappings or a templated class name)")
             for name, path in sorted(inventory.storage.class_paths.items()) if name not in reached]
-
-
-# -- dead-value ----------------------------------------------------------------------------
-
-def _overrides(later: dict[tuple, Write], path: tuple, mine: Write) -> bool:
-    """Whether a later entity's writes replace the value `mine` at `path`."""
-    for prefix in prefixes(path):
-        write = later.get(prefix)
-        if write is None:
-            continue
-        if write.override:
-            return True
-        if prefix != path:
-            if write.kind in ("scalar", "list"):
-                return True  # replaces the whole mapping holding our key
-            continue
-        if write.kind in ("scalar", "null"):
-            return True
-        if write.kind == "list":
-            return False  # lists concatenate (or fail), they never drop ours
-        if write.kind == "dict":
-            return mine.kind in ("scalar", "null")
-        return mine.kind != "list"  # a reference replaces anything but a list it may extend
-    return False
-
-
-def dead_value(runs: list[NodeRun], writes: WriteCache, index: LineIndex) -> list[Finding]:
-    users: dict[tuple[str, tuple], int] = {}
-    dead: dict[tuple[str, tuple], tuple[int, str]] = {}  # -> (nodes where dead, example winner)
-    classes: dict[str, Entity] = {}
-    for run in runs:
-        entities = run.entities
-        for i, entity in enumerate(entities):
-            if not entity.source or entity.source.kind != "class":
-                continue
-            classes[entity.name] = entity
-            for path, mine in writes(entity).items():
-                if mine.kind in ("dict", "null") or mine.constant:
-                    continue
-                key = (entity.name, path)
-                users[key] = users.get(key, 0) + 1
-                for later in entities[i + 1:]:
-                    if _overrides(writes(later), path, mine):
-                        count, example = dead.get(key, (0, ""))
-                        dead[key] = (count + 1, example or _where(later, path, index))
-                        break
-    found = []
-    for key, (count, example) in dead.items():
-        if count != users[key]:
-            continue
-        name, path = key
-        entity = classes[name]
-        file = _path_of(entity)
-        value = writes(entity)[path].value
-        found.append(finding(
-            "dead-value", file, index.line(file, ("parameters",) + path),
-            f"{key_text(path)} = {short_value(value)} in class {name} is overridden on every "
-            f"node using the class ({count}), e.g. by {example}"))
-    return found
-
-
-# -- type-change and constant-ignored --------------------------------------------------------
-
-def layer_rules(runs: list[NodeRun], writes: WriteCache, index: LineIndex, strict: bool
-                ) -> tuple[list[Finding], list[Finding]]:
-    """(type-change, constant-ignored) findings, each grouped over the nodes it happens on."""
-    changes: dict[tuple, list[str]] = {}
-    ignored: dict[tuple, list[str]] = {}
-    keep: dict[int, Entity] = {}
-    for run in runs:
-        kinds: dict[tuple, tuple[str, Entity]] = {}
-        constants: dict[tuple, Entity] = {}
-        for entity in run.entities:
-            keep[id(entity)] = entity
-            for path, write in writes(entity).items():
-                fixed = next((constants[p] for p in prefixes(path) if p in constants), None)
-                if fixed is not None and fixed is not entity:
-                    if path in constants:
-                        ignored.setdefault((path, id(fixed), id(entity)), []).append(run.name)
-                    continue
-                if write.override:
-                    _drop(constants, path)  # `~key` replaces constants below it as well
-                if write.constant:
-                    constants.setdefault(path, entity)
-                if write.override or write.kind == "null":
-                    _drop(kinds, path)
-                    if write.kind == "null":
-                        continue
-                if write.kind == "reference":
-                    continue  # its type is only known per node after rendering
-                before = kinds.get(path)
-                if before is not None and before[0] != write.kind and not write.override:
-                    changes.setdefault((path, before[0], id(before[1]), write.kind, id(entity)),
-                                       []).append(run.name)
-                    _drop(kinds, path)
-                kinds[path] = (write.kind, entity)
-    type_found = []
-    for (path, old_kind, old_id, new_kind, new_id), nodes in changes.items():
-        new, old = keep[new_id], keep[old_id]
-        file = _path_of(new)
-        type_found.append(finding(
-            "type-change", file, index.line(file, ("parameters",) + path),
-            f"{key_text(path)}: a {new_kind} here replaces the {old_kind} of "
-            f"{_where(old, path, index)} on {node_list(nodes)}"))
-    constant_found = []
-    for (path, fixed_id, entity_id), nodes in ignored.items():
-        entity, fixed = keep[entity_id], keep[fixed_id]
-        file = _path_of(entity)
-        constant_found.append(finding(
-            "constant-ignored", file, index.line(file, ("parameters",) + path),
-            f"{key_text(path)}: this write is ignored because {_where(fixed, path, index)} made "
-            f"the key a constant (`=`), on {node_list(nodes)}"
-            + ("; with strict_constant_parameters the node fails" if strict else ""),
-            severity=ERROR if strict else WARNING))
-    return type_found, constant_found
-
-
-def _drop(kinds: dict[tuple, Any], path: tuple) -> None:
-    """Forget what was known at `path` and below (the value there was replaced)."""
-    size = len(path)
-    for known in [k for k in kinds if k[:size] == path]:
-        del kinds[known]
 
 
 # -- failing-reference and node-error --------------------------------------------------------

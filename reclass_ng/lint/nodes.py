@@ -1,4 +1,4 @@
-"""Rendering every node once for lint, keeping what each node merged and how it failed."""
+"""Rendering every node once for lint, with the engine's provenance record of each."""
 
 from __future__ import annotations
 
@@ -9,53 +9,40 @@ import attrs
 from reclass_ng.api import Inventory
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
-from reclass_ng.lint.layers import RecordingMerger, Write, attach_recorder, writes_of
+from reclass_ng.provenance import NodeProvenance
 
 
 @attrs.define
 class NodeRun:
-    """One node: the entities merged (in order) and the error that stopped it, if any."""
+    """One node: its provenance record (what it merged, who wrote what) and how it failed."""
 
     name: str
-    entities: list[Entity]
+    provenance: NodeProvenance | None
     file: str = ""  # the node's file
     error: ReclassError | None = None
     internal: str | None = None  # an unexpected failure, as text
 
-
-class WriteCache:
-    """`writes_of` once per entity (class entities are shared by every node using them)."""
-
-    def __init__(self) -> None:
-        self._cache: dict[int, tuple[Entity, dict[tuple, Write]]] = {}
-
-    def __call__(self, entity: Entity) -> dict[tuple, Write]:
-        cached = self._cache.get(id(entity))
-        if cached is None:
-            cached = self._cache[id(entity)] = (entity, writes_of(entity))
-        return cached[1]
+    @property
+    def entities(self) -> list[Entity]:
+        """The entities merged, in merge order (until the error, if any)."""
+        if self.provenance is None:
+            return []
+        return [merged.entity for merged in self.provenance.entities]
 
 
 def render_nodes(inventory: Inventory, progress: Callable[[str], None] | None = None
                  ) -> list[NodeRun]:
-    """Merge and interpolate every node; a failing node is recorded, never fatal."""
-    recorder: RecordingMerger = attach_recorder(inventory)
-    renderer = inventory.renderer
+    """Render every node with provenance recording; a failing node is recorded, never fatal."""
     runs: list[NodeRun] = []
     for name in inventory.node_names:
         if progress:
             progress(name)
-        recorder.entities = []
         node_file = inventory.storage.nodes.get(name)
-        run = NodeRun(name, recorder.entities, node_file.path if node_file else "")
-        runs.append(run)
+        path = node_file.path if node_file else ""
         try:
-            node = renderer.merge(name)
-            # Queries may merge other nodes while this one interpolates: record those elsewhere.
-            recorder.entities = []
-            renderer.interpolate(node, inventory.queries.evaluator_for(node))
-        except ReclassError as err:
-            run.error = err
+            provenance = inventory.provenance(name)
         except Exception as err:  # noqa: BLE001 - lint reports every node, whatever happens
-            run.internal = f"{type(err).__name__}: {err}"
+            runs.append(NodeRun(name, None, path, internal=f"{type(err).__name__}: {err}"))
+            continue
+        runs.append(NodeRun(name, provenance, path, provenance.error))
     return runs

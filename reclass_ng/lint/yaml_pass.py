@@ -8,12 +8,12 @@ point at the file and line of what they report.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 import yaml
 
 from reclass_ng.lint.findings import Finding, finding
+from reclass_ng.positions import display_path
 from reclass_ng.storage.yaml_load import SafeLoader
 
 SECTIONS = ("parameters", "exports")
@@ -28,10 +28,7 @@ class LineIndex:
 
     def show(self, path: str) -> str:
         """`path` as messages show it: relative to the inventory when it is inside."""
-        if not self.base or not os.path.isabs(path):
-            return path
-        rel = os.path.relpath(path, self.base)
-        return path if rel.startswith("..") else rel
+        return display_path(path, self.base or None)
 
     def line(self, path: str | None, keys: Iterable[object]) -> int | None:
         """The line of the deepest key of `keys` found in `path` (None when nothing matches)."""

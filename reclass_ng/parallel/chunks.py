@@ -31,17 +31,19 @@ from typing import Any
 
 import attrs
 
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
-    RecordingQueryEngine,
-    Replay,
     Warn,
+    WarningReplay,
+    WorkerWarnings,
     recording,
     recording_warn,
 )
-from reclass_ng.render import InventoryRenderer, cycle_collection_paused, inventory_document
+from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.settings import Settings
+from reclass_ng.values import to_plain
 
 Progress = Callable[[int, int], None]
 
@@ -58,8 +60,8 @@ def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
     with _STATES_LOCK:
         inventory = _STATES.get((settings, key))
         if inventory is None:
-            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage)
-            inventory.queries = RecordingQueryEngine(inventory.renderer)
+            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
+                                          view_watcher=WorkerWarnings())
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
             _STATES[(settings, key)] = inventory
@@ -139,19 +141,10 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
 
 def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
     if form is None:
-        return _plain(info)
+        return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
     return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
                                                                                   *form)
-
-
-def _plain(value: Any) -> Any:
-    """The same data in builtin dicts and lists: cheap to pickle (no per-key sources)."""
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
 
 
 class TransferredError(ReclassError):
@@ -165,6 +158,7 @@ class TransferredError(ReclassError):
         self._lines = list(lines)
 
     def lines(self) -> list[str]:
+        """The error's lines as the worker laid them out."""
         return list(self._lines)
 
     def __reduce__(self) -> Any:
@@ -269,7 +263,7 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
 
 def _check_errors(results: list[ChunkResult], warn: Warn) -> None:
     """Replay the warnings in serial order and raise the error the serial path would raise."""
-    replay = Replay(warn)
+    replay = WarningReplay(warn)
     for result in results:
         for events in result.merge_events:
             replay.events(events)
@@ -347,7 +341,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
         key = preload(settings, parse_classes=True, storage=storage)
-        context = multiprocessing.get_context("fork")
+        context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])

@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from reclass_ng.errors import InventoryQueryNodeError, ReclassError
-from reclass_ng.queries import ExportView, QueryEngine
+from reclass_ng.queries import ExportView, ViewWatcher
 
 Warn = Callable[[str], None]
 
@@ -45,6 +44,7 @@ def recording_warn(message: str) -> None:
 
 @contextmanager
 def recording(events: list[Any]) -> Iterator[list[Any]]:
+    """Warnings of this thread go to `events` inside the block."""
     saved = _RECORDER.events
     _RECORDER.events = events
     try:
@@ -53,65 +53,59 @@ def recording(events: list[Any]) -> Iterator[list[Any]]:
         _RECORDER.events = saved
 
 
-class RecordingView(ExportView):
-    """An ExportView that remembers the warnings the first render of each export path gave.
+class WorkerWarnings(ViewWatcher):
+    """Remembers the warnings of merging each queried node and of the first render of each
+    of its export paths, and repeats them in the events of every node using them.
 
-    Another node of the same worker may have rendered a path first, so every lookup repeats
-    those warnings in its node's events; the replay shows them at the first node in node order.
+    Another node of the same worker may have caused that work first; the replay shows the
+    warnings at the first node in node order, once.
     """
 
-    def __init__(self, renderer: Any, name: str) -> None:
-        super().__init__(renderer, name)
-        self._lookup_warnings: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._record_lock = threading.Lock()
+    def __init__(self) -> None:
+        self._view_warnings: dict[str, tuple[str, ...]] = {}
+        self._lookup_warnings: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
 
-    def export(self, keys: tuple[str, ...]) -> tuple[bool, Any]:
+    def view_created(self, name: str, make: Callable[[], ExportView]) -> ExportView:
+        """The view made while its warnings are recorded (also when making it fails)."""
+        with recording([]) as created:
+            try:
+                return make()
+            finally:
+                with self._lock:
+                    self._view_warnings.setdefault(name, tuple(created))
+
+    def view_used(self, name: str) -> None:
+        """The warnings of merging `name`, into the events of the node querying it."""
+        warnings = self._view_warnings.get(name)
+        if warnings and _RECORDER.events is not None:
+            _RECORDER.events.append(("view", name, warnings))
+
+    def export_read(self, view: ExportView, keys: tuple[str, ...]) -> tuple[bool, Any]:
+        """The export path, its first render's warnings recorded and repeated."""
         events = _RECORDER.events
         if events is None:
-            return super().export(keys)
-        with self._record_lock:
-            warnings = self._lookup_warnings.get(keys)
+            return view.export(keys)
+        with self._lock:
+            lock = self._locks.setdefault(view.name, threading.Lock())
+        with lock:
+            warnings = self._lookup_warnings.get((view.name, keys))
             if warnings is not None:
                 if warnings:
-                    events.append(("lookup", self.name, keys, warnings))
-                return super().export(keys)
+                    events.append(("lookup", view.name, keys, warnings))
+                return view.export(keys)
             seen: list[str] = []
             try:
                 with recording(seen):
-                    return super().export(keys)
+                    return view.export(keys)
             finally:  # an export that fails may have warned first
-                self._lookup_warnings[keys] = tuple(seen)
+                self._lookup_warnings[(view.name, keys)] = tuple(seen)
                 if seen:
-                    events.append(("lookup", self.name, keys, tuple(seen)))
+                    events.append(("lookup", view.name, keys, tuple(seen)))
 
 
-class RecordingQueryEngine(QueryEngine):
-    """QueryEngine whose views remember the warnings of their merge, replayed on each use."""
-
-    def __init__(self, renderer: Any) -> None:
-        super().__init__(renderer)
-        self._view_warnings: dict[str, tuple[str, ...]] = {}
-
-    def _view(self, name: str) -> ExportView:
-        view = self._views.get(name)
-        if view is None:
-            with recording([]) as created:
-                try:
-                    view = RecordingView(self.renderer, name)
-                except ReclassError as err:
-                    view = err
-            with self._lock:
-                view = self._views.setdefault(name, view)
-                self._view_warnings.setdefault(name, tuple(created))
-        warnings = self._view_warnings[name]
-        if warnings and _RECORDER.events is not None:
-            _RECORDER.events.append(("view", name, warnings))
-        if isinstance(view, ReclassError):
-            raise InventoryQueryNodeError(view)
-        return view
-
-
-class Replay:
+class WarningReplay:
     """Gives recorded warnings to `warn` in the order the serial path prints them."""
 
     def __init__(self, warn: Warn) -> None:
@@ -120,6 +114,7 @@ class Replay:
         self.lookups: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {}
 
     def events(self, events: list[Any]) -> None:
+        """Give the warnings of one node's events, each shared one only the first time."""
         for event in events:
             if isinstance(event, str):
                 self.warn(event)

@@ -29,7 +29,7 @@ def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
     class BoundedH11Protocol(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override,unused-ignore]
             super().connection_made(transport)
             if len(self.connections) > max_connections:
                 transport.close()

@@ -104,7 +104,7 @@ def _checked_configuration(body: Any, name: str) -> dict[str, Any]:
         if value is None:
             continue
         if not isinstance(value, kind) or (kind is list and
-                                           not all(isinstance(v, str) for v in value)):
+                                           not all(isinstance(v, str) for v in value)):  # type: ignore[attr-defined]
             errors[key] = f"expected {expected}"
     if errors:
         raise ApiError(400, SCHEMA_VIOLATION, "The configuration is not a valid node file: "

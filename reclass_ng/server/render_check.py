@@ -29,8 +29,9 @@ def check_node_renders(inventory: reclass_ng.Inventory, name: str, node_path: Pa
                 if key not in _LOCATION_SETTINGS}
     with tempfile.TemporaryDirectory(prefix="reclass-ng-render-check-") as shadow:
         base = Path(shadow)
-        os.symlink(os.path.abspath(storage.classes_dir), base / "classes")
-        nodes_root = Path(storage.nodes_dir)
+        # A yaml_fs storage (the service serves one): its directories.
+        os.symlink(os.path.abspath(storage.classes_dir), base / "classes")  # type: ignore[attr-defined]
+        nodes_root = Path(storage.nodes_dir)  # type: ignore[attr-defined]
         for node_file in storage.nodes.values():
             target = base / "nodes" / Path(node_file.path).relative_to(nodes_root)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -183,7 +183,7 @@ def _deepest_point(data: bytes) -> yaml.Mark | None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > MAX_YAML_DEPTH:
-                    return event.start_mark
+                    return event.start_mark  # type: ignore[no-any-return,return-value,unused-ignore]
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     finally:

@@ -227,7 +227,7 @@ def _joined(items: list[Text | Ref | Query]) -> list[Text | Ref | Query]:
     merged: list[Text | Ref | Query] = []
     for item in items:
         if type(item) is Text and merged and type(merged[-1]) is Text:
-            merged[-1] = Text(merged[-1].value + item.value)  # type: ignore[union-attr]
+            merged[-1] = Text(merged[-1].value + item.value)  # type: ignore[union-attr,unused-ignore]
         else:
             merged.append(item)
     return merged

@@ -157,7 +157,7 @@ def test_origin_lines_read_once_per_file_match_explain(load_inventory) -> None:
             prov = NodeExplanation(inventory, node)
             for leaf in prov.leaves():
                 for contribution in prov.trace.trace(leaf.keys):
-                    path = contribution.visit.path
+                    path = contribution.file
                     keys = ("parameters", *contribution.key)
                     assert prov.line_of(path, keys) == prov.trace.line_of(path, keys), keys
                     compared += 1

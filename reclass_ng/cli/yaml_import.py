@@ -39,11 +39,11 @@ def _import_yaml() -> None:
             return _PatternOnFirstUse(pattern, flags)
         return original(pattern, flags)
 
-    re.compile = compile_later  # type: ignore[assignment]
+    re.compile = compile_later  # type: ignore[assignment,unused-ignore]
     try:
         import yaml  # noqa: F401
     finally:
-        re.compile = original  # type: ignore[assignment]
+        re.compile = original  # type: ignore[assignment,unused-ignore]
 
 
 _import_yaml()

@@ -1,0 +1,51 @@
+"""The one cache helper: a bounded, least-recently-used mapping owned by the object using it.
+
+Process-global caches grow for as long as the process lives (the classifier service runs for
+months); every cache of reclass-ng is an instance of this class held by an object, with a size
+that says how much it may keep.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class BoundedCache(Generic[K, V]):
+    """At most `size` entries; the least recently used one goes first. Thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("a BoundedCache keeps at least one entry")
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, make: Callable[[K], V]) -> V:
+        """The value of `key`, made with `make(key)` (outside the lock) when not kept."""
+        with self._lock:
+            try:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+            except KeyError:
+                pass
+        value = make(key)
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,116 @@
+"""The observer seam: what the engine tells whoever watches one node's render.
+
+A render is observed by passing a `RenderObserver` to `NodeRenderer.merge()` and
+`NodeRenderer.interpolate()` (and to `QueryEngine.evaluator_for()` for the nodes a query reads).
+Without one, the engine makes no call at all: every hook below is behind an `is not None` test
+outside the per-key loops.
+
+Two kinds of facts reach an observer:
+
+* what the node **read**: its node file, each class file read or tried and not found, the
+  exports of other nodes its queries read (`NodeReads` collects them; incremental re-rendering
+  needs exactly these to know when a node must be rendered again);
+* who **wrote** each value: the entities merged in order (with the entity listing each class),
+  and, through the `WriteObserver` of a section, every decision the merge and the fold of layer
+  stacks made. `reclass_ng.provenance.ProvenanceRecorder` turns these into `NodeProvenance`.
+
+An observer sees a node's render as it happens: caches (parsed files, loaded classes, query
+views) are still used, and the reads they save are still reported. Class walks shared between
+nodes (`SharedClassWalks`) are not used for an observed node: its classes are merged for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from reclass_ng.entity import Entity
+    from reclass_ng.values import Interpolation, Layer, Source
+
+
+class WriteObserver:
+    """The writes of one section (parameters or exports) as the merge and the fold make them.
+
+    Paths are key paths inside the section. `entity_written` starts the writes of one entity;
+    the other calls say what happened to a value at a path: which layers a key got (a stack,
+    folded when references are known), which were ignored because of a constant, which lists
+    were appended to, and how the fold combined the layers.
+    """
+
+    def entity_written(self, source: Source, value: Any) -> None:
+        """An entity's whole section is merged next (`value` as prepared from its file)."""
+
+    def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
+        """`new_layers` were added to the layer stack at `path`; `wrapped` is the layer made of
+        the value that was there, when the stack is new."""
+
+    def ignored(self, path: tuple, constant: Layer) -> None:
+        """The value merged now at `path` is ignored: `constant` (`=`) holds the key."""
+
+    def appended(self, path: tuple) -> None:
+        """The list merged now at `path` was appended to the list there."""
+
+    def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
+               value: Any) -> None:
+        """Layer `index` of the stack at `path` was folded: `outcome` is "replace" (it
+        replaces what the earlier layers made), "override" (the same, by a `~` key), "merge"
+        (a mapping merged into the mapping so far; merge calls for its keys follow until
+        `fold_merged`) or "append" (a list appended). `value` is the layer rendered."""
+
+    def fold_merged(self) -> None:
+        """The merge of the last "merge" layer is complete."""
+
+    def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
+        """A string with references at `path` was rendered to `value`."""
+
+    def reference(self, path: tuple, target: str) -> None:
+        """Rendering the value at `path` read the parameter at `target` (a reference path)."""
+
+
+class RenderObserver:
+    """Told about one node's render. Subclass it and override what you need; every method
+    does nothing by default."""
+
+    def writes(self, section: str) -> WriteObserver | None:
+        """The observer of the writes of `section` ("parameters" or "exports"), or None to
+        leave the merge and fold unobserved."""
+        return None
+
+    def node_read(self, name: str, path: str | None) -> None:
+        """The node's file was read (`path` None: the node has no file, e.g. an optional
+        node of the API)."""
+
+    def class_read(self, name: str, path: str | None) -> None:
+        """Class `name` was read from `path`, or looked for and not found (`path` None)."""
+
+    def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
+        """`entity` was merged (after its own classes); `listed_by` is the entity whose
+        `classes` listed it (None for the node, class mappings and API entities)."""
+
+    def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
+        """A query read the exports of `node` at `path` (None: only tested which nodes match)."""
+
+
+class ExportsPrefix(WriteObserver):
+    """A WriteObserver of exports for the merge, whose paths start with "exports"."""
+
+    def __init__(self, inner: WriteObserver) -> None:
+        self.inner = inner
+
+    def entity_written(self, source: Source, value: Any) -> None:
+        """See the base class."""
+        self.inner.entity_written(source, value)
+
+    def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
+        """See the base class."""
+        self.inner.stacked(path[1:], new_layers, wrapped)
+
+    def ignored(self, path: tuple, constant: Layer) -> None:
+        """See the base class."""
+        self.inner.ignored(path[1:], constant)
+
+    def appended(self, path: tuple) -> None:
+        """See the base class."""
+        self.inner.appended(path[1:])

@@ -1,0 +1,197 @@
+"""The engine's provenance record (reclass_ng.provenance) and the observer seam (observe).
+
+`Inventory.provenance(node)` is driven through the public API, the way explain, lint, diff and
+incremental rendering use it; the render it records must be the plain render, on the whole
+conformance corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reclass_ng
+from reclass_ng.errors import ReclassError
+from reclass_ng.observe import RenderObserver
+from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+
+LAYERED = {
+    "classes/a.yml": "parameters:\n  port: 80\n  ssh:\n    =root: false\n  pkgs: [curl]\n"
+                     "  old:\n    before: 0\n",
+    "classes/b.yml": "classes: [a]\nparameters:\n  port: 81\n  ssh:\n    root: true\n"
+                     "  pkgs: [vim]\n",
+    "classes/c.yml": "classes: [b]\nparameters:\n  ~port: ${real}\n  real: 90\n  ~old:\n"
+                     "    kept: 1\n",
+    "nodes/n1.yml": "classes: [c]\nparameters:\n  pkgs: [git]\n",
+}
+
+
+def summary(provenance: NodeProvenance, path: tuple, section: str = "parameters") -> list[tuple]:
+    return [(w.source.name, ":".join(w.key), w.effect, w.by.source.name if w.by else None,
+             w.final) for w in provenance.writes(path, section)]
+
+
+def test_every_write_in_merge_order_with_what_became_of_it(load_inventory) -> None:
+    inventory = load_inventory(LAYERED, strict_constant_parameters=False)
+    provenance = inventory.provenance("n1")
+    assert provenance.error is None and provenance.nodeinfo is not None
+    assert summary(provenance, ("port",)) == [
+        ("a", "port", "overridden", "b", False),
+        ("b", "port", "replaced", "c", False),
+        ("c", "port", "set", None, True),
+    ]
+    assert summary(provenance, ("ssh", "root")) == [
+        ("a", "ssh:root", "set", None, True),
+        ("b", "ssh:root", "ignored", "a", False),
+    ]
+    assert summary(provenance, ("pkgs",)) == [
+        ("a", "pkgs", "set", None, True),
+        ("b", "pkgs", "appended", None, True),
+        ("n1", "pkgs", "appended", None, True),
+    ]
+    assert summary(provenance, ("old", "before")) == [
+        ("a", "old:before", "removed", "c", False),
+        ("c", "old", "removes", None, False),
+    ]
+    assert {w.effect for p in provenance.written_paths() for w in provenance.writes(p)} \
+        <= set(EFFECTS)
+
+
+def test_writes_carry_their_place_and_flags(load_inventory) -> None:
+    inventory = load_inventory(LAYERED, strict_constant_parameters=False)
+    provenance = inventory.provenance("n1")
+    first, second, third = provenance.writes(("port",))
+    assert first.file is not None and first.file.endswith("classes/a.yml")
+    assert (first.location.line, first.location.column) == (2, 3)
+    assert (third.flag, third.written.text, third.line) == ("~", "${real}", 3)
+    [constant, _] = provenance.writes(("ssh", "root"))
+    assert constant.flag == "=" and constant.line == 4
+    assert provenance.references(("port",)) == ["real"]
+    assert provenance.value(("port",)) == 90 and provenance.value(("nope",)) is MISSING
+
+
+def test_a_reference_to_a_mapping_is_a_write_above_its_keys(load_inventory) -> None:
+    inventory = load_inventory({
+        "classes/defaults.yml": "parameters:\n  defaults:\n    port: 1\n    host: h\n",
+        "classes/web.yml": "classes: [defaults]\nparameters:\n  web: ${defaults}\n",
+        "nodes/n1.yml": "classes: [web]\nparameters:\n  web:\n    port: 2\n",
+    })
+    provenance = inventory.provenance("n1")
+    port = provenance.writes(("web", "port"))
+    assert [(w.source.name, w.key, w.via, w.effect) for w in port] == [
+        ("web", ("web",), "${defaults}", "overridden"), ("n1", ("web", "port"), None, "set")]
+    [host] = provenance.writes(("web", "host"))
+    assert (host.via, host.final) == ("${defaults}", True)
+
+
+def test_entities_in_merge_order_with_who_listed_them(load_inventory) -> None:
+    inventory = load_inventory(LAYERED, strict_constant_parameters=False)
+    entities = inventory.provenance("n1").entities
+    assert [(m.entity.name, m.kind, m.listed_by.entity.name if m.listed_by else None)
+            for m in entities] == [("n1", "automatic", None), ("a", "class", "b"),
+                                   ("b", "class", "c"), ("c", "class", "n1"),
+                                   ("n1", "node", None)]
+
+
+def test_reads_name_the_files_classes_and_exports_a_node_depends_on(load_inventory) -> None:
+    inventory = load_inventory({
+        "classes/web.yml": "classes: [gone]\nexports:\n  ip: ${ip}\n",
+        "nodes/w1.yml": "classes: [web]\nparameters:\n  ip: 1\n",
+        "nodes/w2.yml": "classes: [web]\nparameters:\n  ip: 2\n",
+        "nodes/lb.yml": "parameters:\n  backends: $[ exports:ip ]\n",
+    }, ignore_class_notfound=True)
+    reads = inventory.provenance("w1").reads
+    assert reads.node_file is not None and reads.node_file.endswith("nodes/w1.yml")
+    assert reads.classes["gone"] is None and reads.classes["web"].endswith("classes/web.yml")
+    assert reads.files == [reads.node_file, reads.classes["web"]]
+    assert reads.node_list is False
+    lb = inventory.provenance("lb")
+    assert lb.reads.node_list is True
+    assert lb.nodeinfo["parameters"]["backends"] == {"w1": 1, "w2": 2}
+    assert {node: paths for node, paths in lb.reads.exports.items() if node != "lb"} == {
+        "w1": {("ip",)}, "w2": {("ip",)}}
+
+
+def test_a_failing_node_keeps_what_was_merged_and_its_error(load_inventory) -> None:
+    inventory = load_inventory(LAYERED)  # strict constants: b's write to ssh:root fails
+    provenance = inventory.provenance("n1")
+    assert provenance.nodeinfo is None
+    assert "constant" in str(provenance.error)
+    assert [m.entity.name for m in provenance.entities] == ["n1", "a"]
+    [_, ignored] = provenance.writes(("ssh", "root"))
+    assert (ignored.source.name, ignored.effect) == ("b", "ignored")
+
+
+class CountingObserver(RenderObserver):
+    def __init__(self) -> None:
+        self.classes: list[str] = []
+        self.merged: list[str] = []
+
+    def class_read(self, name: str, path: str | None) -> None:
+        self.classes.append(name)
+
+    def entity_merged(self, entity: Any, listed_by: Any) -> None:
+        self.merged.append(entity.name)
+
+
+def test_an_observer_is_told_every_read_though_caches_and_shared_walks_saved_them(
+        load_inventory) -> None:
+    files = {f"nodes/n{i}.yml": "classes: [b]\n" for i in range(3)}
+    inventory = load_inventory({**files, "classes/a.yml": "parameters: {x: 1}\n",
+                                "classes/b.yml": "classes: [a]\n"})
+    plain = inventory.inventory()["nodes"]  # shared walks and the class cache are now warm
+    for name in ("n0", "n1"):
+        observer = CountingObserver()
+        node = inventory.renderer.merge(name, observer=observer)
+        inventory.renderer.interpolate(node, observer=observer)
+        assert observer.classes == ["b", "a"]
+        assert observer.merged == [name, "a", "b", name]
+        assert inventory.renderer.nodeinfo(node)["parameters"] == plain[name]["parameters"]
+
+
+def test_explain_after_a_failed_inventory_render_still_sees_the_classes(load_inventory) -> None:
+    inventory = load_inventory({"classes/web.yml": "parameters:\n  port: 80\n",
+                                "nodes/a0.yml": "classes: [missing]\n",
+                                **{f"nodes/a{i}.yml": "classes: [web]\n" for i in (1, 2, 3)}})
+    with pytest.raises(ReclassError):
+        inventory.inventory()  # fails at a0, leaving the shared walk of [web] half used
+    assert summary(inventory.provenance("a1"), ("port",)) == [("web", "port", "set", None, True)]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="conformance corpus not present")
+def test_a_recorded_render_is_the_plain_render_on_the_whole_corpus() -> None:
+    """Recording changes nothing: each node's nodeinfo (or error) is the plain one, and every
+    written leaf is present exactly when some write is final."""
+    checked = 0
+    for scenario in sorted(CORPUS.glob("*/scenario.json")):
+        if json.loads(scenario.read_text()).get("args"):
+            continue
+        try:
+            inventory = reclass_ng.load(str(scenario.parent / "inventory"), warn=lambda _: None)
+            names = inventory.node_names
+        except ReclassError:
+            continue
+        for name in names:
+            try:
+                plain: Any = inventory.nodeinfo(name)
+            except ReclassError as err:
+                plain = str(err)
+            provenance = inventory.provenance(name)
+            recorded = provenance.nodeinfo if provenance.error is None else str(provenance.error)
+            for info in (plain, recorded):
+                if isinstance(info, dict):
+                    info["__reclass__"].pop("timestamp")
+            assert recorded == plain, (scenario.parent.name, name)
+            if provenance.error is None:
+                for path in provenance.written_paths():
+                    value = provenance.value(path)
+                    finals = [w for w in provenance.writes(path) if w.final]
+                    if not (isinstance(value, dict) and value):
+                        assert (value is MISSING) == (not finals), (scenario.parent.name, path)
+            checked += 1
+    assert checked > 200
