@@ -235,7 +235,7 @@ class YamlFileError(ReclassError):
     def __init__(self, path: str, problem: str, line: int | None = None, column: int | None = None):
         where = path if line is None else f"{path}:{line}" + ("" if column is None else f":{column}")
         super().__init__(f"{where}: {problem}")
-        self.path, self.line, self.column = path, line, column
+        self.path, self.line, self.column, self.problem = path, line, column, problem
 
     def file(self) -> str | None:
         """The file the error is about, when known."""

@@ -57,20 +57,34 @@ def inventory(tmp_path):
     return Path(shutil.copytree(EXAMPLE, tmp_path / "inventory"))
 
 
-@pytest.mark.parametrize("case", sorted(HOSTILE))
-def test_hostile_class_file_is_a_clear_error(inventory, case):
+def add_hostile_class(inventory: Path, case: str) -> str:
+    """Write the hostile class file and have a node include it; the error's expected text."""
     make, message = HOSTILE[case]
-    target = inventory / "classes" / "common" / "hostile.yml"
-    make(target)
+    make(inventory / "classes" / "common" / "hostile.yml")
     node_file = next((inventory / "nodes").rglob("*.yml"))
     with node_file.open("a") as stream:
         stream.write("\n")
     text = node_file.read_text()
     node_file.write_text(text.replace("classes:\n", "classes:\n  - common.hostile\n", 1))
+    return message
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_class_file_is_a_clear_error(inventory, case):
+    message = add_hostile_class(inventory, case)
     result = run_limited("-b", str(inventory), "--inventory", module="reclass_ng.cli.reclass")
     assert result.returncode == 65, result.stdout[-2000:] + result.stderr[-2000:]
     assert message in result.stderr, result.stderr[-2000:]
     assert "hostile.yml" in result.stderr
+    assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_lint_reports_a_hostile_class_file_as_a_finding(inventory, case):
+    message = add_hostile_class(inventory, case)
+    result = run_limited("lint", "-b", str(inventory))
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "hostile.yml" in result.stdout and message in result.stdout, result.stdout[-2000:]
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
 
 

@@ -12,9 +12,10 @@ from collections.abc import Iterable
 
 import yaml
 
+from reclass_ng.errors import YamlFileError
 from reclass_ng.lint.findings import Finding, finding
 from reclass_ng.positions import display_path
-from reclass_ng.storage.yaml_load import SafeLoader
+from reclass_ng.storage.yaml_load import compose_yaml_file
 
 SECTIONS = ("parameters", "exports")
 
@@ -57,10 +58,11 @@ def check_files(paths: Iterable[str], delimiter: str, prefixes: str, index: Line
     found: list[Finding] = []
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                root = yaml.compose(handle, Loader=SafeLoader)
-        except OSError as err:
-            found.append(finding("yaml-syntax", path, None, f"cannot read file: {err.strerror}"))
+            # The loader's composer: regular files only, size and nesting within its limits
+            # (a plain yaml.compose of a 50,000-deep flow list overflows the C stack).
+            root = compose_yaml_file(path)
+        except YamlFileError as err:
+            found.append(finding("yaml-syntax", path, err.line, err.problem))
             continue
         except yaml.MarkedYAMLError as err:
             mark = err.problem_mark or err.context_mark
