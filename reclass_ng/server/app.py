@@ -30,8 +30,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         # Blocking work (sync routes and `blocking(...)`) shares anyio's default thread
         # limiter: bound it, so a burst queues instead of starting a thread per request.
         anyio.to_thread.current_default_thread_limiter().total_tokens = config.worker_threads
-        with contextlib.suppress(ApiError):  # lock held elsewhere: the next write cleans
-            remove_stale_temp_files_below(config.inventory_dir)
+        if not config.read_only:  # a read-only service leaves the inventory as it found it
+            with contextlib.suppress(ApiError):  # lock held elsewhere: the next write cleans
+                remove_stale_temp_files_below(config.inventory_dir)
         yield
 
     app = FastAPI(

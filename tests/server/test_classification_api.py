@@ -105,6 +105,7 @@ def test_read_only_mode(tmp_path):
         assert_error(http.delete(f"/v1/groups/{WEB_ID}"), 403, "read-only")
         assert http.post("/v1/classified/nodes/web1.example.com", json=WEB1).status_code == 200
     assert group_files(inventory) == before
+    assert not (inventory / ".reclass-ng.lock").exists()  # not even the lock file is made
 
 
 def test_without_token_reads_are_open_and_writes_refused(tmp_path):
