@@ -26,10 +26,10 @@ from reclass_ng.classifier.rule_translation import (
 )
 from reclass_ng.server.errors import ApiError, error_responses, from_problems
 from reclass_ng.server.group_writes import _existing_mapping, _file_data, _slug
-from reclass_ng.server.http import json_body, require_auth, service
-from reclass_ng.server.inventory_state import InventoryState
+from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_referents
-from reclass_ng.server.yaml_files import inventory_lock, render_update
+from reclass_ng.server.yaml_files import checked_render, inventory_lock
 
 router = APIRouter()
 
@@ -61,11 +61,12 @@ def _schema_problems(body: Any) -> ApiError | None:
     return None
 
 
-def _new_files(state: InventoryState, groups: list[Group]) -> dict[str, str | bytes]:
+def _new_files(state: InventoryState, snapshot: Snapshot, groups: list[Group]
+               ) -> dict[str, str | bytes]:
     """The new groups/ directory: a group that exists keeps its file (edited in place, so its
-    comments survive); a new one gets `<slug>.yml`; other files there (README...) are kept."""
+    comments survive); a new one gets `<slug>.yml`; other files there (README...) are kept.
+    Every rendered file is read back and compared with what was meant (checked_render)."""
     directory = state.inventory_dir / GROUPS_DIR_NAME
-    snapshot = state.snapshot()
     files: dict[str, str | bytes] = {}
     for path in directory.rglob("*") if directory.is_dir() else []:
         relative = str(path.relative_to(directory))
@@ -80,15 +81,15 @@ def _new_files(state: InventoryState, groups: list[Group]) -> dict[str, str | by
             if old.to_data() == group.to_data():
                 files[relative] = current  # unchanged: the same bytes (a re-dump may reflow)
             else:
-                files[relative] = render_update(current,
-                                                _file_data(group, _existing_mapping(current)))
+                files[relative] = checked_render(
+                    current, _file_data(group, _existing_mapping(current)), str(old.file))
         else:
             pending.append(group)
     for group in pending:
         name = f"{_slug(group.name)}.yml"
         if name in files:
             name = f"{_slug(group.name)}-{group.id[:8]}.yml"
-        files[name] = render_update(None, _file_data(group, {}))
+        files[name] = checked_render(None, _file_data(group, {}), f"{GROUPS_DIR_NAME}/{name}")
     return files
 
 
@@ -106,15 +107,21 @@ async def import_hierarchy(request: Request) -> Response:
     if error is not None:
         raise error
     items = [{k: v for k, v in item.items() if k not in _IGNORED} for item in body]
-    state = service(request).inventory
+    await blocking(_import_groups, service(request).inventory, items)
+    return Response(status_code=204)
+
+
+def _import_groups(state: InventoryState, items: list[dict[str, Any]]) -> None:
+    """Validate the whole set and swap groups/ under the lock (file work: off the event loop),
+    checked against the groups as they are on disk now, not a cached read."""
     with inventory_lock(state.inventory_dir):
         groups, problems = validate_group_data(items)
         if problems:
             raise from_problems(problems)
-        snapshot = state.snapshot()
+        snapshot = state.write_snapshot()
         check_referents(state.inventory_dir, snapshot, groups, [g.id for g in groups])
-        replace_directory(state.inventory_dir / GROUPS_DIR_NAME, _new_files(state, groups))
-    return Response(status_code=204)
+        replace_directory(state.inventory_dir / GROUPS_DIR_NAME,
+                          _new_files(state, snapshot, groups))
 
 
 @router.post("/v1/rules/translate",

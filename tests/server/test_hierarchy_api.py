@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,18 @@ def test_translate_errors_and_inventory_format(served) -> None:
                                 ["=", "certname", "x"]]
     assert_error(http.post("/v1/rules/translate", params={"format": "pql"},
                            json=["=", "name", "x"]), 400, "schema-violation")
+
+
+def test_import_refuses_values_that_cannot_be_written(served) -> None:
+    """A lone surrogate cannot be written as UTF-8 YAML: the whole import is refused, as a
+    single group write would be, and no file changes."""
+    http, inventory = served
+    before = group_files(inventory)
+    groups = exported(http)
+    web = next(g for g in groups if g["id"] == WEB_ID)
+    web["variables"] = {"motd": "\ud800"}
+    response = http.post("/v1/import-hierarchy",
+                         content=json.dumps(groups).encode(),
+                         headers={"Content-Type": "application/json"})
+    assert_error(response, 422, "unrepresentable-value")
+    assert group_files(inventory) == before
