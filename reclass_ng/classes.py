@@ -24,7 +24,6 @@ from reclass_ng.errors import (
     MappingFormatError,
     ReclassError,
 )
-from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
@@ -132,7 +131,6 @@ class ClassExpander:
         patterns = settings.ignore_class_notfound_regexp
         self.ignorable = re.compile("|".join(patterns)) if patterns else None
         self._plain_names: set[str] = set()  # class names as listed, with nothing to render
-        self.recorder: InputsRecorder | None = None  # see NodeRenderer.record_inputs
         self.rendered_class_names = False  # set when a class name had references to render
 
     def walk(self, node: MergedNode, entity: Entity, seen: set[str], walking: list[str],
@@ -153,12 +151,9 @@ class ClassExpander:
             if name in walking:
                 cycle = walking[walking.index(name):] + [name]
                 raise ClassIncludeCycle(cycle, entity.uri)
-            if self.recorder is not None:  # before loading: a file that fails to load is read
-                self.recorder.class_read(name, self.loader.storage.class_path(name))
+            if observer is not None:  # before loading: a file that fails to load was read too
+                observer.class_read(name, self.loader.storage.class_path(name))
             class_entity = self.loader.get(name)
-            if observer is not None:
-                observer.class_read(name, class_entity.source.path
-                                    if class_entity is not None and class_entity.source else None)
             if class_entity is None:
                 if self._ignored_missing(name):
                     continue
@@ -248,9 +243,11 @@ class SharedClassWalks:
         self._left = {classes: n for classes, n in counts.items() if n > 1 and classes}
         self._walks.clear()
 
-    def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str]) -> bool:
+    def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
+                     observer: RenderObserver | None = None) -> bool:
         """Merge the classes of a node's entity into `node`, which holds only its automatic
-        parameters so far, from a shared walk. False when this node cannot use one."""
+        parameters so far, from a shared walk (telling a reads-only `observer` the classes it
+        contains). False when this node cannot use one."""
         key = entity.classes
         left = self._left.get(key)
         if left is None or key in self._unsafe or seen or node.classes or node.applications:
@@ -273,10 +270,10 @@ class SharedClassWalks:
             self._walks[key] = walk
             _take(node, shared, last=False)
         seen.update(walked)
-        recorder = self.expander.recorder
-        if recorder is not None:
+        if observer is not None:
+            storage = self.expander.loader.storage
             for name in walked:
-                recorder.class_read(name, self.expander.loader.storage.class_path(name))
+                observer.class_read(name, storage.class_path(name))
         return True
 
     def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:

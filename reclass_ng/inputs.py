@@ -1,14 +1,16 @@
 """What rendering a node read: its node file, the class files its expansion read, the class
 names it tried and did not find, and the nodes whose exports its queries read.
 
-The engine records these facts while it renders, but only when asked: a NodeRenderer without an
-`InputsRecorder` (the default) records nothing and pays one `is None` test per class. The
-incremental render (reclass_ng.incremental) uses the records to know which nodes a changed file
-affects. The settings are an input of every node and are not repeated per node.
+The engine tells these facts to a `RenderObserver` (reclass_ng.observe), the one seam through
+which a render is watched; `InputsRecorder` makes the observers and keeps what they were told.
+A render without an observer records nothing. The incremental render (reclass_ng.incremental)
+uses the records to know which nodes a changed file affects. The settings are an input of every
+node and are not repeated per node.
 """
 
 from __future__ import annotations
 
+from reclass_ng.observe import RenderObserver
 from reclass_ng.records import Record
 
 
@@ -35,53 +37,67 @@ class NodeInputs(Record):
         _set(self, "queried_nodes", queried_nodes)
 
 
-class _MergeReads:
-    __slots__ = ("node_file", "class_files", "missing")
+class InputsObserver(RenderObserver):
+    """Observes one node's render for an InputsRecorder: reads only, so shared class walks
+    keep their speed (the engine reports the classes a shared walk contains)."""
 
-    def __init__(self) -> None:
+    reads_only = True
+
+    def __init__(self, recorder: InputsRecorder, node: str) -> None:
+        self.recorder = recorder
+        self.node = node
         self.node_file: str | None = None
         self.class_files: dict[str, str] = {}
         self.missing: dict[str, None] = {}
+
+    def node_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        self.node_file = path
+
+    def class_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        if path is None:
+            self.missing[name] = None
+        else:
+            self.class_files[name] = path
+
+    def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
+        """See the base class."""
+        self.recorder.queried(self.node, node)
+
+    def query_run(self) -> None:
+        """See the base class."""
+        self.recorder.queried(self.node, None)
+
+    def queried_merge(self, node: str) -> RenderObserver | None:
+        """See the base class: the queried node's merge is recorded as its own (its inputs
+        join the querying node's through `NodeInputs.queried_nodes`)."""
+        return self.recorder.observer(node)
 
 
 class InputsRecorder:
     """Collects, per node, what its merge read and which nodes its queries read.
 
-    Merges nest (a query merges the nodes it reads while the querying node is interpolated),
-    so reads go to the innermost merge in progress. One recorder serves one thread.
+    `observer(node)` gives the RenderObserver to pass to the node's merge and interpolation.
+    A query merges the nodes it reads while the querying node is interpolated; those merges
+    are recorded as the queried nodes' own. One recorder serves one thread.
     """
 
     def __init__(self) -> None:
-        self._merges: dict[str, _MergeReads] = {}
-        self._stack: list[_MergeReads] = []
+        self._merges: dict[str, InputsObserver] = {}
         self._queried: dict[str, dict[str, None]] = {}
 
-    def merge_started(self, node: str, node_file: str | None) -> None:
-        reads = _MergeReads()
-        reads.node_file = node_file
-        self._merges[node] = reads
-        self._stack.append(reads)
+    def observer(self, node: str) -> InputsObserver:
+        """A fresh record of `node`'s merge (replacing the last one) and its observer."""
+        made = self._merges[node] = InputsObserver(self, node)
+        return made
 
-    def merge_ended(self) -> None:
-        self._stack.pop()
-
-    def class_read(self, name: str, path: str | None) -> None:
-        """A class the merge in progress looked up: its file, or None when there is none."""
-        if not self._stack:
-            return
-        reads = self._stack[-1]
-        if path is None:
-            reads.missing[name] = None
-        else:
-            reads.class_files[name] = path
-
-    def node_queried(self, node: str, queried: str) -> None:
-        """`node`'s queries read the exports of `queried`."""
-        self._queried.setdefault(node, {})[queried] = None
-
-    def queries_started(self, node: str) -> None:
-        """`node` has a query (even one whose scope is empty)."""
-        self._queried.setdefault(node, {})
+    def queried(self, node: str, other: str | None) -> None:
+        """`node`'s queries read the exports of `other` (None: a query ran, maybe over no
+        node at all)."""
+        reads = self._queried.setdefault(node, {})
+        if other is not None:
+            reads[other] = None
 
     def inputs(self, node: str) -> NodeInputs | None:
         """What the last merge of `node` (and its queries) read; None if it was not merged."""

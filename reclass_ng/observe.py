@@ -16,7 +16,9 @@ Two kinds of facts reach an observer:
 
 An observer sees a node's render as it happens: caches (parsed files, loaded classes, query
 views) are still used, and the reads they save are still reported. Class walks shared between
-nodes (`SharedClassWalks`) are not used for an observed node: its classes are merged for it.
+nodes (`SharedClassWalks`) are not used for an observer of writes: its node's classes are merged
+for it. An observer that only wants reads (`reads_only`) keeps them: it is told the classes a
+shared walk contains.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ class RenderObserver:
     """Told about one node's render. Subclass it and override what you need; every method
     does nothing by default."""
 
+    # True: only node_read, class_read, export_read, query_run and queried_merge are wanted
+    # (no writes, no entity order), so a shared class walk may stand for the node's own walk.
+    reads_only = False
+
     def writes(self, section: str) -> WriteObserver | None:
         """The observer of the writes of `section` ("parameters" or "exports"), or None to
         leave the merge and fold unobserved."""
@@ -91,6 +97,15 @@ class RenderObserver:
 
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
         """A query read the exports of `node` at `path` (None: only tested which nodes match)."""
+
+    def query_run(self) -> None:
+        """A query ran: it read the list of nodes (even when none of them is in its scope)."""
+
+    def queried_merge(self, node: str) -> RenderObserver | None:
+        """The observer of the merge of `node`, which a query of this node's render merges
+        now to read its exports (None: leave that merge unobserved). The merge is made once
+        per render generation and shared by every node that queries `node`."""
+        return None
 
 
 class ExportsPrefix(WriteObserver):

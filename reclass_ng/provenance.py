@@ -495,6 +495,10 @@ class ProvenanceRecorder(RenderObserver):
         self.reads.exports.setdefault(node, set()).add(path)
         self.reads.node_list = True
 
+    def query_run(self) -> None:
+        """See the base class."""
+        self.reads.node_list = True
+
     def result(self, nodeinfo: dict[str, Any] | None, error: ReclassError | None
                ) -> NodeProvenance:
         """The NodeProvenance of what was recorded."""

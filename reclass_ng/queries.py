@@ -37,9 +37,10 @@ _UNLOADABLE = (YamlFileError, EntityFormatError)
 class ExportView:
     """Another node as queries see it: merged, exports rendered on demand."""
 
-    def __init__(self, renderer: Any, name: str) -> None:
+    def __init__(self, renderer: Any, name: str, observer: RenderObserver | None = None
+                 ) -> None:
         self.name = name
-        self.node = renderer.merge(name)
+        self.node = renderer.merge(name, observer=observer)
         # Queries inside the queried node are not followed (reclass does not either).
         params = renderer.resolver(self.node.parameters, group_errors=False)
         self.exports = renderer.resolver(self.node.exports, group_errors=False, refs=params)
@@ -83,7 +84,6 @@ class QueryEngine:
         self.watcher = watcher or ViewWatcher()
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = threading.Lock()
-        self._reader: str | None = None  # the node whose query runs, when inputs are recorded
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
                       scope_environment: str | None = None,
@@ -95,15 +95,9 @@ class QueryEngine:
             expr = self._parse(query, interp, path)
             self_values = self._self_operands(expr, resolver, interp, path)
             scope = scope_environment or node.environment
-            recorder = self.renderer.recorder
-            if recorder is None:
-                return self._run(expr, query, scope, self_values, interp, path, observer)
-            recorder.queries_started(node.name)
-            self._reader = node.name
-            try:
-                return self._run(expr, query, scope, self_values, interp, path, observer)
-            finally:
-                self._reader = None
+            if observer is not None:
+                observer.query_run()
+            return self._run(expr, query, scope, self_values, interp, path, observer)
         return evaluate
 
     def _parse(self, query: Query, interp: Interpolation, path: tuple) -> QueryExpr:
@@ -143,7 +137,7 @@ class QueryEngine:
         ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):
-            view = self._view(name)
+            view = self._view(name, observer)
             if observer is not None:
                 for test in expr.tests:
                     for side in (test.left, test.right):
@@ -199,13 +193,13 @@ class QueryEngine:
                 names.append(name)
         return sorted(names)
 
-    def _view(self, name: str) -> ExportView:
-        if self._reader is not None:
-            self.renderer.recorder.node_queried(self._reader, name)
+    def _view(self, name: str, observer: RenderObserver | None = None) -> ExportView:
         view = self._views.get(name)
         if view is None:
+            merge_observer = None if observer is None else observer.queried_merge(name)
             try:
-                view = self.watcher.view_created(name, lambda: ExportView(self.renderer, name))
+                view = self.watcher.view_created(
+                    name, lambda: ExportView(self.renderer, name, merge_observer))
             except ReclassError as err:
                 view = err
             with self._lock:

@@ -23,7 +23,6 @@ from reclass_ng.classes import (
 )
 from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, ReclassError
-from reclass_ng.inputs import InputsRecorder
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
@@ -87,14 +86,6 @@ class NodeRenderer:
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
-        self.recorder: InputsRecorder | None = None  # set by whoever wants NodeInputs
-
-    def record_inputs(self, recorder: InputsRecorder | None) -> None:
-        """Record what each merge and query reads into `recorder` (None: stop recording)."""
-        self.recorder = recorder
-        self.expander.recorder = recorder  # copied into the walkers of other class trees
-        for made in self._tree_walkers.values():
-            made[2].recorder = recorder
 
     # -- loading ------------------------------------------------------------------------
 
@@ -170,23 +161,11 @@ class NodeRenderer:
         """Expand and merge every entity of a node, in reclass's order (told to `observer`);
         `environment`, when given, replaces the node's own (salt-formulas'
         allow_adapter_env_override)."""
-        recorder = self.recorder
-        if recorder is None:
-            return self._merge(name, extra, node_optional, environment, observer)
-        node_file = self.storage.nodes.get(name)
-        recorder.merge_started(name, None if node_file is None else node_file.path)
         try:
-            return self._merge(name, extra, node_optional, environment, observer)
-        finally:
-            recorder.merge_ended()
-
-    def _merge(self, name: str, extra: Sequence[Entity], node_optional: bool,
-               environment: str | None, observer: RenderObserver | None) -> MergedNode:
-        try:
-            entity = self.node_entity(name, optional=node_optional)
-            if observer is not None:
+            if observer is not None:  # before loading: a file that fails to load was read too
                 node_file = self.storage.nodes.get(name)
                 observer.node_read(name, node_file.path if node_file else None)
+            entity = self.node_entity(name, optional=node_optional)
             environment = environment or self.own_environment(name, extra, node_optional)
             expander, shared_walks = self.class_walkers(environment)
             node = MergedNode()
@@ -194,8 +173,10 @@ class NodeRenderer:
             for item in extra:
                 expander.walk(node, self.prepared(item), seen, [], observer)
             expander.walk(node, self._base_entity(name, environment), seen, [], observer)
-            # An observed node is told every class merge: it merges its classes itself.
-            if not extra and observer is None and shared_walks.walk_classes(node, entity, seen):
+            # An observer of writes is told every class merge: its node merges its classes
+            # itself. One of reads only is told the classes of the shared walk.
+            if not extra and (observer is None or observer.reads_only) \
+                    and shared_walks.walk_classes(node, entity, seen, observer):
                 expander.merger.merge_entity(node, entity)
             else:
                 expander.walk(node, entity, seen, [], observer)
@@ -360,9 +341,13 @@ class InventoryRenderer:
             return recorder.result(None, err)
         return recorder.result(info, None)
 
-    def interpolated_nodeinfo(self, node: MergedNode) -> dict[str, Any]:
-        """The nodeinfo of a merged node, interpolated as an `--inventory` render does."""
-        self.renderer.interpolate(node, self.queries.evaluator_for(node, inventory_mode=True))
+    def interpolated_nodeinfo(self, node: MergedNode, observer: RenderObserver | None = None
+                              ) -> dict[str, Any]:
+        """The nodeinfo of a merged node, interpolated as an `--inventory` render does (told
+        to `observer`)."""
+        self.renderer.interpolate(
+            node, self.queries.evaluator_for(node, inventory_mode=True, observer=observer),
+            observer=observer)
         return self.renderer.nodeinfo(node)
 
 

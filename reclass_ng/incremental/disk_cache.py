@@ -213,7 +213,6 @@ def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
     capture = WarningCapture(warn)
     recorder = InputsRecorder()
     generation = InventoryRenderer(settings, warn=capture.warn, storage=inventory.storage)
-    generation.renderer.record_inputs(recorder)
     snapshot = InventorySnapshot(settings, yaml_fs(generation.storage))
     names = sorted(snapshot.nodes)
     loaded = cache.load()

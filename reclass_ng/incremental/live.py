@@ -137,7 +137,6 @@ class LiveRender:
         else:
             kept = {}
         self.recorder = InputsRecorder()
-        generation.renderer.record_inputs(self.recorder)
         self.generation, self.snapshot, self.failure = generation, snapshot, None
         self.results = kept
         self.misses = 0

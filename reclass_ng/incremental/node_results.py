@@ -144,15 +144,17 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
     """Render `names` (in this order) as a serial `--inventory` render renders them."""
     renderer = generation.renderer
     merged = {}
+    observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
     results: dict[str, NodeResult] = {}
     with cycle_collection_paused():
         renderer.expect_nodes(names)
         for name in names:
             recorder.forget(name)
+            observers[name] = recorder.observer(name)
             with capture.collecting() as warnings:
                 try:
-                    merged[name] = renderer.merge(name)
+                    merged[name] = renderer.merge(name, observer=observers[name])
                 except ReclassError as err:
                     results[name] = NodeResult(
                         name, MERGE_FAILED, err, tuple(warnings), (),
@@ -162,7 +164,7 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
             with capture.collecting() as warnings:
                 value: Any
                 try:
-                    value, phase = generation.interpolated_nodeinfo(node), OK
+                    value, phase = generation.interpolated_nodeinfo(node, observers[name]), OK
                 except ReclassError as err:
                     value, phase = err, INTERPOLATION_FAILED
             results[name] = NodeResult(name, phase, value, merge_warnings[name], tuple(warnings),
