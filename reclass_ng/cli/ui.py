@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         from reclass_ng.server import ServerConfig, create_app, default_state_path
     except ImportError as err:
         raise ConfigError(f"reclass-ng ui needs the `server` extra ({err.name} is missing): "
-                          "pip install 'reclass-ng[server]'") from err
+                          "from a checkout, pip install '.[server]'") from err
 
     inventory_dir = os.path.abspath(inventory_dir_from_args(args))
     if not os.path.isdir(inventory_dir):
