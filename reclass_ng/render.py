@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -42,15 +43,40 @@ if TYPE_CHECKING:
 RECURSION_LIMIT = 30000
 
 
-@contextlib.contextmanager
-def deep_recursion() -> Iterator[None]:
+class _RecursionLimit:
+    """The process-wide recursion limit, raised while any thread renders.
+
+    The limit belongs to the interpreter, not to a thread: with a plain save-and-restore, two
+    overlapping renders in different threads could restore in the wrong order and leave it
+    raised for good. So the first render in raises it and the last one out restores it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._saved = 0
+
+    @contextlib.contextmanager
+    def raised(self) -> Iterator[None]:
+        with self._lock:
+            if self._holders == 0:
+                self._saved = sys.getrecursionlimit()
+                sys.setrecursionlimit(max(self._saved, RECURSION_LIMIT))
+            self._holders += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._holders -= 1
+                if self._holders == 0:
+                    sys.setrecursionlimit(self._saved)
+
+
+_RECURSION_LIMIT = _RecursionLimit()
+
+
+def deep_recursion() -> contextlib.AbstractContextManager[None]:
     """A recursion limit high enough for long reference chains inside the block."""
-    previous = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(previous, RECURSION_LIMIT))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(previous)
+    return _RECURSION_LIMIT.raised()
 
 
 def timestamp() -> str:

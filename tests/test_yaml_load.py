@@ -108,3 +108,50 @@ def test_loader_limits_are_errors_with_file_and_line(tmp_path, monkeypatch):
         load_yaml_file(str(tmp_path / "big.yml"))
     (tmp_path / "empty.yml").write_text("")
     assert load_yaml_file(str(tmp_path / "empty.yml")) is None
+
+
+def test_depth_limit_holds_whatever_the_recursion_limit(tmp_path):
+    """The nesting limit is the loader's own: a render in another thread raises the
+    interpreter's recursion limit, and a file must not load then that fails otherwise."""
+    import sys
+
+    path = tmp_path / "deep.yml"
+    path.write_text("\n".join(" " * i + "k:" for i in range(300)) + " 1\n")
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(30000)
+    try:
+        with pytest.raises(YamlFileError, match="nests deeper than 200") as raised:
+            load_yaml_file(str(path))
+    finally:
+        sys.setrecursionlimit(previous)
+    assert raised.value.line == 201
+
+
+def test_overlapping_renders_restore_the_recursion_limit():
+    """Renders in two threads that enter and leave out of order leave the limit as it was."""
+    import sys
+    import threading
+
+    from reclass_ng.render import deep_recursion
+
+    before = sys.getrecursionlimit()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with deep_recursion():
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second():
+        first_in.wait(5)
+        with deep_recursion():
+            second_in.set()
+            first_out.wait(5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sys.getrecursionlimit() == before

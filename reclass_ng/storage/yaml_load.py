@@ -56,8 +56,8 @@ MAX_EXPANDED_NODES = 1_000_000
 # `?` followed by white space, or, for block mappings, more indentation, which a file within
 # the size limit cannot have for more than ~8,000 levels). The C composer survives 20,000 levels
 # on an 8 MiB thread stack and crashed at 50,000, so files with fewer indicators than this are
-# composed directly (a RecursionError in the constructor then reports the depth); larger ones
-# are scanned event by event first (about 13% of the load time of such a file).
+# composed directly (the constructor then counts the depth); larger ones are scanned event by
+# event first (about 13% of the load time of such a file).
 _DEEP_SCAN_THRESHOLD = 16_000
 
 
@@ -116,9 +116,12 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             return tag
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
-    def construct_tree(self, node: yaml.Node, walking: set[int] | None) -> Any:
-        """The value of a node; `walking` holds the containers being built when the document
-        has aliases (None when it has none: no node can then contain itself)."""
+    def construct_tree(self, node: yaml.Node, walking: set[int] | None, depth: int = 1) -> Any:
+        """The value of a node at nesting `depth`; `walking` holds the containers being built
+        when the document has aliases (None when it has none: no node can then contain itself).
+
+        The depth is checked here, not left to Python's recursion limit: that limit is
+        process-wide and raised while rendering, so it cannot bound a file's nesting."""
         tag = node.tag
         if type(node) is yaml.ScalarNode:
             if tag == _STR:
@@ -126,6 +129,8 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             if tag in _SCALAR_TAGS:
                 return self._scalar(tag, node)
             raise _Unsupported
+        if depth > MAX_YAML_DEPTH:
+            raise _TooDeep(node.start_mark)
         if walking is not None:
             ident = id(node)
             if ident in walking:
@@ -136,9 +141,10 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 raise _TooManyNodes(node.start_mark)
         try:
             if type(node) is yaml.SequenceNode and tag == _SEQ:
-                return [self.construct_tree(child, walking) for child in node.value]
+                depth += 1
+                return [self.construct_tree(child, walking, depth) for child in node.value]
             if type(node) is yaml.MappingNode and tag == _MAP:
-                return self._mapping(node, walking)
+                return self._mapping(node, walking, depth + 1)
             raise _Unsupported
         finally:
             if walking is not None:
@@ -158,15 +164,16 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             self._scalar_values[key] = value
         return value
 
-    def _mapping(self, node: yaml.MappingNode, walking: set[int] | None) -> dict[Any, Any]:
+    def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
+                 depth: int) -> dict[Any, Any]:
         if self.merge_keys and any(key.tag in (_MERGE, _VALUE) for key, _ in node.value):
             self.flatten_mapping(node)  # `<<` merge keys, as the safe constructor does
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             if type(key_node) is not yaml.ScalarNode:
                 raise _Unsupported  # PyYAML decides (and refuses unhashable keys)
-            key = self.construct_tree(key_node, walking)
-            mapping[key] = self.construct_tree(value_node, walking)
+            key = self.construct_tree(key_node, walking, depth)
+            mapping[key] = self.construct_tree(value_node, walking, depth)
         return mapping
 
 
@@ -215,6 +222,10 @@ def _parse(data: bytes) -> Any:
             pass
     finally:
         loader.dispose()
+    # PyYAML's own constructor recurses without counting, so the depth is checked first.
+    mark = _deepest_point(data)
+    if mark is not None:
+        raise _TooDeep(mark)
     LOADED_FLOATS.json_exact = False  # PyYAML's own constructor: floats not checked
     return yaml.load(data, Loader=SafeLoader)
 
