@@ -209,7 +209,10 @@ class NodeRenderer:
             node.environment = environment
             node.name = name
         except ReclassError as err:
-            self.storage.check_classes()  # a duplicate class name first, as reclass reports it
+            # a duplicate name anywhere first, as reclass's start-up scan reports it: nodes,
+            # then classes (one node's render reads only the names it needs)
+            len(self.storage.nodes)
+            self.storage.check_classes(whole_tree=True)
             raise err.with_node(name) from None
         self.storage.check_classes()
         return node
@@ -332,6 +335,7 @@ class InventoryRenderer:
                         ) -> dict[str, Any]:
         """The `--inventory` structure, rendered in this thread (two progress steps a node)."""
         names = self.node_names
+        self.storage.check_classes(whole_tree=True)  # reclass scans every class first
         total = 2 * len(names)
         # Every node's classes are expanded before any is interpolated, so class errors come
         # first, in node order, as with reclass.

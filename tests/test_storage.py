@@ -83,10 +83,13 @@ def test_hidden_and_vcs_directories_are_skipped_even_when_adjacent(make_inventor
     assert sorted(found.class_paths) == ["ok"]
 
 
-def test_duplicate_node_names_name_both_files(make_inventory) -> None:
-    root = make_inventory({"nodes/x/n1.yml": "", "nodes/y/n1.yml": ""})
+@pytest.mark.parametrize("how", ["listing", "lookup"])
+def test_duplicate_node_names_name_both_files(make_inventory, how: str) -> None:
+    root = make_inventory({"nodes/x/n1.yml": "", "nodes/y/n1.yml": "", "nodes/n2.yml": ""})
+    found = storage(root)
+    assert found.nodes.get("n2") is not None  # another node's lookup reads no duplicate
     with pytest.raises(DuplicateNameError) as info:
-        storage(root)
+        sorted(found.nodes) if how == "listing" else found.nodes.get("n1")
     message = str(info.value)
     assert "n1" in message
     assert str(root / "nodes/x/n1.yml") in message and str(root / "nodes/y/n1.yml") in message
@@ -95,14 +98,18 @@ def test_duplicate_node_names_name_both_files(make_inventory) -> None:
 
 def test_yml_and_yaml_of_one_node_collide(make_inventory) -> None:
     with pytest.raises(DuplicateNameError, match="n1.yaml"):
-        storage(make_inventory({"nodes/n1.yml": "", "nodes/n1.yaml": ""}))
+        sorted(storage(make_inventory({"nodes/n1.yml": "", "nodes/n1.yaml": ""})).nodes)
+    with pytest.raises(DuplicateNameError, match="n1.yaml"):
+        storage(make_inventory({"nodes/n1.yml": "", "nodes/n1.yaml": ""})).nodes.get("n1")
 
 
 def test_compose_node_name_dotted_file_collides_with_directory(make_inventory) -> None:
     root = make_inventory({"nodes/a.1.yml": "", "nodes/a/1.yml": ""})
     assert sorted(storage(root).nodes) == ["1", "a.1"]
     with pytest.raises(DuplicateNameError, match="'a.1'"):
-        storage(root, compose=True)
+        sorted(storage(root, compose=True).nodes)
+    with pytest.raises(DuplicateNameError, match="'a.1'"):
+        storage(root, compose=True).nodes.get("a.1")
 
 
 @pytest.mark.parametrize("first, second", [

@@ -1,20 +1,24 @@
 """yaml_fs storage: the nodes/ and classes/ directory trees.
 
-Both trees are scanned once when the storage is opened (so a duplicate name anywhere is reported
-before any node is rendered, as reclass does); files are read and parsed only when a node needs
-them, and each file at most once per process.
+One node's render reads only what it needs: its node file is found by one walk over nodes/
+that compares names, its classes by listing only the directories their names lead to
+(storage/lookup.py); a duplicate of a name it reads is an error. Whatever lists every node
+(`--inventory`, node_names, inventory queries) scans both trees completely, as reclass does at
+start-up, so there every duplicate name is an error, reported before any node is rendered.
+Files are parsed only when a node needs them, each at most once per process.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
+from reclass_ng.storage.lookup import ClassFinder, find_node_files
 from reclass_ng.storage.yaml_load import load_yaml_file
 
 EXTENSIONS = (".yml", ".yaml")
@@ -40,31 +44,63 @@ class NodeFile(Record):
 
 
 class NodeFiles(Mapping[str, NodeFile]):
-    """Node name -> NodeFile for every file below nodes/. The records are made when asked
-    for: a `--nodeinfo` run looks at one node of thousands."""
+    """Node name -> NodeFile for every file below nodes/. A node asked for by name is found
+    without listing the others (`--nodeinfo` looks at one node of thousands); iterating or
+    counting scans the whole tree once (`scan`, which raises on a duplicate name)."""
 
-    __slots__ = ("_where", "_made")
+    __slots__ = ("_scan", "_find", "_where", "_made")
 
-    def __init__(self, where: dict[str, tuple[str, str, str]]) -> None:
-        self._where = where  # name -> (directory, file name, directory below nodes/ + os.sep)
-        self._made: dict[str, NodeFile] = {}
+    def __init__(self, scan: Callable[[], dict[str, tuple[str, str, str]]],
+                 find: Callable[[str], tuple[str, str, str] | None]) -> None:
+        self._scan = scan
+        self._find = find
+        # name -> (directory, file name, directory below nodes/ + os.sep), once scanned
+        self._where: dict[str, tuple[str, str, str]] | None = None
+        self._made: dict[str, NodeFile | None] = {}
+
+    @property
+    def scanned(self) -> bool:
+        """Whether every node file has been listed."""
+        return self._where is not None
+
+    def _everything(self) -> dict[str, tuple[str, str, str]]:
+        if self._where is None:
+            self._where = self._scan()
+        return self._where
+
+    def _record(self, name: str) -> NodeFile | None:
+        try:
+            return self._made[name]
+        except KeyError:
+            pass
+        if self._where is not None:
+            where = self._where.get(name)
+        else:
+            where = self._find(name)
+        made = None
+        if where is not None:
+            directory, filename, relative = where
+            made = NodeFile(name, directory + os.sep + filename, relative + _stem(filename))
+        return self._made.setdefault(name, made)
 
     def __getitem__(self, name: str) -> NodeFile:
-        made = self._made.get(name)
+        made = self._record(name) if isinstance(name, str) else None
         if made is None:
-            directory, filename, relative = self._where[name]
-            made = self._made[name] = NodeFile(name, directory + os.sep + filename,
-                                               relative + _stem(filename))
+            raise KeyError(name)
         return made
 
+    def get(self, name: str, default: Any = None) -> Any:
+        made = self._record(name) if isinstance(name, str) else None
+        return default if made is None else made
+
     def __contains__(self, name: object) -> bool:
-        return name in self._where
+        return isinstance(name, str) and self._record(name) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._where)
+        return iter(self._everything())
 
     def __len__(self) -> int:
-        return len(self._where)
+        return len(self._everything())
 
 
 def _walk_yaml_files(top: str) -> list[tuple[str, str]]:
@@ -178,6 +214,15 @@ def check_class_name(name: str) -> None:
         raise UnsafeClassNameError(name, "class names are dotted names inside classes/, not paths")
 
 
+def _raise_found_duplicate(kind: str, found: tuple[str, list[str]] | None, tree: str) -> None:
+    # A duplicate a lookup found that the scan did not (it reads a directory reached through
+    # two symlinks once): the lookup's own files.
+    if found is not None:
+        name, paths = found
+        raise DuplicateNameError(kind, name, paths[1], paths[0])
+    raise RuntimeError(f"{tree} changed while it was scanned")  # a name counted twice
+
+
 class YamlFsStorage:
     """Node and class files below two directories, parsed lazily and cached."""
 
@@ -191,20 +236,12 @@ class YamlFsStorage:
         for directory in (self.nodes_dir, self.classes_dir):
             if directory is not None and not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}")
-        self.nodes = self._scan_nodes(compose_node_name) if self.nodes_dir else NodeFiles({})
+        self.nodes = NodeFiles(self._scan_nodes, self._find_node)
         self._parsed: dict[str, Any] = {}
         self._lock = threading.Lock()
-        # The classes tree is scanned in a thread while the first node is read and merged
-        # (directory listings release the interpreter); until it is done, a class is found at
-        # its usual place and checked against the scan before the node is used
-        # (check_classes), so a duplicate class name is still an error, reported first.
+        self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
+        self._class_files: dict[str, str | None] = {}
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
-        self._class_scan_error: BaseException | None = None
-        self._found_early: dict[str, str | None] = {}
-        self._class_scan = threading.Thread(target=self._scan_classes_in_background,
-                                            name="reclass-ng class scan", daemon=True)
-        if self.classes_dir:
-            self._class_scan.start()
 
     @property
     def nodes_uri(self) -> str:
@@ -218,10 +255,12 @@ class YamlFsStorage:
         """The classes a node of `environment` reads: the same tree for every environment."""
         return self
 
-    def _scan_nodes(self, compose_node_name: bool) -> NodeFiles:
+    def _scan_nodes(self) -> dict[str, tuple[str, str, str]]:
         # node_name_for, one directory at a time (thousands of files: this is start-up time).
         where: dict[str, tuple[str, str, str]] = {}
-        assert self.nodes_dir is not None
+        compose_node_name = self.compose_node_name
+        if self.nodes_dir is None:
+            return where
         for directory, relative, names in _walk_dirs(self.nodes_dir):
             dotted = relative.replace(os.sep, ".")
             if not compose_node_name or not relative or relative.startswith("_"):
@@ -231,9 +270,19 @@ class YamlFsStorage:
                           (directory, filename, relative) for filename in names})
             if len(where) != known + len(names):
                 self._raise_duplicate_node(compose_node_name)
-        return NodeFiles(where)
+        return where
 
-    def _raise_duplicate_node(self, compose_node_name: bool) -> None:
+    def _find_node(self, name: str) -> tuple[str, str, str] | None:
+        if self.nodes_dir is None:
+            return None
+        found = find_node_files(self.nodes_dir, name, self.compose_node_name)
+        if len(found) > 1:  # the scan reports the first duplicate, as reclass does
+            paths = [directory + os.sep + filename for directory, filename, _ in found]
+            self._raise_duplicate_node(self.compose_node_name, (name, paths))
+        return found[0] if found else None
+
+    def _raise_duplicate_node(self, compose_node_name: bool,
+                              found: tuple[str, list[str]] | None = None) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.nodes_dir is not None
@@ -242,7 +291,7 @@ class YamlFsStorage:
             if name in paths:
                 raise DuplicateNameError("node", name, path, paths[name])
             paths[name] = path
-        raise RuntimeError("nodes/ changed while it was scanned")  # a name counted twice
+        _raise_found_duplicate("node", found, "nodes/")
 
     def _scan_classes(self) -> dict[str, str]:
         # class_name_for, one directory at a time.
@@ -257,7 +306,7 @@ class YamlFsStorage:
                 self._raise_duplicate_class()
         return classes
 
-    def _raise_duplicate_class(self) -> None:
+    def _raise_duplicate_class(self, found: tuple[str, list[str]] | None = None) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.classes_dir is not None
@@ -266,59 +315,39 @@ class YamlFsStorage:
             if name in paths:
                 raise DuplicateNameError("class", name, path, paths[name])
             paths[name] = path
-        raise RuntimeError("classes/ changed while it was scanned")  # a name counted twice
-
-    def _scan_classes_in_background(self) -> None:
-        try:
-            self._class_paths = self._scan_classes()
-        except BaseException as err:  # noqa: BLE001 - handed to the thread that asks
-            self._class_scan_error = err
+        _raise_found_duplicate("class", found, "classes/")
 
     @property
     def class_paths(self) -> dict[str, str]:
-        """Class name -> file, for every class file below classes/."""
+        """Class name -> file, for every class file below classes/ (the whole tree, scanned
+        once; a duplicate class name anywhere is raised)."""
         if self._class_paths is None:
-            self._class_scan.join()
-            if self._class_scan_error is not None:
-                raise self._class_scan_error
-            if self._class_paths is None:  # a forked child: the scanning thread stayed behind
-                self._scan_classes_in_background()
-                return self.class_paths
+            self._class_paths = self._scan_classes()
         return self._class_paths
 
     def class_path(self, name: str) -> str | None:
-        """The file of a class, or None."""
-        if self._class_paths is not None or not self._class_scan.is_alive():
-            return self.class_paths.get(name)
-        path = self._usual_class_file(name)
-        if path is None:  # somewhere else, or nowhere: only the scan can tell
-            return self.class_paths.get(name)
-        with self._lock:
-            self._found_early[name] = path
-        return path
+        """The file of a class, or None; found without scanning the whole tree."""
+        try:
+            return self._class_files[name]
+        except KeyError:
+            pass
+        if self._class_paths is not None:
+            path = self._class_paths.get(name)
+        elif self._class_finder is None:
+            path = None
+        else:
+            found = self._class_finder.files_naming(name)
+            if len(found) > 1:  # the scan reports the first duplicate, as reclass does
+                self._raise_duplicate_class((name, found))
+            path = found[0] if found else None
+        return self._class_files.setdefault(name, path)
 
-    def _usual_class_file(self, name: str) -> str | None:
-        parts = name.split(".")
-        if self.classes_dir is None or any(not part or part[0] == "." or part in SKIPPED_DIRS or os.sep in part
-               for part in parts):
-            return None
-        base = os.path.join(self.classes_dir, *parts)
-        for candidate in (base + ".yml", base + ".yaml", os.path.join(base, "init.yml"),
-                          os.path.join(base, "init.yaml")):
-            if os.path.isfile(candidate):
-                return candidate
-        return None
-
-    def check_classes(self) -> None:
-        """Wait for the classes scan; raise its error (a duplicate class name), and make sure
-        every class found before it ended is the one the scan names."""
-        paths = self.class_paths
-        with self._lock:
-            early, self._found_early = self._found_early, {}
-        for name, path in early.items():
-            if paths.get(name) != path:
-                raise NotFoundError(f"Class {name!r}: {path} changed while the inventory was "
-                                    "read; run again")
+    def check_classes(self, whole_tree: bool = False) -> None:
+        """Raise the error of the class listing (a duplicate class name). A class looked up
+        raised its own already; `whole_tree` (or a render of every node, which lists the
+        nodes) checks every class file, as reclass's start-up scan does."""
+        if whole_tree or self.nodes.scanned:
+            self.class_paths  # noqa: B018 - the scan, for its error
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file, parsed once per process."""
@@ -345,7 +374,7 @@ class YamlFsStorage:
 
     def class_uri(self, name: str) -> str | None:
         check_class_name(name)
-        path = self.class_paths.get(name)
+        path = self.class_path(name)
         return None if path is None else "yaml_fs://" + path
 
 
