@@ -91,3 +91,9 @@ def _exact_members(mapping: dict[Any, Any], depth: int) -> bytes:
     indent = "  " * depth
     return (",\n" + indent).join(json_key(key) + ": " + pretty_json(value, indent)
                                  for key, value in mapping.items()).encode("ascii")
+
+
+def node_member(name: str, info: Any, floats_exact: bool = False) -> bytes | memoryview:
+    """The bytes of `"name": info` as the `nodes` object of an indented inventory holds them
+    (a node's fragment of a parallel or cached render, reclass_ng.parallel.fragments)."""
+    return _members({name: info}, 2, floats_exact)

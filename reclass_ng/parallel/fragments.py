@@ -24,10 +24,10 @@ FRAGMENT_FORMS = {
 
 def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
     """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output import dump, fast_pretty_json, json_key
+    from reclass_ng.output import dump
 
     if fmt == "json" and pretty:
-        return json_key(name) + ": " + fast_pretty_json(info, "    ")
+        return _indented_json_member(name, info)
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):
@@ -61,3 +61,15 @@ def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: 
         pieces.append(part[3])
     pieces += [closing, skeleton[at + len(empty):]]
     return pieces
+
+
+def _indented_json_member(name: str, info: dict[str, Any]) -> str:
+    # The writer of whole inventories (output_json), so a parallel or cached render writes
+    # what a serial one does, as fast; the exact writer where orjson has no wheel.
+    try:
+        from reclass_ng.output_json import node_member
+    except ImportError:
+        from reclass_ng.output import fast_pretty_json, json_key
+
+        return json_key(name) + ": " + fast_pretty_json(info, "    ")
+    return str(node_member(name, info), "ascii")
