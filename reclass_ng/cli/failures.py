@@ -11,14 +11,15 @@ JSON document on stderr for CI:
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.errors import EX_SOFTWARE, MultipleErrors, ReclassError
+
+if TYPE_CHECKING:  # argparse and json cost a `reclass --nodeinfo` start milliseconds
+    import argparse
 
 ERROR_FORMATS = ("text", "json")
 
@@ -33,6 +34,8 @@ def add_errors_option(parser: argparse.ArgumentParser) -> None:
 
 def error_document(records: Sequence[dict[str, Any]], exit_code: int) -> str:
     """The JSON document `--errors json` prints."""
+    import json
+
     return json.dumps({"exit_code": exit_code, "errors": list(records)}, indent=2,
                       default=str)
 

@@ -2,53 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reclass_ng.cli.failures import add_errors_option, exit_without_teardown, run_reporting_errors
 from reclass_ng.errors import ReclassError, UsageError
 from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 
-
-def _terminal_columns() -> int:
-    # shutil.get_terminal_size(), without importing shutil (and zlib, bz2 and lzma with it).
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, the same width: every add_argument makes one, and argparse's
-    own imports shutil for the terminal width (a few ms of every start)."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position,
-                         _terminal_columns() - 2 if width is None else width)
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", _HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        sys.exit(2)
+if TYPE_CHECKING:
+    import argparse
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="reclass", description="Classify nodes from a reclass inventory.")
+    """The `reclass` command line (plain_argv reads the common ones without it)."""
+    import argparse
+
+    from reclass_ng.cli.reclass_parser import ReclassArgumentParser
+
+    parser = ReclassArgumentParser(prog="reclass",
+                                   description="Classify nodes from a reclass inventory.")
     add = parser.add_argument
     add("--version", action="version",
         version=f"{COMPATIBLE_RECLASS_VERSION} (reclass-ng {__version__})")
@@ -213,8 +185,16 @@ def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[Rec
     return errors
 
 
+def parse_args(argv: list[str] | None = None) -> Any:
+    """The options of a `reclass` command line (an argparse.Namespace or its equal)."""
+    from reclass_ng.cli.plain_argv import parse_plain_argv
+
+    words = sys.argv[1:] if argv is None else argv
+    return parse_plain_argv(words) or build_parser().parse_args(words)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     return run_reporting_errors(lambda: run(args), errors_format=args.errors,
                                 more_errors=lambda err: other_node_errors(args, err))
 
