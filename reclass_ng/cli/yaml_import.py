@@ -1,10 +1,12 @@
-"""Import PyYAML without compiling the regular expression of its pure-Python reader.
+"""Import PyYAML without compiling regular expressions it may never use.
 
-`import yaml` compiles a character-class pattern covering most of Unicode for
-`yaml.reader.Reader`, which takes about 8 ms, a twentieth of a whole `reclass --nodeinfo`
-process. reclass-ng reads files with libyaml's C loader, which never uses that reader, so the
-pattern is compiled on first use instead. If PyYAML is already imported, or its pattern
-changes, nothing happens and PyYAML works exactly as it always does.
+`import yaml` compiles about twenty patterns: a character class covering most of Unicode for
+`yaml.reader.Reader` (about 8 ms, a twentieth of a whole `reclass --nodeinfo` process), the
+implicit resolvers' patterns and the constructor's timestamp pattern. reclass-ng reads files
+with libyaml's C loader, which never uses the reader's, and a run meets only some of the
+others (a timestamp is rare), so each is compiled on first use instead; after that a use
+costs what it did. If PyYAML is already imported, nothing happens and PyYAML works exactly as
+it always does.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ import re
 import sys
 from typing import Any
 
-_READER_PATTERN_START = "[^\x09\x0A\x0D\x20-\x7E"
-
 
 class _PatternOnFirstUse:
-    """Stands in for a compiled pattern; compiles it the first time it is used."""
+    """Stands in for a compiled pattern; compiles it the first time it is used, then keeps
+    each method it was asked for as its own attribute (no lookup through here again)."""
 
     def __init__(self, pattern: str, flags: int) -> None:
         self._args = (pattern, flags)
@@ -26,7 +27,9 @@ class _PatternOnFirstUse:
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
+        value = getattr(self._compiled, name)
+        setattr(self, name, value)
+        return value
 
 
 def _import_yaml() -> None:
@@ -35,7 +38,7 @@ def _import_yaml() -> None:
     original = re.compile
 
     def compile_later(pattern: Any, flags: int = 0) -> Any:
-        if isinstance(pattern, str) and pattern.startswith(_READER_PATTERN_START):
+        if isinstance(pattern, str):
             return _PatternOnFirstUse(pattern, flags)
         return original(pattern, flags)
 
