@@ -227,3 +227,30 @@ def test_deep_reference_chain_has_no_traceback(reclass, make_inventory) -> None:
     # The engine currently fails here (see test_resolve); at least it must not show a traceback.
     assert "Traceback" not in result.stdout + result.stderr
     assert result.returncode != 1
+
+
+@pytest.mark.parametrize("count", [8, 9])  # either side of FEW_NODES_FOR_ORJSON
+def test_inventory_json_of_few_nodes_is_what_the_orjson_writer_writes(reclass, make_inventory,
+                                                                       count: int) -> None:
+    import io
+    import re
+
+    import reclass_ng
+    from reclass_ng.cli.reclass import FEW_NODES_FOR_ORJSON
+    from reclass_ng.output import write
+
+    assert FEW_NODES_FOR_ORJSON == 8
+    files = {"classes/c.yml": "parameters:\n  tiny: 1.5e-07\n  big: 123456789012345678901\n"
+                              "  text: \"caf\u00e9 \\x7f \\t\"\n  nested: {a: [1, {b: null}]}\n"}
+    files.update({f"nodes/n{i}.yml": f"classes: [c]\nparameters: {{i: {i}, f: {i}.25}}\n"
+                  for i in range(count)})
+    root = make_inventory(files)
+    result = reclass(["-b", str(root), "--inventory", "-o", "json"])
+    assert result.returncode == 0, result.stderr
+    expected = io.StringIO()
+    write(reclass_ng.load(str(root), read_config=False).inventory(), expected, "json", True)
+
+    def without_timestamp(text: str) -> str:
+        return re.sub(r'"timestamp": "[^"]*"', '"timestamp": ""', text)
+
+    assert without_timestamp(result.stdout) == without_timestamp(expected.getvalue())

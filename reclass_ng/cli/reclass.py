@@ -99,6 +99,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports) takes about
+# as long as the exact pure-Python writer needs for ten MCP-sized nodes (50 kB of JSON each):
+# up to this many nodes the whole document is written by that writer (the same text, which
+# tests/test_cli_reclass.py checks against the orjson writer).
+FEW_NODES_FOR_ORJSON = 8
+
+
 class InventoryOutput:
     """`--inventory` with `--jobs` processes and a progress bar on a terminal's stderr."""
 
@@ -135,6 +142,10 @@ class InventoryOutput:
         if self.jobs > 1 and count > 1:
             for piece in pieces:
                 sys.stdout.write(piece)
+        elif settings.output == "json" and len(data["nodes"]) <= FEW_NODES_FOR_ORJSON:
+            from reclass_ng.output import dump
+
+            sys.stdout.write(dump(data, "json", settings.pretty_print))
         else:
             from reclass_ng.storage.yaml_load import LOADED_FLOATS
 
