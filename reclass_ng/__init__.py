@@ -15,8 +15,6 @@ Settings are the keys of `reclass-config.yml` (see doc/configuration.rst). Error
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from reclass_ng.version import __version__
 
 __all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Write",
@@ -27,7 +25,10 @@ _LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "rec
          "ReclassError": "reclass_ng.errors", "NodeProvenance": "reclass_ng.provenance",
          "Write": "reclass_ng.provenance", "RenderObserver": "reclass_ng.observe"}
 
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # what type checkers see of the lazy names above
+    from typing import Any
+
     from reclass_ng.api import Entity, Inventory, load
     from reclass_ng.errors import ReclassError
     from reclass_ng.observe import RenderObserver

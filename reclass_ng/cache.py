@@ -10,10 +10,19 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
+TYPE_CHECKING = False  # typing costs every start ~2 ms: type checkers only
+if TYPE_CHECKING:
+    from typing import Generic, TypeVar
+
+    K = TypeVar("K", bound=Hashable)
+    V = TypeVar("V")
+else:  # at run time BoundedCache[...] appears in (unevaluated) annotations only
+    K = V = None
+
+    class Generic:
+        def __class_getitem__(cls, parameters: object) -> type:
+            return object
 
 
 class BoundedCache(Generic[K, V]):

@@ -9,7 +9,6 @@ it follows the same rules.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
@@ -26,6 +25,10 @@ from reclass_ng.values import (
     Source,
     Stack,
 )
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class MergedNode:

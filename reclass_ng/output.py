@@ -12,12 +12,15 @@ from json.encoder import (  # type: ignore[attr-defined]
     c_make_encoder,
     encode_basestring_ascii,
 )
-from typing import IO, Any
 
 import yaml
 
 from reclass_ng.errors import UsageError
 from reclass_ng.values import OwnedDict, OwnedList
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 FORMATS = ("yaml", "json")
 

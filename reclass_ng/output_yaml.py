@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
 from reclass_ng.output import _Dumper
 from reclass_ng.values import OwnedDict, OwnedList
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 _DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})

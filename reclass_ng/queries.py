@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from reclass_ng.errors import (
     EntityFormatError,
@@ -30,6 +29,10 @@ from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem
 from reclass_ng.syntax.query import ExportPath, QueryExpr, QueryParser, SelfPath, Test
 from reclass_ng.values import Interpolation, owned_copy
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 _UNLOADABLE = (YamlFileError, EntityFormatError)
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 import yaml
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.records import Record
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_FILE_NAME = "reclass-config.yml"
 DEFAULT_CONFIG_DIRS = ("~", "/etc/reclass")

@@ -15,10 +15,13 @@ layers of one key that could not be merged before interpolation).
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 from reclass_ng.records import Record
 from reclass_ng.syntax.ast import Query, Ref, Template
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Source(Record):

@@ -11,10 +11,15 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Mapping
-from typing import Any, Protocol
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.settings import Settings
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:  # nothing checks these at run time: they describe what the engine calls
+    Protocol = object
 
 _STORAGE_MODULE = re.compile(r"[a-z][a-z0-9_]*")
 
