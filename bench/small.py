@@ -56,9 +56,10 @@ def _first_node(inventory: Path, args: list[str]) -> str | None:
     nodes = sorted(p for p in (inventory / "nodes").rglob("*") if p.suffix in (".yml", ".yaml"))
     if not nodes:
         return None
-    if "-a" in args:
-        return ".".join(nodes[0].relative_to(inventory / "nodes").with_suffix("").parts)
-    return nodes[0].stem
+    parts = nodes[0].relative_to(inventory / "nodes").with_suffix("").parts
+    if "-a" in args and not parts[0].startswith("_"):  # compose_node_name (spec 1.4)
+        return ".".join(parts)
+    return parts[-1]
 
 
 def generated_inventories(sizes: list[int], work: Path
@@ -141,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                     commands[key] = command
                 result = measure(commands, inventory, args.runs)
                 if "ng-cli" not in result:
-                    return 1
+                    print(f"| {label} | {mode} | reclass-ng failed |", flush=True)
+                    continue
                 ng = result["ng-cli"]["cpu"]
                 cells = [f"{result[key]['cpu'] * 1000:.1f}" if key in result else "-"
                          for key in shown]
