@@ -59,7 +59,7 @@ class NodeFiles(Mapping[str, NodeFile]):
         self._find = find
         # name -> (directory, file name, directory below nodes/ + os.sep), once scanned
         self._where: dict[str, tuple[str, str, str]] | None = None
-        self._made: dict[str, NodeFile | None] = {}
+        self._made: dict[str, NodeFile] = {}  # at most one per node file
 
     @property
     def scanned(self) -> bool:
@@ -72,18 +72,17 @@ class NodeFiles(Mapping[str, NodeFile]):
         return self._where
 
     def _record(self, name: str) -> NodeFile | None:
-        try:
-            return self._made[name]
-        except KeyError:
-            pass
+        made = self._made.get(name)
+        if made is not None:
+            return made
         if self._where is not None:
             where = self._where.get(name)
         else:
             where = self._find(name)
-        made = None
-        if where is not None:
-            directory, filename, relative = where
-            made = NodeFile(name, directory + os.sep + filename, relative + _stem(filename))
+        if where is None:
+            return None  # not kept: names asked for (a service's requests) are unbounded
+        directory, filename, relative = where
+        made = NodeFile(name, directory + os.sep + filename, relative + _stem(filename))
         return self._made.setdefault(name, made)
 
     def __getitem__(self, name: str) -> NodeFile:
@@ -243,7 +242,7 @@ class YamlFsStorage:
         self._parsed: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
-        self._class_files: dict[str, str | None] = {}
+        self._class_files: dict[str, str] = {}
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
 
     @property
@@ -330,10 +329,9 @@ class YamlFsStorage:
 
     def class_path(self, name: str) -> str | None:
         """The file of a class, or None; found without scanning the whole tree."""
-        try:
-            return self._class_files[name]
-        except KeyError:
-            pass
+        known = self._class_files.get(name)
+        if known is not None:
+            return known
         if self._class_paths is not None:
             path = self._class_paths.get(name)
         elif self._class_finder is None:
@@ -343,6 +341,8 @@ class YamlFsStorage:
             if len(found) > 1:  # the scan reports the first duplicate, as reclass does
                 self._raise_duplicate_class((name, found))
             path = found[0] if found else None
+        if path is None:
+            return None  # not kept: only names of files are (the cache stays bounded)
         return self._class_files.setdefault(name, path)
 
     def check_classes(self, whole_tree: bool = False) -> None:
