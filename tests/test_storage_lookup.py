@@ -129,3 +129,14 @@ def test_inventory_reports_a_duplicate_class_no_node_reads(load_inventory) -> No
     assert inventory.nodeinfo("ok")["classes"] == ["a"]
     with pytest.raises(DuplicateNameError, match="'b'"):
         inventory.inventory()
+
+
+def test_names_not_found_are_not_kept(make_inventory) -> None:
+    # A long-running service is asked for any name: only found files may be remembered.
+    root = make_inventory({"nodes/n1.yml": "", "classes/a.yml": ""})
+    found = YamlFsStorage(str(root / "nodes"), str(root / "classes"))
+    for index in range(50):
+        assert found.nodes.get(f"missing{index}") is None
+        assert found.class_path(f"missing.{index}") is None
+    assert found.nodes.get("n1") is not None and found.class_path("a") is not None
+    assert list(found.nodes._made) == ["n1"] and list(found._class_files) == ["a"]
