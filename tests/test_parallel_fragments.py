@@ -18,7 +18,7 @@ VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
 NODE_NAMES = st.text(min_size=1, max_size=6)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(name=NODE_NAMES, parameters=VALUES)
 def test_json_fragment_is_the_exact_writers_text(name: str, parameters: object) -> None:
     info = {"classes": ["a"], "applications": [], "parameters": {"p": parameters}}
