@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TextIO
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import TextIO
 
 # Below this many nodes a render is over before a bar would be read.
 MIN_NODES = 200
