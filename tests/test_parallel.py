@@ -7,6 +7,7 @@ when nodes fail, the same warnings in the same order, with any executor and any 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
 import shutil
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -294,13 +295,18 @@ def test_dask_cluster_renders_example_identically(make_inventory) -> None:
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster, timeout="60s") as client:
+        # The workers register with the scheduler on their own; on a loaded machine they may
+        # not have when the cluster is returned. Wait for both, then ask the scheduler itself
+        # (client.run) which workers exist: scheduler_info() is a copy the client refreshes
+        # only every few seconds and listed no workers once under load.
+        client.wait_for_workers(2, timeout=120)
         executor = client.get_executor()
         data = load(EXAMPLE).inventory(executor=executor, chunk_size=2)
         text = parallel.render_inventory_text(load(EXAMPLE), executor, "yaml", True)
         inventory = load(base, ignore_class_notfound=True)
         inventory.inventory(executor=executor, chunk_size=3)
-        workers = {address for address in client.scheduler_info()["workers"]}
-    assert len(workers) == 2
+        worker_pids = client.run(os.getpid)
+    assert len(worker_pids) == 2 and os.getpid() not in worker_pids.values(), worker_pids
     assert same_text(dump(data, "json", True)) == same_text(dump(serial_example, "json", True))
     assert same_text(text) == same_text(dump(serial_example, "yaml", True))
     assert inventory.warnings == serial_warnings.warnings
