@@ -96,3 +96,17 @@ def save_screenshot(driver: object, directory: Path, name: str) -> Path:
     target = directory / f"{name}.png"
     driver.save_screenshot(str(target))  # type: ignore[attr-defined]
     return target
+
+
+def open_largest_mapping(driver) -> str:
+    """Open the node page's top-level mapping with the most values and wait (up to 60 s) until
+    every value below it shows its origin; the first origin's text."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    tops = driver.find_elements(By.CSS_SELECTOR, "#parameters details[data-origins]")
+    largest = max(tops, key=lambda d: len(d.find_elements(By.CSS_SELECTOR, "li.leaf")))
+    largest.find_element(By.CSS_SELECTOR, "summary").click()
+    WebDriverWait(driver, 60).until(
+        lambda _: not largest.find_elements(By.CSS_SELECTOR, "a.origin.pending"))
+    return largest.find_element(By.CSS_SELECTOR, "li.leaf a.origin").text
