@@ -27,9 +27,19 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, check=False)
 
 
-def wait_for(driver, css: str, timeout: float = 20):
+def wait_for(driver, css: str, timeout: float = 60):
     return WebDriverWait(driver, timeout).until(
         EC.presence_of_element_located((By.CSS_SELECTOR, css)))
+
+
+def wait_for_new_page(driver, css: str, navigate) -> None:
+    """Run `navigate()` (a submit or a click that loads another page), then wait until the
+    current page's `css` element is gone and the new page's is there: the old node table
+    matches the same selector, so waiting for presence alone could read the old rows."""
+    old = driver.find_element(By.CSS_SELECTOR, css)
+    navigate()
+    WebDriverWait(driver, 60).until(EC.staleness_of(old))
+    wait_for(driver, css)
 
 
 def rows(driver) -> list[str]:
@@ -61,13 +71,12 @@ def test_node_list_search_and_open(browser, ui: str, doc_screenshot) -> None:
     doc_screenshot("nodes")
     search = browser.find_element(By.ID, "filter-q")
     search.send_keys("staging")
-    search.submit()
-    wait_for(browser, "table.nodes")
+    wait_for_new_page(browser, "table.nodes", search.submit)
     assert rows(browser) == ["db1.staging.example.com", "web1.staging.example.com"]
     Select(browser.find_element(By.ID, "filter-environment")).select_by_visible_text("staging")
     browser.find_element(By.ID, "filter-class").send_keys("role.web")
-    browser.find_element(By.CSS_SELECTOR, "form.filters button").click()
-    wait_for(browser, "table.nodes")
+    wait_for_new_page(browser, "table.nodes",
+                      browser.find_element(By.CSS_SELECTOR, "form.filters button").click)
     assert rows(browser) == ["web1.staging.example.com"]
     browser.find_element(By.LINK_TEXT, "web1.staging.example.com").click()
     assert wait_for(browser, "h1 .node-name").text == "web1.staging.example.com"
@@ -103,7 +112,7 @@ def test_value_origin_and_history_match_explain(browser, ui: str, example_repo: 
     assert leaf.is_displayed()
     assert leaf.find_element(By.CSS_SELECTOR, ".value").text == "6"
     origin = leaf.find_element(By.CSS_SELECTOR, "a.origin")
-    WebDriverWait(browser, 20).until(lambda _: "pending" not in origin.get_attribute("class"))
+    WebDriverWait(browser, 60).until(lambda _: "pending" not in origin.get_attribute("class"))
     assert origin.text == _final_place(report)
     origin.click()
     history = wait_for(browser, "#history .history-report[data-path='nginx:worker_processes']")
@@ -150,7 +159,8 @@ def test_class_page_draws_the_include_graph(browser, ui: str, doc_screenshot) ->
     nodes = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#class-nodes a")]
     assert nodes == ["web1.example.com", "web1.staging.example.com", "web2.example.com"]
     doc_screenshot("class")
-    svg.find_element(By.CSS_SELECTOR, "a.graph-node[data-class='role.web']").click()
+    wait_for_new_page(browser, "h1 .class-name", svg.find_element(
+        By.CSS_SELECTOR, "a.graph-node[data-class='role.web']").click)
     assert wait_for(browser, "h1 .class-name").text == "role.web"
 
 
