@@ -17,3 +17,12 @@ def write_inventory(root: Path, files: Mapping[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Give `path` the new `text` in one step (a temporary file renamed over it), so that a
+    process reading the inventory meanwhile (`reclass-ng watch`) sees the old or the new file,
+    never a truncated one."""
+    temporary = path.with_name(f".{path.name}.tmp")  # not a .yml: no loader lists it
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)

@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from inventory_writer import write_inventory
+from inventory_writer import replace_file, write_inventory
 
 
 class WatchProcess:
@@ -46,18 +46,23 @@ def test_watch_prints_the_nodes_each_change_affects(tmp_path: Path) -> None:
         assert watcher.next_line().startswith("reclass-ng watch: 3 nodes rendered")
         web = base / "classes" / "web.yml"
         stat = web.stat()
-        web.write_text("parameters: {port: 81}\n")  # same size, same mtime afterwards
+        # Same size, same mtime afterwards. Written over in place without truncating it first,
+        # so a round polling meanwhile reads the old or the new text, never an empty class.
+        with web.open("r+b") as stream:
+            stream.write(b"parameters: {port: 81}\n")
         os.utime(web, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         assert watcher.next_line() == "changed: w1, w2"
-        (base / "nodes" / "db.yml").write_text("classes: [common, missing]\n")
+        replace_file(base / "nodes" / "db.yml", "classes: [common, missing]\n")
         error = [watcher.next_line()]
         assert error[0].startswith("error: ")
-        (base / "classes" / "missing.yml").write_text("parameters: {extra: 1}\n")
+        replace_file(base / "classes" / "missing.yml", "parameters: {extra: 1}\n")
         while (line := watcher.next_line()) != "changed: db":
             error.append(line)
         assert "missing" in "\n".join(error)
+        # Added before removed: whether a round sees both changes or only the first, the lines
+        # come in this order.
+        replace_file(base / "nodes" / "new.yml", "classes: [common]\n")
         (base / "nodes" / "w2.yml").unlink()
-        (base / "nodes" / "new.yml").write_text("classes: [common]\n")
         assert [watcher.next_line(), watcher.next_line()] == ["added: new", "removed: w2"]
     finally:
         watcher.stop()
