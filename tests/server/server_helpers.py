@@ -38,6 +38,16 @@ def free_port() -> int:
 def running_server(inventory: Path, state_db: Path, *args: str, token: str | None = TOKEN,
                    token_file: Path | None = None) -> Iterator[str]:
     """Start the server, wait until it answers, yield its base URL, stop it."""
+    with running_server_process(inventory, state_db, *args, token=token,
+                                token_file=token_file) as (base, _process):
+        yield base
+
+
+@contextlib.contextmanager
+def running_server_process(inventory: Path, state_db: Path, *args: str,
+                           token: str | None = TOKEN, token_file: Path | None = None
+                           ) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`running_server`, yielding (base URL, the server's process)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"}
     if token is not None and token_file is None:
@@ -62,7 +72,7 @@ def running_server(inventory: Path, state_db: Path, *args: str, token: str | Non
                 if time.monotonic() > deadline:
                     raise AssertionError("server did not start within 30 s") from None
                 time.sleep(0.1)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         try:
@@ -72,6 +82,23 @@ def running_server(inventory: Path, state_db: Path, *args: str, token: str | Non
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a running process has used so far, from /proc. Unlike the
+    wall clock it does not grow while the process waits for a busy machine's cores."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def has_open(pid: int, path: Path) -> bool:
+    """Whether the process holds a file descriptor on `path` (from /proc/PID/fd)."""
+    target = os.path.realpath(path)
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            if os.readlink(fd) == target:
+                return True
+    return False
 
 
 def client(base: str, token: str | None = TOKEN, *, bearer: bool = False) -> httpx.Client:
