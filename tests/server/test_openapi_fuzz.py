@@ -5,7 +5,6 @@ classification-conflict."""
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 from server_helpers import TOKEN, serve_example_copy
@@ -15,7 +14,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
 
-# Small and fixed, so the whole run stays well under a minute on a busy 2-core machine; the
+# Small and fixed, so the whole run stays well under a minute on a busy 2-core machine (the
+# count of examples bounds it, not a wall-clock assertion, which a busy machine would fail); the
 # generation is derandomized, so a failure found once is found again.
 # RECLASS_NG_FUZZ_EXAMPLES=200 runs a deeper search by hand.
 EXAMPLES_PER_OPERATION = int(os.environ.get("RECLASS_NG_FUZZ_EXAMPLES", "12"))
@@ -40,7 +40,6 @@ def test_no_server_errors_for_generated_requests(server) -> None:
     schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
     failures: list[str] = []
     calls = 0
-    started = time.monotonic()
     for result in schema.get_all_operations():
         operation = result.ok()
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
@@ -65,9 +64,6 @@ def test_no_server_errors_for_generated_requests(server) -> None:
                 # Negative mode on an operation with nothing to get wrong (no parameters, no
                 # body schema) has no cases at all.
                 assert mode is GenerationMode.NEGATIVE, operation.label
-    elapsed = time.monotonic() - started
     assert calls > 200, f"only {calls} requests were generated"
     assert not failures, f"{len(failures)} server error(s) in {calls} requests:\n" + \
         "\n".join(failures[:20])
-    if EXAMPLES_PER_OPERATION <= 12:
-        assert elapsed < 90, f"the fuzz run took {elapsed:.0f} s"
