@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 from inventory_writer import write_inventory
+
+# Hypothesis's defaults hold each example to 200 ms of wall clock (`deadline`) and fail a run
+# whose data generation is slow (`too_slow`): both fail on a busy machine with nothing wrong. The
+# number of examples bounds a property test's time; tests that set their own settings keep them.
+settings.register_profile("reclass-ng", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("reclass-ng")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"

@@ -175,7 +175,7 @@ def trusted_directory_signatures(request: pytest.FixtureRequest,
 
 
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(edits, min_size=1, max_size=8), st.sampled_from(NODES))
 def test_incremental_render_equals_a_fresh_render_after_any_edit(
         trusted_directory_signatures: None, edit_list: list[tuple], asked: str) -> None:
