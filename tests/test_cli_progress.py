@@ -57,7 +57,9 @@ def run_on_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave) as proc:
         os.close(slave)
         stdout, _ = proc.communicate(timeout=120)
-    reader.join(timeout=10)
+    # The reader stops at EIO, once it has read everything the child wrote to the terminal.
+    reader.join(timeout=120)
+    assert not reader.is_alive(), "the terminal was not drained"
     os.close(master)
     return proc.returncode, stdout.decode(), b"".join(seen).decode()
 
