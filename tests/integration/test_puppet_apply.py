@@ -5,66 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tool_helpers import EXAMPLE_INVENTORY, adapter_command, require_tool, run_tool
-
-# Classes with the parameters the example inventory's subtrees provide; notice() shows what
-# Puppet received: class parameters from the ENC's `classes` hash, top-scope variables from its
-# `parameters` hash.
-SITE_MANIFEST = """\
-class ntp (Array[String] $servers, Boolean $iburst) {
-  notice("ntp servers=${servers.join(',')} iburst=${iburst}")
-}
-class nginx (Integer $worker_processes, Integer $listen_port, String $server_name,
-             Integer $worker_connections = 512) {
-  notice("nginx server_name=${server_name} workers=${worker_processes} port=${listen_port}")
-  notice("nginx worker_connections=${worker_connections}")
-}
-class motd (String $message) {
-  notice("motd ${message}")
-}
-class postgresql (Integer $version, Integer $port, Array[String] $listen_addresses,
-                  Array[String] $databases = []) {
-  notice("postgresql ${version} listen=${listen_addresses.join(',')}")
-}
-class haproxy (Integer $frontend_port, Integer $backend_port, Array[String] $backends) {
-  notice("haproxy backends=${backends.join(',')} port=${backend_port}")
-}
-notice("top-scope domain=${::site['domain']} contact=${monitoring['contact']} env=${environment}")
-if $puppet_server { notice("top-scope puppet_server=${puppet_server}") }
-"""
-
-# Puppet Server's fact cache format (what the ENC reads in node-classifier mode).
-FACT_CACHE = """\
---- !ruby/object:Puppet::Node::Facts
-name: {name}
-values:
-  role: {role}
-  processors:
-    count: {processors}
-timestamp: 2026-11-22 08:00:00.000000000 +00:00
-expiration: 2026-11-22 08:30:00.000000000 +00:00
-"""
-
-
-def make_puppet_dirs(tmp_path: Path, enc_options: str,
-                     enc_source: str = f"-b {EXAMPLE_INVENTORY}",
-                     manifest: str = SITE_MANIFEST) -> Path:
-    """A private Puppet confdir with puppet.conf set up as doc/adapters.rst tells users to
-    (`enc_source`: the inventory, or `--server URL` for the classifier service)."""
-    conf = tmp_path / "conf"
-    conf.mkdir()
-    for env in ("production", "staging"):  # the environments the example inventory uses
-        (tmp_path / "code" / "environments" / env / "manifests").mkdir(parents=True)
-    (conf / "puppet.conf").write_text(
-        "[main]\n"
-        f"vardir = {tmp_path / 'var'}\n"
-        f"logdir = {tmp_path / 'log'}\n"
-        f"rundir = {tmp_path / 'run'}\n"
-        f"codedir = {tmp_path / 'code'}\n"
-        "node_terminus = exec\n"
-        f"external_nodes = {adapter_command('reclass-puppet')} {enc_source} {enc_options}\n")
-    (tmp_path / "site.pp").write_text(manifest)
-    return tmp_path
+from puppet_helpers import make_puppet_dirs, puppet_apply, write_fact_cache
 
 
 @pytest.fixture
@@ -76,19 +17,9 @@ def puppet_dirs(tmp_path: Path) -> Path:
 @pytest.fixture
 def groups_puppet_dirs(tmp_path: Path) -> Path:
     """Node-classifier mode, with a fact cache as Puppet Server keeps it."""
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    for name, role, processors in (("web2.example.com", "web", 8),
-                                   ("web1.staging.example.com", "web", 2)):
-        (facts / f"{name}.yaml").write_text(
-            FACT_CACHE.format(name=name, role=role, processors=processors))
+    facts = write_fact_cache(tmp_path / "facts", (("web2.example.com", "web", 8),
+                                                   ("web1.staging.example.com", "web", 2)))
     return make_puppet_dirs(tmp_path, f"--facts-dir {facts}")
-
-
-def puppet_apply(dirs: Path, certname: str):
-    puppet = require_tool("puppet", "/opt/puppetlabs/bin")
-    return run_tool([puppet, "apply", "--color", "false", "--confdir", str(dirs / "conf"),
-                     "--certname", certname, str(dirs / "site.pp")])
 
 
 def test_puppet_apply_gets_class_parameters_and_top_scope_variables(puppet_dirs: Path) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_puppet_apply import FACT_CACHE, make_puppet_dirs
-from tool_helpers import require_tool, run_tool
+from puppet_helpers import make_service_client_dirs, puppet_apply
+from tool_helpers import require_tool
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from catalog_helpers import EXAMPLE_MODULES, write_module  # noqa: E402
@@ -43,15 +43,7 @@ TOP_SCOPE = 'notice("top-scope puppet_server=${puppet_server}")\n'
 
 @pytest.fixture
 def served(tmp_path: Path):
-    puppet = require_tool("puppet", "/opt/puppetlabs/bin")
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    for name, role, processors in (("web2.example.com", "web", 8),
-                                   ("db1.staging.example.com", "db", 2)):
-        (facts / f"{name}.yaml").write_text(
-            FACT_CACHE.format(name=name, role=role, processors=processors))
-    token_file = tmp_path / "token"
-    token_file.write_text(TOKEN)
+    require_tool("puppet", "/opt/puppetlabs/bin")
     inventory = copy_inventory(tmp_path / "inventory")
     (inventory / "puppet-classes.yml").write_text(HAND_DECLARED)
     code = tmp_path / "code"
@@ -60,22 +52,16 @@ def served(tmp_path: Path):
             write_module(code, environment, name, manifest)
     with running_server(inventory, tmp_path / "state.sqlite3", "--puppet-code-dir",
                         str(code)) as base:
-        make_puppet_dirs(tmp_path, f"--token-file {token_file} --facts-dir {facts}",
-                         enc_source=f"--server {base}", manifest=TOP_SCOPE)
-        http = httpx.Client(base_url=base, headers={"X-Authentication": TOKEN}, timeout=120)
-        assert http.post("/v1/update-classes").status_code == 201
-        yield puppet, tmp_path, http, code
-        http.close()
-
-
-def puppet_apply(puppet: str, dirs: Path, certname: str):
-    return run_tool([puppet, "apply", "--color", "false", "--confdir", str(dirs / "conf"),
-                     "--certname", certname, str(dirs / "site.pp")])
+        make_service_client_dirs(tmp_path, base, TOKEN, TOP_SCOPE)
+        with httpx.Client(base_url=base, headers={"X-Authentication": TOKEN},
+                          timeout=120) as http:
+            assert http.post("/v1/update-classes").status_code == 201
+            yield tmp_path, http, code
 
 
 def test_puppet_apply_with_a_synced_catalogue(served) -> None:
-    puppet, dirs, http, code = served
-    result = puppet_apply(puppet, dirs, "web2.example.com")
+    dirs, http, code = served
+    result = puppet_apply(dirs, "web2.example.com")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "nginx worker_connections=4096" in result.stdout  # the module's class, group value
     assert "motd Managed by reclass-ng for Example Shop." in result.stdout
@@ -89,7 +75,7 @@ def test_puppet_apply_with_a_synced_catalogue(served) -> None:
     assert created.status_code == 303, created.text
     assert http.post(created.headers["Location"] + "/pin",
                      json={"nodes": ["db1.staging.example.com"]}).status_code == 204
-    result = puppet_apply(puppet, dirs, "db1.staging.example.com")
+    result = puppet_apply(dirs, "db1.staging.example.com")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "backup_agent target=s3://b" in result.stdout
     assert "postgresql_backup at 03:00 keep 14" in result.stdout

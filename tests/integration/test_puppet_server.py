@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_puppet_apply import FACT_CACHE, SITE_MANIFEST, make_puppet_dirs
-from tool_helpers import require_tool, run_tool
+from puppet_helpers import SITE_MANIFEST, make_service_client_dirs, puppet_apply
+from tool_helpers import require_tool
 
 # The HTTP tests' helpers start the server as a real process on loopback.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
@@ -28,30 +28,15 @@ class backup_agent (String $target) {
 @pytest.fixture
 def served(tmp_path: Path):
     """A service on a copy of inventory-example, and a Puppet confdir whose ENC asks it."""
-    puppet = require_tool("puppet", "/opt/puppetlabs/bin")
-    facts = tmp_path / "facts"
-    facts.mkdir()
-    for name, role, processors in (("web2.example.com", "web", 8),
-                                   ("db1.staging.example.com", "db", 2)):
-        (facts / f"{name}.yaml").write_text(
-            FACT_CACHE.format(name=name, role=role, processors=processors))
-    token_file = tmp_path / "token"
-    token_file.write_text(TOKEN)
+    require_tool("puppet", "/opt/puppetlabs/bin")
     with serve_example_copy(tmp_path / "service") as (base, inventory):
-        make_puppet_dirs(tmp_path, f"--token-file {token_file} --facts-dir {facts}",
-                         enc_source=f"--server {base}",
-                         manifest=SITE_MANIFEST + NEW_CLASS_MANIFEST)
-        yield puppet, tmp_path, base, inventory
-
-
-def puppet_apply(puppet: str, dirs: Path, certname: str):
-    return run_tool([puppet, "apply", "--color", "false", "--confdir", str(dirs / "conf"),
-                     "--certname", certname, str(dirs / "site.pp")])
+        make_service_client_dirs(tmp_path, base, TOKEN, SITE_MANIFEST + NEW_CLASS_MANIFEST)
+        yield tmp_path, base, inventory
 
 
 def test_puppet_apply_gets_group_classes_from_the_service(served) -> None:
-    puppet, dirs, base, _ = served
-    result = puppet_apply(puppet, dirs, "web2.example.com")
+    dirs, base, _ = served
+    result = puppet_apply(dirs, "web2.example.com")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     # Large web servers (8 processors) set worker_connections; the root group declares motd.
@@ -64,7 +49,7 @@ def test_puppet_apply_gets_group_classes_from_the_service(served) -> None:
 def test_a_group_created_through_the_api_reaches_puppet(served) -> None:
     import httpx
 
-    puppet, dirs, base, _ = served
+    dirs, base, _ = served
     headers = {"X-Authentication": TOKEN}
     created = httpx.post(f"{base}/v1/groups", headers=headers, json={
         "name": "Backups", "parent": "00000000-0000-4000-8000-000000000000",
@@ -73,7 +58,7 @@ def test_a_group_created_through_the_api_reaches_puppet(served) -> None:
     group_url = base + created.headers["Location"]
     assert httpx.post(group_url + "/pin", headers=headers,
                       json={"nodes": ["db1.staging.example.com"]}).status_code == 204
-    result = puppet_apply(puppet, dirs, "db1.staging.example.com")
+    result = puppet_apply(dirs, "db1.staging.example.com")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "backup_agent target=s3://backups/staging" in result.stdout
     assert "in environment staging" in result.stdout
@@ -82,16 +67,16 @@ def test_a_group_created_through_the_api_reaches_puppet(served) -> None:
     runtime = httpx.get(f"{base}/nodes/db1.staging.example.com/runtime", headers=headers).json()
     assert runtime["fact"]["role"] == "db"
     # A node not pinned there does not get the class.
-    other = puppet_apply(puppet, dirs, "web2.example.com")
+    other = puppet_apply(dirs, "web2.example.com")
     assert other.returncode == 0, other.stdout + other.stderr
     assert "backup_agent" not in other.stdout
 
 
 def test_puppet_apply_fails_when_the_service_refuses(served) -> None:
-    puppet, dirs, base, _ = served
+    dirs, base, _ = served
     conf = dirs / "conf" / "puppet.conf"
     conf.write_text(conf.read_text().replace(f"--token-file {dirs / 'token'} ", ""))
-    result = puppet_apply(puppet, dirs, "web2.example.com")
+    result = puppet_apply(dirs, "web2.example.com")
     assert result.returncode != 0
     output = result.stdout + result.stderr
     assert "Failed to find web2.example.com via exec" in output
