@@ -7,6 +7,7 @@ import datetime
 import pytest
 import yaml
 from adapter_helpers import EXAMPLE_INVENTORY, fake_nodeinfo, run_command, write_inventory
+from puppet_facts import write_fact_cache
 
 from reclass_ng.adapters import puppet
 
@@ -133,23 +134,7 @@ def test_no_inventory_anywhere_is_a_configuration_error(tmp_path) -> None:
 
 
 # Node-classifier mode: inventory-example has groups/, whose rules read facts that Puppet Server
-# caches as `<facts dir>/<certname>.yaml`.
-FACT_CACHE = """\
---- !ruby/object:Puppet::Node::Facts
-name: {name}
-values:
-  role: {role}
-  processors:
-    count: {processors}
-timestamp: 2026-11-22 08:00:00.000000000 +00:00
-expiration: 2026-11-22 08:30:00.000000000 +00:00
-"""
-
-
-def write_fact_cache(facts_dir, name: str, role: str, processors: int = 2) -> None:
-    facts_dir.mkdir(exist_ok=True)
-    (facts_dir / f"{name}.yaml").write_text(
-        FACT_CACHE.format(name=name, role=role, processors=processors))
+# caches as `<facts dir>/<certname>.yaml` (tests/puppet_facts.py writes them).
 
 
 def test_groups_mode_classifies_with_cached_facts(tmp_path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from puppet_facts import write_fact_cache
 from tool_helpers import EXAMPLE_INVENTORY, adapter_command, require_tool, run_tool
 
 # Classes with the parameters the example inventory's subtrees provide; notice() shows what
@@ -34,19 +35,6 @@ notice("top-scope domain=${::site['domain']} contact=${monitoring['contact']} en
 if $puppet_server { notice("top-scope puppet_server=${puppet_server}") }
 """
 
-# Puppet Server's fact cache format (what the ENC reads in node-classifier mode).
-FACT_CACHE = """\
---- !ruby/object:Puppet::Node::Facts
-name: {name}
-values:
-  role: {role}
-  processors:
-    count: {processors}
-timestamp: 2026-11-22 08:00:00.000000000 +00:00
-expiration: 2026-11-22 08:30:00.000000000 +00:00
-"""
-
-
 def make_puppet_dirs(tmp_path: Path, enc_options: str,
                      enc_source: str = f"-b {EXAMPLE_INVENTORY}",
                      manifest: str = SITE_MANIFEST) -> Path:
@@ -68,12 +56,10 @@ def make_puppet_dirs(tmp_path: Path, enc_options: str,
     return tmp_path
 
 
-def write_fact_cache(facts: Path, nodes: tuple[tuple[str, str, int], ...]) -> Path:
+def write_fact_caches(facts: Path, nodes: tuple[tuple[str, str, int], ...]) -> Path:
     """A fact cache directory with (name, role, processor count) of each node; returns it."""
-    facts.mkdir()
     for name, role, processors in nodes:
-        (facts / f"{name}.yaml").write_text(
-            FACT_CACHE.format(name=name, role=role, processors=processors))
+        write_fact_cache(facts, name, role, processors)
     return facts
 
 
@@ -84,7 +70,7 @@ SERVICE_FACTS = (("web2.example.com", "web", 8), ("db1.staging.example.com", "db
 def make_service_client_dirs(tmp_path: Path, base: str, token: str, manifest: str) -> Path:
     """A confdir whose ENC asks the classifier service at `base` (client mode), with the token
     in a file and SERVICE_FACTS in a fact cache."""
-    facts = write_fact_cache(tmp_path / "facts", SERVICE_FACTS)
+    facts = write_fact_caches(tmp_path / "facts", SERVICE_FACTS)
     token_file = tmp_path / "token"
     token_file.write_text(token)
     return make_puppet_dirs(tmp_path, f"--token-file {token_file} --facts-dir {facts}",

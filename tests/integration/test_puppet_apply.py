@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from puppet_helpers import make_puppet_dirs, puppet_apply, write_fact_cache
+from puppet_helpers import make_puppet_dirs, puppet_apply, write_fact_caches
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def puppet_dirs(tmp_path: Path) -> Path:
 @pytest.fixture
 def groups_puppet_dirs(tmp_path: Path) -> Path:
     """Node-classifier mode, with a fact cache as Puppet Server keeps it."""
-    facts = write_fact_cache(tmp_path / "facts", (("web2.example.com", "web", 8),
+    facts = write_fact_caches(tmp_path / "facts", (("web2.example.com", "web", 8),
                                                    ("web1.staging.example.com", "web", 2)))
     return make_puppet_dirs(tmp_path, f"--facts-dir {facts}")
 
