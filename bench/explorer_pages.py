@@ -26,6 +26,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "explorer"))
+sys.path.insert(0, str(REPO_ROOT / "tests" / "server"))  # browser_helpers imports server_helpers
 
 from browser_helpers import chromium, explorer_ui, open_largest_mapping  # noqa: E402
 

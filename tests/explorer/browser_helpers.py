@@ -18,10 +18,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from server_helpers import stop_process
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_INVENTORY = REPO_ROOT / "inventory-example"
 # Where the test run writes screenshots: of failures (always), and of the pages the
 # documentation shows when RECLASS_NG_DOC_SCREENSHOTS names a directory (doc/images).
 FAILURE_SCREENSHOTS = REPO_ROOT / "test-screenshots"
@@ -55,17 +56,6 @@ def chromium() -> Iterator[object]:
             driver.quit()
 
 
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
-
-
 @contextlib.contextmanager
 def explorer_ui(inventory: Path, state_db: Path) -> Iterator[str]:
     """`reclass-ng ui -b INVENTORY`: yields the URL it prints; stopped afterwards."""
@@ -88,7 +78,7 @@ def explorer_ui(inventory: Path, state_db: Path) -> Iterator[str]:
                 break
         raise AssertionError("reclass-ng ui printed no URL:\n" + "".join(printed))
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 def save_screenshot(driver: object, directory: Path, name: str) -> Path:

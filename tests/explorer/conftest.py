@@ -15,12 +15,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 
-from browser_helpers import (  # noqa: E402
-    EXAMPLE_INVENTORY,
-    FAILURE_SCREENSHOTS,
-    chromium,
-    save_screenshot,
-)
+from browser_helpers import FAILURE_SCREENSHOTS, chromium, save_screenshot  # noqa: E402
+from server_helpers import EXAMPLE_INVENTORY  # noqa: E402
 
 
 @pytest.hookimpl(hookwrapper=True)

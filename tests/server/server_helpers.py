@@ -74,14 +74,19 @@ def running_server_process(inventory: Path, state_db: Path, *args: str,
                 time.sleep(0.1)
         yield base, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        stop_process(process)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, SIGKILL when it has not exited 10 s later; closes its stdout pipe."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
 
 
 def cpu_seconds(pid: int) -> float:
