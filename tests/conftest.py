@@ -21,7 +21,8 @@ from inventory_writer import write_inventory
 # Hypothesis's defaults hold each example to 200 ms of wall clock (`deadline`) and fail a run
 # whose data generation is slow (`too_slow`): both fail on a busy machine with nothing wrong. The
 # number of examples bounds a property test's time; tests that set their own settings keep them.
-settings.register_profile("reclass-ng", deadline=None,
+# Built on the profile Hypothesis chose: in CI (CI set) its "ci" profile, which also derandomizes.
+settings.register_profile("reclass-ng", parent=settings.default, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("reclass-ng")
 

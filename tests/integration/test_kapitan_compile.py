@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tool_helpers import INSTALL_HINT, REPO, run_tool
+from tool_helpers import INSTALL_HINT, REPO, missing_tool, run_tool
 
 PROJECT = Path(__file__).resolve().parent / "kapitan_project"
 KAPITAN_BIN = REPO / ".venv-kapitan" / "bin"
@@ -22,7 +22,7 @@ KAPITAN_BIN = REPO / ".venv-kapitan" / "bin"
 def kapitan_bin() -> Path:
     for name in ("kapitan", "kapitan-ng", "reclass-ng"):
         if not (KAPITAN_BIN / name).is_file():
-            pytest.skip(f"{KAPITAN_BIN / name} is not installed; {INSTALL_HINT}")
+            missing_tool(f"{KAPITAN_BIN / name} is not installed; {INSTALL_HINT}")
     return KAPITAN_BIN
 
 
