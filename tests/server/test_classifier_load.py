@@ -14,10 +14,12 @@ import classifier_load  # noqa: E402
 
 
 def test_load_script_reports_classifications_per_second() -> None:
+    # --max-seconds only stops a run that hangs: every request must be answered (the counts
+    # below), however long a busy machine makes the ~70 requests take.
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "--groups", "12", "--nodes", "30", "--requests", "40",
-         "--clients", "2", "--max-seconds", "60", "--json"],
-        capture_output=True, text=True, timeout=180, check=False)
+         "--clients", "2", "--max-seconds", "300", "--json"],
+        capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["groups"] == 12 and report["nodes_stored"] == 30
