@@ -1,0 +1,146 @@
+"""Rendered subtrees shared between the nodes of one inventory render (a memo).
+
+Most of a node's tree is file containers (`UnresolvedDict`, `UnresolvedList`) that no other
+file merged into: the node copies each one and renders the references inside. Nodes listing
+the same classes copy the same containers and, when the values their references read are the
+same, end with the same rendered subtree. So a container's rendered copy is kept, keyed by
+exactly what produced it:
+
+* the file container itself (the object: it is never changed, and an entry holds it, so its
+  identity cannot be reused), and
+* every reference its values read outside it, with the value read.
+
+A later node meeting the same container reuses the kept subtree when each of those references
+already has, in its own tree, a fully rendered value equal to the one read (type by type, in
+order). The check renders nothing, so it raises no error, prints no warning and changes no
+render order: a node's output, warnings and errors are those of the plain render. A render
+that queried other nodes, used a reference default, printed a warning or met an error inside
+the container is not kept. The reused subtree is shared, like the file's own plain containers
+are: rendered trees are never changed (a reference to it copies it, see `owned_copy`).
+
+`RenderedSubtrees` is the memo of one inventory render (`InventoryRenderer.render_serially`),
+bounded; the plain render (without one) is the reference the tests compare it with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reclass_ng.values import OwnedDict, OwnedList
+
+# Values inside a rendered tree that are complete as they are.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class SubtreeReads:
+    """What rendering one file container at `path` read outside it (for its memo entry)."""
+
+    __slots__ = ("path", "prefix", "reads", "kept")
+
+    def __init__(self, path: tuple) -> None:
+        self.path = path
+        # A reference whose keys start with these points inside the container (read again by
+        # the copy, not a fact about the node). Paths through list indexes compare as written,
+        # so such references are kept as reads: a later node then never matches (safe).
+        self.prefix = path if all(type(key) is str for key in path) else None
+        self.reads: list[tuple[str, Any]] = []
+        self.kept = True  # False: something the memo cannot replay happened inside
+
+    def read(self, ref_path: str, keys: tuple, value: Any) -> None:
+        """A reference inside the container read `value` at `ref_path` (split into `keys`)."""
+        prefix = self.prefix
+        if prefix is not None and keys[:len(prefix)] == prefix:
+            return
+        self.reads.append((ref_path, value))
+
+
+class RenderedSubtrees:
+    """The memo of one inventory render: file container -> rendered copies, each under the
+    paths its references read and the values they read there (`read_key`).
+
+    Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
+    (then nothing more is kept). Owned by the render that made it.
+    """
+
+    def __init__(self, max_entries: int = 200_000, max_variants: int = 64) -> None:
+        self.max_entries = max_entries
+        self.max_variants = max_variants
+        # id(container) -> (container, {read paths: {read_key of the values: rendered copy}})
+        self._entries: dict[int, tuple[Any, dict[tuple[str, ...], dict[tuple, Any]]]] = {}
+        self._count = 0
+        self.hits = 0
+        self.misses = 0
+
+    def read_paths(self, container: Any) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
+        """The kept copies of a file container by the paths they read (None: none kept)."""
+        entry = self._entries.get(id(container))
+        if entry is None or entry[0] is not container:
+            return None
+        return entry[1]
+
+    def keep(self, container: Any, reads: list[tuple[str, Any]], rendered: Any) -> None:
+        """Keep the rendered copy of `container` with the references it read."""
+        key = read_key(reads)
+        if key is None or self._count >= self.max_entries:
+            return
+        entry = self._entries.get(id(container))
+        if entry is None or entry[0] is not container:
+            entry = self._entries[id(container)] = (container, {})
+        by_values = entry[1].setdefault(tuple(path for path, _ in reads), {})
+        if len(by_values) < self.max_variants and key not in by_values:
+            by_values[key] = (reads, rendered)
+            self._count += 1
+
+
+def read_key(reads: list[tuple[str, Any]], start: list[Any] | None = None) -> tuple | None:
+    """A hashable key of the values read that is equal exactly when `same_value` holds:
+    scalars by type and value (floats by their text: 0.0 and -0.0 are written apart),
+    containers by identity (a file's plain container is one object for every node; a node's
+    own containers never match); None when a value cannot be keyed. `start`: the key of
+    the reads before these."""
+    key: list[Any] = start if start is not None else []
+    for _, value in reads:
+        kind = type(value)
+        if kind is float:
+            key.append((kind, repr(value)))
+        elif kind in _SCALARS:
+            key.append((kind, value))
+        elif kind is dict or kind is list:
+            key.append(id(value))  # kept alive by the entry's reads
+        else:
+            return None  # not rendered yet, or of a kind that cannot be keyed
+    return tuple(key)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two rendered values would be written identically: same types (dicts and lists
+    of any kind alike), same keys in the same order, same scalars (1, 1.0 and True differ)."""
+    if a is b:
+        return True
+    kind_a, kind_b = type(a), type(b)
+    if kind_a in _SCALARS or kind_b in _SCALARS:
+        return kind_a is kind_b and a == b
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items()):
+            if not (type(key_a) is type(key_b) and key_a == key_b and same_value(value_a, value_b)):
+                return False
+        return True
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return all(same_value(x, y) for x, y in zip(a, b))
+    return kind_a is kind_b and a == b  # dates and other scalars the loader makes
+
+
+def fully_rendered(value: Any) -> bool:
+    """Whether nothing is left to render inside a value of a node's tree."""
+    kind = type(value)
+    if kind in _SCALARS or kind is dict or kind is list:
+        return True  # from a file with nothing to interpolate inside, or a scalar
+    if kind is OwnedDict:
+        return all(fully_rendered(item) for item in value.values())
+    if kind is OwnedList:
+        return all(fully_rendered(item) for item in value)
+    return False  # Interpolation, Stack, UnresolvedDict, UnresolvedList (or unknown)
