@@ -11,8 +11,8 @@ exactly what produced it:
 * every reference its values read outside it, with the value read.
 
 A later node meeting the same container reuses the kept subtree when each of those references
-already has, in its own tree, a fully rendered value equal to the one read (type by type, in
-order). The check renders nothing, so it raises no error, prints no warning and changes no
+already has, in its own tree, a fully rendered value written the same as the one read (a
+scalar of the same type and value, or the same file container). The check renders nothing, so it raises no error, prints no warning and changes no
 render order: a node's output, warnings and errors are those of the plain render. A render
 that queried other nodes, used a reference default, printed a warning or met an error inside
 the container is not kept. The reused subtree is shared, like the file's own plain containers
@@ -93,7 +93,7 @@ class RenderedSubtrees:
 
 
 def read_key(reads: list[tuple[str, Any]], start: list[Any] | None = None) -> tuple | None:
-    """A hashable key of the values read that is equal exactly when `same_value` holds:
+    """A hashable key of the values read, equal only when every value is written the same:
     scalars by type and value (floats by their text: 0.0 and -0.0 are written apart),
     containers by identity (a file's plain container is one object for every node; a node's
     own containers never match); None when a value cannot be keyed. `start`: the key of
@@ -110,28 +110,6 @@ def read_key(reads: list[tuple[str, Any]], start: list[Any] | None = None) -> tu
         else:
             return None  # not rendered yet, or of a kind that cannot be keyed
     return tuple(key)
-
-
-def same_value(a: Any, b: Any) -> bool:
-    """Whether two rendered values would be written identically: same types (dicts and lists
-    of any kind alike), same keys in the same order, same scalars (1, 1.0 and True differ)."""
-    if a is b:
-        return True
-    kind_a, kind_b = type(a), type(b)
-    if kind_a in _SCALARS or kind_b in _SCALARS:
-        return kind_a is kind_b and a == b
-    if isinstance(a, dict):
-        if not isinstance(b, dict) or len(a) != len(b):
-            return False
-        for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items()):
-            if not (type(key_a) is type(key_b) and key_a == key_b and same_value(value_a, value_b)):
-                return False
-        return True
-    if isinstance(a, list):
-        if not isinstance(b, list) or len(a) != len(b):
-            return False
-        return all(same_value(x, y) for x, y in zip(a, b))
-    return kind_a is kind_b and a == b  # dates and other scalars the loader makes
 
 
 def fully_rendered(value: Any) -> bool:
