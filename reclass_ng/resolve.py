@@ -24,7 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_key
+from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import (
@@ -100,6 +100,7 @@ class Resolver:
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
+        self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
         self._print_warning = self.warn
         if self.subtrees is not None:
             self.warn = self._warn_unkept
@@ -209,26 +210,16 @@ class Resolver:
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already
         (None otherwise)."""
-        # The common case inlined: a scalar reached through mappings (else _rendered_value).
-        split, root = self._split, self.root
-        key: list[Any] = []
+        parts = self._read_parts
+        key = []
         for ref_path in paths:
-            node: Any = root
-            for step in split[ref_path]:
-                if type(node) is not OwnedDict and type(node) is not dict:
-                    node = self._rendered_value(ref_path)
-                    break
-                node = node.get(step, _NOT_RENDERED)
-                if node is _NOT_RENDERED:
-                    return None
-            kind = type(node)
-            if kind is str or kind is int or kind is bool:
-                key.append((kind, node))
-            else:
-                part = read_key([(ref_path, self._rendered_value(ref_path))])
+            part = parts.get(ref_path)
+            if part is None:
+                part = read_part(self._rendered_value(ref_path))
                 if part is None:
                     return None
-                key.extend(part)
+                parts[ref_path] = part  # a rendered value never changes
+            key.append(part)
         return tuple(key)
 
     def _rendered_value(self, ref_path: str) -> Any:

@@ -92,24 +92,31 @@ class RenderedSubtrees:
             self._count += 1
 
 
-def read_key(reads: list[tuple[str, Any]], start: list[Any] | None = None) -> tuple | None:
-    """A hashable key of the values read, equal only when every value is written the same:
-    scalars by type and value (floats by their text: 0.0 and -0.0 are written apart),
-    containers by identity (a file's plain container is one object for every node; a node's
-    own containers never match); None when a value cannot be keyed. `start`: the key of
-    the reads before these."""
-    key: list[Any] = start if start is not None else []
+def read_key(reads: list[tuple[str, Any]]) -> tuple | None:
+    """A hashable key of the values read, equal only when every value is written the same
+    (see read_part); None when a value cannot be keyed."""
+    key = []
     for _, value in reads:
-        kind = type(value)
-        if kind is float:
-            key.append((kind, repr(value)))
-        elif kind in _SCALARS:
-            key.append((kind, value))
-        elif kind is dict or kind is list:
-            key.append(id(value))  # kept alive by the entry's reads
-        else:
-            return None  # not rendered yet, or of a kind that cannot be keyed
+        part = read_part(value)
+        if part is None:
+            return None
+        key.append(part)
     return tuple(key)
+
+
+def read_part(value: Any) -> Any:
+    """The part of a read_key for one value: scalars by type and value (floats by their
+    text: 0.0 and -0.0 are written apart), a file's plain container by identity (one object
+    for every node that has it; the memo entry holding the reads keeps it alive), None for
+    anything else (a node's own containers, values not rendered yet)."""
+    kind = type(value)
+    if kind is float:
+        return (kind, repr(value))
+    if kind in _SCALARS:
+        return (kind, value)
+    if kind is dict or kind is list:
+        return (kind, id(value))
+    return None
 
 
 def fully_rendered(value: Any) -> bool:
