@@ -101,6 +101,9 @@ class Resolver:
         self.subtrees = subtrees if record is None and self.refs is self else None
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
+        # Paths (and their prefixes) where a reference rendered something out of the walk's
+        # order: a merged mapping there was not rendered by the walk alone.
+        self._touched: set[tuple] = set()
         self._print_warning = self.warn
         if self.subtrees is not None:
             self.warn = self._warn_unkept
@@ -135,6 +138,8 @@ class Resolver:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
                         else OwnedList(value)
                     self._render_keys(copy, value.dirty, path + (key,))
+            elif kind is OwnedDict and self.subtrees is not None and value.recipe is not None:
+                self._render_merged_container(container, key, value, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
@@ -181,9 +186,35 @@ class Resolver:
     def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
         """Render the copy of a file container at container[key]: a kept copy whose reads
         match this node's rendered values, else a plain render, kept for later nodes."""
+        made_by = self.subtrees.made_by_file(value)  # type: ignore[union-attr]
+        if self._reuse(made_by, container, key):
+            return
+        copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
+            else OwnedList(value)
+        self._render_for_memo(made_by, copy, path, lambda: self._render_keys(copy, value.dirty,
+                                                                             path))
+
+    def _render_merged_container(self, container: Any, key: Any, value: OwnedDict, path: tuple
+                                 ) -> None:
+        """Render a mapping the merge made of file mappings only (its recipe): as a file
+        container, unless something inside was rendered already (by a reference from
+        outside, whose reads were not recorded): then plainly."""
+        recipe = value.recipe
+        assert recipe is not None and self.subtrees is not None
+        made_by = self.subtrees.made_by_merge(recipe)
+        if self._reuse(made_by, container, key):
+            return
+        if path in self._touched:
+            self._render_children(value, path)
+            return
+        self._render_for_memo(made_by, value, path, lambda: self._render_children(value, path))
+
+    def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
+        """Put a kept rendered copy made by `made_by` at container[key], when the values its
+        references read are this node's (True)."""
         subtrees = self.subtrees
         assert subtrees is not None
-        by_paths = subtrees.read_paths(value)
+        by_paths = subtrees.read_paths(made_by)
         if by_paths is not None:
             for paths, by_values in by_paths.items():
                 values_key = self._read_key_now(paths)
@@ -194,18 +225,22 @@ class Resolver:
                     for outer in self._reading:  # containers around it read what it read
                         for ref_path, read in kept[0]:
                             outer.read(ref_path, self._split[ref_path], read)
-                    return
+                    return True
         subtrees.misses += 1
-        copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
-            else OwnedList(value)
+        return False
+
+    def _render_for_memo(self, made_by: Any, rendered: Any, path: tuple,
+                         render: Callable[[], None]) -> None:
+        """render() the container at `path` recording what it reads; keep it when nothing
+        the memo cannot replay happened."""
         reading = SubtreeReads(path)
         self._reading.append(reading)
         try:
-            self._render_keys(copy, value.dirty, path)
+            render()
         finally:
             self._reading.pop()
         if reading.kept:
-            subtrees.keep(value, reading.reads, copy)
+            self.subtrees.keep(made_by, reading.reads, rendered)  # type: ignore[union-attr]
 
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already
@@ -443,10 +478,22 @@ class Resolver:
         if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
+            if self.subtrees is not None:
+                self._touch(walked)
             return self._render_at(container, index, walked)
         if kind is UnresolvedDict or kind is UnresolvedList:
+            if self.subtrees is not None:
+                self._touch(walked)
             child = container[index] = self._own(child)
         return child
+
+    def _touch(self, walked: tuple) -> None:
+        touched = self._touched
+        for end in range(len(walked), 0, -1):
+            prefix = walked[:end]
+            if prefix in touched:
+                return  # and every shorter prefix
+            touched.add(prefix)
 
     def _ensure_rendered(self, node: Any, walked: tuple, ref_path: str, interp: Interpolation | None,
                          path: tuple) -> None:

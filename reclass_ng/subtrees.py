@@ -71,25 +71,45 @@ class RenderedSubtrees:
         self.hits = 0
         self.misses = 0
 
-    def read_paths(self, container: Any) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
-        """The kept copies of a file container by the paths they read (None: none kept)."""
-        entry = self._entries.get(id(container))
-        if entry is None or entry[0] is not container:
+    @staticmethod
+    def made_by_file(container: Any) -> tuple[Any, Any]:
+        """What produced a node's copy of a file container: the container (key, holder)."""
+        return id(container), container
+
+    @staticmethod
+    def made_by_merge(recipe: list[Any]) -> tuple[Any, Any]:
+        """What produced a mapping the merge made: its file mappings, in merge order."""
+        return tuple(map(id, recipe)), tuple(recipe)
+
+    def read_paths(self, made_by: tuple[Any, Any]
+                   ) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
+        """The kept rendered copies of what `made_by` produced, by the paths they read
+        (None: none kept)."""
+        entry = self._entries.get(made_by[0])
+        if entry is None or not _same_objects(entry[0], made_by[1]):
             return None
         return entry[1]
 
-    def keep(self, container: Any, reads: list[tuple[str, Any]], rendered: Any) -> None:
-        """Keep the rendered copy of `container` with the references it read."""
+    def keep(self, made_by: tuple[Any, Any], reads: list[tuple[str, Any]], rendered: Any
+             ) -> None:
+        """Keep the rendered copy of what `made_by` produced, with the references it read."""
         key = read_key(reads)
         if key is None or self._count >= self.max_entries:
             return
-        entry = self._entries.get(id(container))
-        if entry is None or entry[0] is not container:
-            entry = self._entries[id(container)] = (container, {})
+        entry = self._entries.get(made_by[0])
+        if entry is None or not _same_objects(entry[0], made_by[1]):
+            # The entry holds the objects: their ids, the dict key, cannot be reused.
+            entry = self._entries[made_by[0]] = (made_by[1], {})
         by_values = entry[1].setdefault(tuple(path for path, _ in reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
             by_values[key] = (reads, rendered)
             self._count += 1
+
+
+def _same_objects(held: Any, now: Any) -> bool:
+    if type(held) is tuple:
+        return len(held) == len(now) and all(a is b for a, b in zip(held, now, strict=True))
+    return held is now
 
 
 def read_key(reads: list[tuple[str, Any]]) -> tuple | None:

@@ -30,15 +30,17 @@ KEYS = st.sampled_from(["a", "b", "c"])
 LEAVES = st.one_of(
     st.sampled_from([None, 1, 1.0, True, "1", "x", -0.0, 0.0]),
     st.sampled_from(["${_param:a}", "${_param:b}", "p${_param:a}q", "${_param:${_param:k}}",
-                     "${_reclass_:name:short}", "${other:a}", "${_param:m}",
+                     "${_reclass_:name:short}", "${other:a}", "${more:a}", "${_param:m}",
                      "${_param:a::fallback}", "$[ exports:e ]", "${_param:d}", "${_param:l}"]),
 )
 TREES = st.recursive(LEAVES, lambda inner: st.one_of(
     st.lists(inner, max_size=3),
     st.dictionaries(st.one_of(KEYS, KEYS.map(lambda k: "~" + k), KEYS.map(lambda k: "=" + k)),
                     inner, max_size=3)), max_leaves=10)
-CLASS_PARAMS = st.fixed_dictionaries({"svc": st.dictionaries(KEYS, TREES, max_size=3)},
-                                     optional={"other": TREES, "more": TREES})
+# svc and more are mappings in every class: merged, when a node lists several classes.
+CLASS_PARAMS = st.fixed_dictionaries({"svc": st.dictionaries(KEYS, TREES, max_size=3),
+                                      "more": st.dictionaries(KEYS, TREES, max_size=2)},
+                                     optional={"other": TREES})
 NODE_PARAMS = st.fixed_dictionaries({
     "a": st.sampled_from(["1", "2"]), "b": st.sampled_from([1, 1.0, True, "1"]),
     "k": st.sampled_from(["a", "b"]), "d": st.sampled_from([{"x": 1}, {"x": 1.0}, [1]]),
@@ -132,6 +134,31 @@ def test_node_specific_inputs_are_never_shared(tmp_path: Path, service: str) -> 
     node = "classes: [service]\nparameters:\n  _param: {host: h}\nexports: {e: 1}\n"
     confs = _svc_confs(tmp_path, {"n1": node, "n2": node}, service)
     assert confs["n1"] is not confs["n2"]
+
+
+def _merged_more(tmp_path: Path, c1: str, nodes: dict[str, str]) -> dict[str, Any]:
+    files = {"classes/c1.yml": c1, "classes/c2.yml": "parameters:\n  more: {b: 1}\n"}
+    files.update({f"nodes/{name}.yml": "classes: [c1, c2]\nparameters:\n  _param: "
+                  f"{{a: {value}}}\n" for name, value in nodes.items()})
+    inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
+    return {name: info["parameters"] for name, info in inventory.inventory()["nodes"].items()}
+
+
+def test_merged_mappings_of_the_same_files_are_shared(tmp_path: Path) -> None:
+    params = _merged_more(tmp_path, "parameters:\n  more: {a: '${_param:a}', c: x}\n",
+                          {"n1": "v1", "n2": "v1", "n3": "v3"})
+    assert params["n1"]["more"] is params["n2"]["more"]
+    assert params["n3"]["more"] == {"a": "v3", "c": "x", "b": 1}
+
+
+def test_a_merged_mapping_rendered_early_by_a_reference_is_rendered_plainly(tmp_path: Path
+                                                                            ) -> None:
+    # svc comes first: its reference renders more:a before the walk reaches `more`, so what
+    # more:a read is not seen by the walk; the next node must not reuse it.
+    params = _merged_more(tmp_path, "parameters:\n  svc: {x: '${more:a}'}\n"
+                          "  more: {a: '${_param:a}', c: x}\n", {"n1": "v1", "n2": "v2"})
+    assert params["n2"]["more"] == {"a": "v2", "c": "x", "b": 1}
+    assert params["n2"]["svc"] == {"x": "v2"}
 
 
 def test_a_warning_is_printed_for_every_node(tmp_path: Path) -> None:
