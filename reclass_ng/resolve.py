@@ -191,8 +191,11 @@ class Resolver:
             return
         copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
             else OwnedList(value)
-        self._render_for_memo(made_by, copy, path, lambda: self._render_keys(copy, value.dirty,
-                                                                             path))
+        if not self.subtrees.met_before(made_by):  # type: ignore[union-attr]
+            self._render_keys(copy, value.dirty, path)
+            return
+        self._render_for_memo(made_by, value, copy, path,
+                              lambda: self._render_keys(copy, value.dirty, path))
 
     def _render_merged_container(self, container: Any, key: Any, value: OwnedDict, path: tuple
                                  ) -> None:
@@ -204,10 +207,11 @@ class Resolver:
         made_by = self.subtrees.made_by_merge(recipe)
         if self._reuse(made_by, container, key):
             return
-        if path in self._touched:
+        if path in self._touched or not self.subtrees.met_before(made_by):
             self._render_children(value, path)
             return
-        self._render_for_memo(made_by, value, path, lambda: self._render_children(value, path))
+        self._render_for_memo(made_by, tuple(recipe), value, path,
+                              lambda: self._render_children(value, path))
 
     def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
         """Put a kept rendered copy made by `made_by` at container[key], when the values its
@@ -229,7 +233,7 @@ class Resolver:
         subtrees.misses += 1
         return False
 
-    def _render_for_memo(self, made_by: Any, rendered: Any, path: tuple,
+    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple,
                          render: Callable[[], None]) -> None:
         """render() the container at `path` recording what it reads; keep it when nothing
         the memo cannot replay happened."""
@@ -240,7 +244,8 @@ class Resolver:
         finally:
             self._reading.pop()
         if reading.kept:
-            self.subtrees.keep(made_by, reading.reads, rendered)  # type: ignore[union-attr]
+            self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
+                               rendered)
 
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already

@@ -68,48 +68,56 @@ class RenderedSubtrees:
         # id(container) -> (container, {read paths: {read_key of the values: rendered copy}})
         self._entries: dict[int, tuple[Any, dict[tuple[str, ...], dict[tuple, Any]]]] = {}
         self._count = 0
+        # What produced a container met once (its dict key only): recorded at the second
+        # meeting, as most containers that are met once (a node's own) are never met again.
+        self._met: set[Any] = set()
         self.hits = 0
         self.misses = 0
 
-    @staticmethod
-    def made_by_file(container: Any) -> tuple[Any, Any]:
-        """What produced a node's copy of a file container: the container (key, holder)."""
-        return id(container), container
+    # What produced a rendered copy (`made_by`): a file container, or the file mappings a
+    # merged mapping was made of (its recipe), in merge order; keyed by their ids. An entry
+    # holds those objects, so while it exists no other object can have those ids: a key
+    # found is the same objects.
 
     @staticmethod
-    def made_by_merge(recipe: list[Any]) -> tuple[Any, Any]:
-        """What produced a mapping the merge made: its file mappings, in merge order."""
-        return tuple(map(id, recipe)), tuple(recipe)
+    def made_by_file(container: Any) -> Any:
+        """The key of what produced a node's copy of a file container."""
+        return id(container)
 
-    def read_paths(self, made_by: tuple[Any, Any]
-                   ) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
+    @staticmethod
+    def made_by_merge(recipe: list[Any]) -> Any:
+        """The key of what produced a mapping the merge made of file mappings."""
+        return tuple(map(id, recipe))
+
+    def read_paths(self, made_by: Any) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
         """The kept rendered copies of what `made_by` produced, by the paths they read
         (None: none kept)."""
-        entry = self._entries.get(made_by[0])
-        if entry is None or not _same_objects(entry[0], made_by[1]):
-            return None
-        return entry[1]
+        entry = self._entries.get(made_by)
+        return None if entry is None else entry[1]
 
-    def keep(self, made_by: tuple[Any, Any], reads: list[tuple[str, Any]], rendered: Any
+    def met_before(self, made_by: Any) -> bool:
+        """Whether something with the key `made_by` was met before (a hint, not a fact: ids
+        are reused once their objects are gone); remembers this meeting."""
+        if made_by in self._met:
+            return True
+        if len(self._met) < self.max_entries:
+            self._met.add(made_by)
+        return False
+
+    def keep(self, made_by: Any, producers: Any, reads: list[tuple[str, Any]], rendered: Any
              ) -> None:
-        """Keep the rendered copy of what `made_by` produced, with the references it read."""
+        """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
+        ids it is), with the references it read."""
         key = read_key(reads)
         if key is None or self._count >= self.max_entries:
             return
-        entry = self._entries.get(made_by[0])
-        if entry is None or not _same_objects(entry[0], made_by[1]):
-            # The entry holds the objects: their ids, the dict key, cannot be reused.
-            entry = self._entries[made_by[0]] = (made_by[1], {})
+        entry = self._entries.get(made_by)
+        if entry is None:
+            entry = self._entries[made_by] = (producers, {})
         by_values = entry[1].setdefault(tuple(path for path, _ in reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
             by_values[key] = (reads, rendered)
             self._count += 1
-
-
-def _same_objects(held: Any, now: Any) -> bool:
-    if type(held) is tuple:
-        return len(held) == len(now) and all(a is b for a, b in zip(held, now, strict=True))
-    return held is now
 
 
 def read_key(reads: list[tuple[str, Any]]) -> tuple | None:
