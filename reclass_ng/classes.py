@@ -31,7 +31,7 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
-from reclass_ng.values import Interpolation, Source, merged_copy, owned_copy
+from reclass_ng.values import Interpolation, Source, owned_copy
 
 
 class ClassLoader:
@@ -298,7 +298,7 @@ def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
     """Put a shared walk's result into a node (a copy of it, unless this is its last node)."""
     for mine, theirs in ((node.parameters, shared.parameters), (node.exports, shared.exports)):
         for key, value in theirs.items():
-            mine[key] = value if last else merged_copy(value)
+            mine[key] = value if last else owned_copy(value)
         if theirs.origin:
             if mine.origin is None:
                 mine.origin = {}

@@ -110,12 +110,6 @@ class Merger:
         """Merge a mapping into an owned mapping, recording which source set each key (and
         telling `record` what became of the values already there)."""
         # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here.
-        recipe = target.recipe
-        if recipe is not None:
-            if type(new) is OwnedDict:  # not a file's: the result is not a merge of files
-                target.recipe = None
-            else:
-                recipe.append(new)
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
@@ -151,7 +145,7 @@ class Merger:
                 self.merge_mapping(old, new, source, path, record)
                 return old
             if old_type in SHARED_DICT_TYPES:
-                owned = OwnedDict.from_source(old, old_source, [old])
+                owned = OwnedDict.from_source(old, old_source)
                 self.merge_mapping(owned, new, source, path, record)
                 return owned
         elif new_type in SHARED_LIST_TYPES or new_type is OwnedList:
@@ -231,7 +225,6 @@ class Merger:
                 if isinstance(new, DICT_TYPES):
                     if not owned:
                         output, owned = OwnedDict(output), True
-                        output.recipe = None  # made while rendering: not a merge of files
                     if record is None:
                         self.merge_mapping(output, new, layer.source, path)
                     else:

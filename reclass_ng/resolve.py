@@ -101,9 +101,6 @@ class Resolver:
         self.subtrees = subtrees if record is None and self.refs is self else None
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
-        # Paths (and their prefixes) where a reference rendered something out of the walk's
-        # order: a merged mapping there was not rendered by the walk alone.
-        self._touched: set[tuple] = set()
         self._print_warning = self.warn
         if self.subtrees is not None:
             self.warn = self._warn_unkept
@@ -138,8 +135,6 @@ class Resolver:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
                         else OwnedList(value)
                     self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is OwnedDict and self.subtrees is not None and value.recipe is not None:
-                self._render_merged_container(container, key, value, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
@@ -196,22 +191,6 @@ class Resolver:
             return
         self._render_for_memo(made_by, value, copy, path,
                               lambda: self._render_keys(copy, value.dirty, path))
-
-    def _render_merged_container(self, container: Any, key: Any, value: OwnedDict, path: tuple
-                                 ) -> None:
-        """Render a mapping the merge made of file mappings only (its recipe): as a file
-        container, unless something inside was rendered already (by a reference from
-        outside, whose reads were not recorded): then plainly."""
-        recipe = value.recipe
-        assert recipe is not None and self.subtrees is not None
-        made_by = self.subtrees.made_by_merge(recipe)
-        if self._reuse(made_by, container, key):
-            return
-        if path in self._touched or not self.subtrees.met_before(made_by):
-            self._render_children(value, path)
-            return
-        self._render_for_memo(made_by, tuple(recipe), value, path,
-                              lambda: self._render_children(value, path))
 
     def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
         """Put a kept rendered copy made by `made_by` at container[key], when the values its
@@ -483,22 +462,10 @@ class Resolver:
         if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
-            if self.subtrees is not None:
-                self._touch(walked)
             return self._render_at(container, index, walked)
         if kind is UnresolvedDict or kind is UnresolvedList:
-            if self.subtrees is not None:
-                self._touch(walked)
             child = container[index] = self._own(child)
         return child
-
-    def _touch(self, walked: tuple) -> None:
-        touched = self._touched
-        for end in range(len(walked), 0, -1):
-            prefix = walked[:end]
-            if prefix in touched:
-                return  # and every shorter prefix
-            touched.add(prefix)
 
     def _ensure_rendered(self, node: Any, walked: tuple, ref_path: str, interp: Interpolation | None,
                          path: tuple) -> None:

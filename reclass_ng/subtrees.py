@@ -74,20 +74,14 @@ class RenderedSubtrees:
         self.hits = 0
         self.misses = 0
 
-    # What produced a rendered copy (`made_by`): a file container, or the file mappings a
-    # merged mapping was made of (its recipe), in merge order; keyed by their ids. An entry
-    # holds those objects, so while it exists no other object can have those ids: a key
-    # found is the same objects.
+    # What produced a rendered copy (`made_by`): a file container, keyed by its id. An entry
+    # holds the container, so while it exists no other object can have that id: a key found
+    # is the same container.
 
     @staticmethod
     def made_by_file(container: Any) -> Any:
         """The key of what produced a node's copy of a file container."""
         return id(container)
-
-    @staticmethod
-    def made_by_merge(recipe: list[Any]) -> Any:
-        """The key of what produced a mapping the merge made of file mappings."""
-        return tuple(map(id, recipe))
 
     def read_paths(self, made_by: Any) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
         """The kept rendered copies of what `made_by` produced, by the paths they read

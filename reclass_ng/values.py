@@ -76,26 +76,21 @@ class OwnedDict(dict):
 
     # src: the source of every key not listed in origin (a dict key -> Source). Both read as
     # None until set: copies are made by the hundred thousand, with dict's own constructor.
-    # recipe: the file mappings merged into it, in order, when it is a merge of file mappings
-    # only (what produced it, for reclass_ng.subtrees); None otherwise.
-    __slots__ = ("src", "origin", "recipe")
+    __slots__ = ("src", "origin")
     src: Source | None
     origin: dict[str, Source] | None
-    recipe: list[Any] | None
 
     def __getattr__(self, name: str) -> Any:
-        if name == "src" or name == "origin" or name == "recipe":
+        if name == "src" or name == "origin":
             return None
         raise AttributeError(name)
 
     @classmethod
-    def from_source(cls, data: Any, src: Source | None, recipe: list[Any] | None = None
-                    ) -> OwnedDict:
+    def from_source(cls, data: Any, src: Source | None) -> OwnedDict:
         """A mapping owned by the node, its keys set by `src` unless recorded otherwise."""
         mapping = cls(data)
         mapping.src = src
         mapping.origin = None
-        mapping.recipe = recipe
         return mapping
 
     def set_origin(self, key: str, source: Source) -> None:
@@ -230,28 +225,6 @@ def owned_copy(value: Any) -> Any:
         return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
                             layer.constant) for layer in value.layers])
     return value
-
-
-def merged_copy(value: Any) -> Any:
-    """owned_copy of a merge that goes on merging elsewhere (a shared class walk, for one of
-    its nodes): the mappings keep copies of their recipes."""
-    copy = owned_copy(value)
-    _copy_recipes(value, copy)
-    return copy
-
-
-def _copy_recipes(original: Any, copy: Any) -> None:
-    kind = type(original)
-    if kind is OwnedDict:
-        recipe = original.recipe
-        copy.recipe = None if recipe is None else list(recipe)
-        for key, item in original.items():
-            if type(item) is OwnedDict or type(item) is OwnedList:
-                _copy_recipes(item, copy[key])
-    elif kind is OwnedList:
-        for item, item_copy in zip(original, copy, strict=True):
-            if type(item) is OwnedDict or type(item) is OwnedList:
-                _copy_recipes(item, item_copy)
 
 
 def as_written(value: Any) -> Any:

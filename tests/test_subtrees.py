@@ -69,7 +69,7 @@ def _render(root: Path, share: bool, options: dict[str, Any]) -> tuple[Any, list
        nodes=st.lists(st.tuples(st.lists(st.integers(0, 2), min_size=1, max_size=2),
                                 NODE_PARAMS, st.sampled_from(["u", "v"]),
                                 st.one_of(st.none(), st.dictionaries(KEYS, TREES, max_size=1))),
-                      min_size=2, max_size=6),
+                      min_size=3, max_size=7),
        options=OPTIONS)
 def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple],
                                           options: dict[str, Any]) -> None:
@@ -110,18 +110,20 @@ def _node(host: str, port: Any = 80) -> str:
 
 
 def test_nodes_reading_the_same_values_share_the_rendered_container(tmp_path: Path) -> None:
-    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h2")})
-    assert confs["n1"] is confs["n2"]
-    assert confs["n3"] is not confs["n1"]
-    assert confs["n3"] == {"host": "h2", "port": 80, "path": "/srv/h2"}
+    # Kept from the second meeting on (most containers met once are never met again).
+    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h1"),
+                                  "n4": _node("h2")})
+    assert confs["n2"] is confs["n3"]
+    assert confs["n4"] is not confs["n2"]
+    assert confs["n4"] == {"host": "h2", "port": 80, "path": "/srv/h2"}
 
 
 @pytest.mark.parametrize("port", ["80.0", "'80'", "true"])
 def test_equal_values_of_another_type_are_not_the_same_inputs(tmp_path: Path, port: str
                                                               ) -> None:
-    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1", port)})
-    assert confs["n1"] is not confs["n2"]
-    assert orjson.dumps(confs["n2"]["port"]) == orjson.dumps(yaml.safe_load(port))
+    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h1", port)})
+    assert confs["n3"] is not confs["n2"]
+    assert orjson.dumps(confs["n3"]["port"]) == orjson.dumps(yaml.safe_load(port))
 
 
 @pytest.mark.parametrize("service", [
@@ -132,8 +134,8 @@ def test_equal_values_of_another_type_are_not_the_same_inputs(tmp_path: Path, po
 ])
 def test_node_specific_inputs_are_never_shared(tmp_path: Path, service: str) -> None:
     node = "classes: [service]\nparameters:\n  _param: {host: h}\nexports: {e: 1}\n"
-    confs = _svc_confs(tmp_path, {"n1": node, "n2": node}, service)
-    assert confs["n1"] is not confs["n2"]
+    confs = _svc_confs(tmp_path, {"n1": node, "n2": node, "n3": node}, service)
+    assert confs["n2"] is not confs["n3"]
 
 
 def _merged_more(tmp_path: Path, c1: str, nodes: dict[str, str]) -> dict[str, Any]:
@@ -144,11 +146,11 @@ def _merged_more(tmp_path: Path, c1: str, nodes: dict[str, str]) -> dict[str, An
     return {name: info["parameters"] for name, info in inventory.inventory()["nodes"].items()}
 
 
-def test_merged_mappings_of_the_same_files_are_shared(tmp_path: Path) -> None:
+def test_merged_mappings_are_rendered_per_node(tmp_path: Path) -> None:
     params = _merged_more(tmp_path, "parameters:\n  more: {a: '${_param:a}', c: x}\n",
-                          {"n1": "v1", "n2": "v1", "n3": "v3"})
-    assert params["n1"]["more"] is params["n2"]["more"]
-    assert params["n3"]["more"] == {"a": "v3", "c": "x", "b": 1}
+                          {"n1": "v1", "n2": "v1", "n3": "v1"})
+    assert params["n2"]["more"] is not params["n3"]["more"]
+    assert params["n3"]["more"] == {"a": "v1", "c": "x", "b": 1}
 
 
 def test_a_merged_mapping_rendered_early_by_a_reference_is_rendered_plainly(tmp_path: Path
@@ -156,9 +158,10 @@ def test_a_merged_mapping_rendered_early_by_a_reference_is_rendered_plainly(tmp_
     # svc comes first: its reference renders more:a before the walk reaches `more`, so what
     # more:a read is not seen by the walk; the next node must not reuse it.
     params = _merged_more(tmp_path, "parameters:\n  svc: {x: '${more:a}'}\n"
-                          "  more: {a: '${_param:a}', c: x}\n", {"n1": "v1", "n2": "v2"})
-    assert params["n2"]["more"] == {"a": "v2", "c": "x", "b": 1}
-    assert params["n2"]["svc"] == {"x": "v2"}
+                          "  more: {a: '${_param:a}', c: x}\n",
+                          {"n1": "v1", "n2": "v1", "n3": "v3"})
+    assert params["n3"]["more"] == {"a": "v3", "c": "x", "b": 1}
+    assert params["n3"]["svc"] == {"x": "v3"}
 
 
 def test_a_warning_is_printed_for_every_node(tmp_path: Path) -> None:
@@ -176,14 +179,14 @@ def test_a_warning_is_printed_for_every_node(tmp_path: Path) -> None:
 def test_an_observed_render_shares_nothing(tmp_path: Path) -> None:
     inventory = reclass_ng.load(str(write_inventory(tmp_path, {
         "classes/service.yml": SERVICE, "nodes/n1.yml": _node("h1"),
-        "nodes/n2.yml": _node("h1")})), read_config=False)
+        "nodes/n2.yml": _node("h1"), "nodes/n3.yml": _node("h1")})), read_config=False)
     subtrees = RenderedSubtrees()
     confs = []
-    for name in ("n1", "n2"):
+    for name in ("n1", "n2", "n3"):
         node = inventory.renderer.merge(name)
         info = inventory.interpolated_nodeinfo(node, RenderObserver(), subtrees=subtrees)
         confs.append(info["parameters"]["svc"]["conf"])
-    assert confs[0] is not confs[1] and confs[0] == confs[1]
+    assert confs[1] is not confs[2] and confs[1] == confs[2]
     assert subtrees.hits == subtrees.misses == 0
 
 
