@@ -152,8 +152,7 @@ class BlockYamlWriter:
             elif kind in _DICTS:
                 if not value:
                     append(f"{lead}{key}: {{}}\n")
-                elif (kind is dict or kind is OwnedDict) \
-                        and (shared := self._shared(value, inner, False)):
+                elif kind is dict and (shared := self._shared(value, inner, False)):
                     append(f"{lead}{key}:\n{' ' * inner}")
                     append(shared)
                 else:
@@ -162,8 +161,7 @@ class BlockYamlWriter:
             elif kind in _LISTS:
                 if not value:
                     append(f"{lead}{key}: []\n")
-                elif (kind is list or kind is OwnedList) \
-                        and (shared := self._shared(value, indent, True)):
+                elif kind is list and (shared := self._shared(value, indent, True)):
                     append(f"{lead}{key}:\n{spaces}")
                     append(shared)
                 else:
@@ -198,8 +196,7 @@ class BlockYamlWriter:
             elif kind in _DICTS:
                 if not value:
                     append(f"{lead}- {{}}\n")
-                elif (kind is dict or kind is OwnedDict) \
-                        and (shared := self._shared(value, inner, False)):
+                elif kind is dict and (shared := self._shared(value, inner, False)):
                     append(f"{lead}- ")
                     append(shared)
                 else:
@@ -207,8 +204,7 @@ class BlockYamlWriter:
             elif kind in _LISTS:
                 if not value:
                     append(f"{lead}- []\n")
-                elif (kind is list or kind is OwnedList) \
-                        and (shared := self._shared(value, inner, True)):
+                elif kind is list and (shared := self._shared(value, inner, True)):
                     append(f"{lead}- ")
                     append(shared)
                 else:
@@ -218,11 +214,10 @@ class BlockYamlWriter:
             lead = spaces
 
     def _shared(self, value: Any, indent: int, sequence: bool) -> str | None:
-        """The text (after its first line's lead) of a container met before at the same
+        """The text (after its first line's lead) of a plain container met before at the same
         indentation, else None. Containers of class files with nothing to interpolate reach
-        many nodes unchanged, as the same object, and so do rendered containers shared
-        between nodes (reclass_ng.subtrees): their text is made once, at the second meeting
-        (remembering every text would hold the whole document twice)."""
+        many nodes unchanged, as the same object: their text is made once, at the second
+        meeting (remembering every text would hold the whole document twice)."""
         place = (id(value), indent)
         text = self._shared_texts.get(place)
         if text is not None:
