@@ -31,6 +31,7 @@ from reclass_ng.queries import QueryEngine, ViewWatcher
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
+from reclass_ng.subtrees import RenderedSubtrees
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -247,22 +248,26 @@ class NodeRenderer:
 
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
                  group_errors: bool | None = None, refs: Resolver | None = None,
-                 record: WriteObserver | None = None) -> Resolver:
+                 record: WriteObserver | None = None,
+                 subtrees: RenderedSubtrees | None = None) -> Resolver:
         """A Resolver of the references in `root` under these settings."""
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query, refs=refs, record=record)
+                        warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
-                    observer: RenderObserver | None = None) -> None:
-        """Resolve the node's parameters, then its exports against those parameters."""
+                    observer: RenderObserver | None = None,
+                    subtrees: RenderedSubtrees | None = None) -> None:
+        """Resolve the node's parameters, then its exports against those parameters (reusing
+        the rendered file containers of earlier nodes in `subtrees`, unless observed)."""
         params_record = exports_record = None
         if observer is not None:
             params_record, exports_record = observer.writes("parameters"), observer.writes("exports")
         try:
             with deep_recursion():
-                params = self.resolver(node.parameters, query, record=params_record)
+                params = self.resolver(node.parameters, query, record=params_record,
+                                       subtrees=subtrees if observer is None else None)
                 params.resolve_all()
                 exports = self.resolver(node.exports, query, group_errors=False, refs=params,
                                         record=exports_record)
@@ -333,9 +338,13 @@ class InventoryRenderer:
         self.renderer.interpolate(node, self.queries.evaluator_for(node, scope_environment=scope))
         return self.renderer.nodeinfo(node)
 
-    def render_serially(self, progress: Callable[[int, int], None] | None = None
-                        ) -> dict[str, Any]:
-        """The `--inventory` structure, rendered in this thread (two progress steps a node)."""
+    def render_serially(self, progress: Callable[[int, int], None] | None = None, *,
+                        share_subtrees: bool = True) -> dict[str, Any]:
+        """The `--inventory` structure, rendered in this thread (two progress steps a node).
+
+        With `share_subtrees`, nodes reuse the rendered file containers of earlier nodes
+        where exactly the same inputs produced them (reclass_ng.subtrees); without, every
+        node is rendered on its own (the reference the memo is tested against)."""
         names = self.node_names
         self.storage.check_classes(whole_tree=True)  # reclass scans every class first
         total = 2 * len(names)
@@ -348,8 +357,9 @@ class InventoryRenderer:
             if progress is not None:
                 progress(len(merged), total)
         nodes = {}
+        subtrees = RenderedSubtrees() if share_subtrees else None
         for node in merged:
-            nodes[node.name] = self.interpolated_nodeinfo(node)
+            nodes[node.name] = self.interpolated_nodeinfo(node, subtrees=subtrees)
             if progress is not None:
                 progress(len(merged) + len(nodes), total)
         return inventory_document(nodes)
@@ -373,13 +383,13 @@ class InventoryRenderer:
             return recorder.result(None, err)
         return recorder.result(info, None)
 
-    def interpolated_nodeinfo(self, node: MergedNode, observer: RenderObserver | None = None
-                              ) -> dict[str, Any]:
+    def interpolated_nodeinfo(self, node: MergedNode, observer: RenderObserver | None = None,
+                              subtrees: RenderedSubtrees | None = None) -> dict[str, Any]:
         """The nodeinfo of a merged node, interpolated as an `--inventory` render does (told
-        to `observer`)."""
+        to `observer`; sharing the rendered containers of `subtrees` when not observed)."""
         self.renderer.interpolate(
             node, self.queries.evaluator_for(node, inventory_mode=True, observer=observer),
-            observer=observer)
+            observer=observer, subtrees=subtrees)
         return self.renderer.nodeinfo(node)
 
 

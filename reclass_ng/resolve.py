@@ -24,6 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
+from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import (
@@ -66,6 +67,9 @@ class ReferenceChainTooDeep(ReclassError):
                          f"{format_path(start)}")
 
 
+_NOT_RENDERED = object()  # Resolver._rendered_value: not (completely) rendered yet
+
+
 class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
@@ -76,7 +80,8 @@ class Resolver:
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
-                 refs: Resolver | None = None, record: WriteObserver | None = None) -> None:
+                 refs: Resolver | None = None, record: WriteObserver | None = None,
+                 subtrees: RenderedSubtrees | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -91,6 +96,14 @@ class Resolver:
         self._split = merger.split_paths(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
         self.record = record  # told how stacks fold and what each value read (provenance)
+        # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
+        # parameters (whose references point into the same tree) and unobserved renders.
+        self.subtrees = subtrees if record is None and self.refs is self else None
+        self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
+        self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
+        self._print_warning = self.warn
+        if self.subtrees is not None:
+            self.warn = self._warn_unkept
 
     # -- whole trees --------------------------------------------------------------------
 
@@ -114,12 +127,14 @@ class Resolver:
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 self._render_at(container, key, path + (key,))
-            elif kind is UnresolvedDict:
-                copy = container[key] = OwnedDict(value)
-                self._render_keys(copy, value.dirty, path + (key,))
-            elif kind is UnresolvedList:
-                items = container[key] = OwnedList(value)
-                self._render_keys(items, value.dirty, path + (key,))
+            elif kind is UnresolvedDict or kind is UnresolvedList:
+                # One value to render alone is no cheaper to look up in the memo.
+                if self.subtrees is not None and len(value.dirty) > 1:
+                    self._render_file_container(container, key, value, path + (key,))
+                else:
+                    copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
+                        else OwnedList(value)
+                    self._render_keys(copy, value.dirty, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
@@ -154,11 +169,119 @@ class Resolver:
         except ResolveError as err:
             if not self.group_errors:
                 raise
+            self._unkeep()
             self.errors.append(err)
             new = container[key] = None  # dependants see null and report nothing more
         finally:
             del in_progress[path]
         return new
+
+    # -- rendered subtrees shared between nodes (reclass_ng.subtrees) ----------------------
+
+    def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
+        """Render the copy of a file container at container[key]: a kept copy whose reads
+        match this node's rendered values, else a plain render, kept for later nodes."""
+        made_by = self.subtrees.made_by_file(value)  # type: ignore[union-attr]
+        if self._reuse(made_by, container, key):
+            return
+        copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
+            else OwnedList(value)
+        if not self.subtrees.met_before(made_by):  # type: ignore[union-attr]
+            self._render_keys(copy, value.dirty, path)
+            return
+        self._render_for_memo(made_by, value, copy, path,
+                              lambda: self._render_keys(copy, value.dirty, path))
+
+    def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
+        """Put a kept rendered copy made by `made_by` at container[key], when the values its
+        references read are this node's (True)."""
+        subtrees = self.subtrees
+        assert subtrees is not None
+        by_paths = subtrees.read_paths(made_by)
+        if by_paths is not None:
+            for paths, by_values in by_paths.items():
+                values_key = self._read_key_now(paths)
+                kept = by_values.get(values_key) if values_key is not None else None
+                if kept is not None:
+                    container[key] = kept[1]
+                    subtrees.hits += 1
+                    for outer in self._reading:  # containers around it read what it read
+                        for ref_path, read in kept[0]:
+                            outer.read(ref_path, self._split[ref_path], read)
+                    return True
+        subtrees.misses += 1
+        return False
+
+    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple,
+                         render: Callable[[], None]) -> None:
+        """render() the container at `path` recording what it reads; keep it when nothing
+        the memo cannot replay happened."""
+        reading = SubtreeReads(path)
+        self._reading.append(reading)
+        try:
+            render()
+        finally:
+            self._reading.pop()
+        if reading.kept:
+            self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
+                               rendered)
+
+    def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
+        """The read_key of the values at `paths` in this tree, when all are rendered already
+        (None otherwise)."""
+        parts = self._read_parts
+        key = []
+        for ref_path in paths:
+            part = parts.get(ref_path)
+            if part is None:
+                part = read_part(self._rendered_value(ref_path))
+                if part is None:
+                    return None
+                parts[ref_path] = part  # a rendered value never changes
+            key.append(part)
+        return tuple(key)
+
+    def _rendered_value(self, ref_path: str) -> Any:
+        """The value `lookup(ref_path)` returns, when it is rendered completely already (it
+        renders nothing, fails nowhere); else _NOT_RENDERED."""
+        keys = self._split.get(ref_path)
+        if keys is None:
+            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+        node: Any = self.root
+        last = len(keys) - 1
+        for i, key in enumerate(keys):
+            kind = type(node)
+            if kind is OwnedDict or kind is dict:
+                if key not in node:
+                    return _NOT_RENDERED
+                node = node[key]
+            elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
+                try:
+                    node = node[int(key)]
+                except (ValueError, IndexError):
+                    return _NOT_RENDERED
+            else:
+                return _NOT_RENDERED
+        return node if fully_rendered(node) else _NOT_RENDERED
+
+    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
+        """The value at `path` read `value` at `ref_path`: a read of each file container
+        being rendered around `path`."""
+        keys = self._split[ref_path]
+        for reading in self._reading:
+            if path[:len(reading.path)] == reading.path:
+                reading.read(ref_path, keys, value)
+
+    def _unkeep(self) -> None:
+        """Something a kept copy could not replay happened: keep none of the containers
+        being rendered now."""
+        for reading in self._reading:
+            reading.kept = False
+
+    def _warn_unkept(self, message: str) -> None:
+        """A warning (a kept copy would not print it again): see _unkeep."""
+        self._unkeep()
+        self._print_warning(message)
 
     @staticmethod
     def _own(value: Any) -> Any:
@@ -182,6 +305,7 @@ class Resolver:
         if type(single) is Ref:
             return self._lookup_ref(single, interp, path)
         if type(single) is Query:
+            self._unkeep()  # the other nodes' exports are not among the reads
             if self.query is None:
                 raise ResolveError(single.source_text(), path, interp.source.uri,
                                    hint="inventory queries are not available here")
@@ -227,9 +351,12 @@ class Resolver:
         try:
             value = self.refs.lookup(ref_path, interp, path)
         except MissingPath:
+            self._unkeep()  # a missing path is not among the reads
             if self.reference_defaults and defaults.SEPARATOR in ref_path:
                 return self._with_default(ref, ref_path, interp, path)
             raise self._missing(ref, ref_path, interp, path) from None
+        if self._reading:
+            self._note_read(ref_path, value, path)
         kind = type(value)
         return owned_copy(value) if kind is OwnedDict or kind is OwnedList else value
 

@@ -1,0 +1,153 @@
+"""Rendered subtrees shared between the nodes of one inventory render (a memo).
+
+Most of a node's tree is file containers (`UnresolvedDict`, `UnresolvedList`) that no other
+file merged into: the node copies each one and renders the references inside. Nodes listing
+the same classes copy the same containers and, when the values their references read are the
+same, end with the same rendered subtree. So a container's rendered copy is kept, keyed by
+exactly what produced it:
+
+* the file container itself (the object: it is never changed, and an entry holds it, so its
+  identity cannot be reused), and
+* every reference its values read outside it, with the value read.
+
+A later node meeting the same container reuses the kept subtree when each of those references
+already has, in its own tree, a fully rendered value written the same as the one read (a
+scalar of the same type and value, or the same file container). The check renders nothing, so it raises no error, prints no warning and changes no
+render order: a node's output, warnings and errors are those of the plain render. A render
+that queried other nodes, used a reference default, printed a warning or met an error inside
+the container is not kept. The reused subtree is shared, like the file's own plain containers
+are: rendered trees are never changed (a reference to it copies it, see `owned_copy`).
+
+`RenderedSubtrees` is the memo of one inventory render (`InventoryRenderer.render_serially`),
+bounded; the plain render (without one) is the reference the tests compare it with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reclass_ng.values import OwnedDict, OwnedList
+
+# Values inside a rendered tree that are complete as they are.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class SubtreeReads:
+    """What rendering one file container at `path` read outside it (for its memo entry)."""
+
+    __slots__ = ("path", "prefix", "reads", "kept")
+
+    def __init__(self, path: tuple) -> None:
+        self.path = path
+        # A reference whose keys start with these points inside the container (read again by
+        # the copy, not a fact about the node). Paths through list indexes compare as written,
+        # so such references are kept as reads: a later node then never matches (safe).
+        self.prefix = path if all(type(key) is str for key in path) else None
+        self.reads: list[tuple[str, Any]] = []
+        self.kept = True  # False: something the memo cannot replay happened inside
+
+    def read(self, ref_path: str, keys: tuple, value: Any) -> None:
+        """A reference inside the container read `value` at `ref_path` (split into `keys`)."""
+        prefix = self.prefix
+        if prefix is not None and keys[:len(prefix)] == prefix:
+            return
+        self.reads.append((ref_path, value))
+
+
+class RenderedSubtrees:
+    """The memo of one inventory render: file container -> rendered copies, each under the
+    paths its references read and the values they read there (`read_key`).
+
+    Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
+    (then nothing more is kept). Owned by the render that made it.
+    """
+
+    def __init__(self, max_entries: int = 200_000, max_variants: int = 64) -> None:
+        self.max_entries = max_entries
+        self.max_variants = max_variants
+        # id(container) -> (container, {read paths: {read_key of the values: rendered copy}})
+        self._entries: dict[int, tuple[Any, dict[tuple[str, ...], dict[tuple, Any]]]] = {}
+        self._count = 0
+        # What produced a container met once (its dict key only): recorded at the second
+        # meeting, as most containers that are met once (a node's own) are never met again.
+        self._met: set[Any] = set()
+        self.hits = 0
+        self.misses = 0
+
+    # What produced a rendered copy (`made_by`): a file container, keyed by its id. An entry
+    # holds the container, so while it exists no other object can have that id: a key found
+    # is the same container.
+
+    @staticmethod
+    def made_by_file(container: Any) -> Any:
+        """The key of what produced a node's copy of a file container."""
+        return id(container)
+
+    def read_paths(self, made_by: Any) -> dict[tuple[str, ...], dict[tuple, Any]] | None:
+        """The kept rendered copies of what `made_by` produced, by the paths they read
+        (None: none kept)."""
+        entry = self._entries.get(made_by)
+        return None if entry is None else entry[1]
+
+    def met_before(self, made_by: Any) -> bool:
+        """Whether something with the key `made_by` was met before (a hint, not a fact: ids
+        are reused once their objects are gone); remembers this meeting."""
+        if made_by in self._met:
+            return True
+        if len(self._met) < self.max_entries:
+            self._met.add(made_by)
+        return False
+
+    def keep(self, made_by: Any, producers: Any, reads: list[tuple[str, Any]], rendered: Any
+             ) -> None:
+        """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
+        ids it is), with the references it read."""
+        key = read_key(reads)
+        if key is None or self._count >= self.max_entries:
+            return
+        entry = self._entries.get(made_by)
+        if entry is None:
+            entry = self._entries[made_by] = (producers, {})
+        by_values = entry[1].setdefault(tuple(path for path, _ in reads), {})
+        if len(by_values) < self.max_variants and key not in by_values:
+            by_values[key] = (reads, rendered)
+            self._count += 1
+
+
+def read_key(reads: list[tuple[str, Any]]) -> tuple | None:
+    """A hashable key of the values read, equal only when every value is written the same
+    (see read_part); None when a value cannot be keyed."""
+    key = []
+    for _, value in reads:
+        part = read_part(value)
+        if part is None:
+            return None
+        key.append(part)
+    return tuple(key)
+
+
+def read_part(value: Any) -> Any:
+    """The part of a read_key for one value: scalars by type and value (floats by their
+    text: 0.0 and -0.0 are written apart), a file's plain container by identity (one object
+    for every node that has it; the memo entry holding the reads keeps it alive), None for
+    anything else (a node's own containers, values not rendered yet)."""
+    kind = type(value)
+    if kind is float:
+        return (kind, repr(value))
+    if kind in _SCALARS:
+        return (kind, value)
+    if kind is dict or kind is list:
+        return (kind, id(value))
+    return None
+
+
+def fully_rendered(value: Any) -> bool:
+    """Whether nothing is left to render inside a value of a node's tree."""
+    kind = type(value)
+    if kind in _SCALARS or kind is dict or kind is list:
+        return True  # from a file with nothing to interpolate inside, or a scalar
+    if kind is OwnedDict:
+        return all(fully_rendered(item) for item in value.values())
+    if kind is OwnedList:
+        return all(fully_rendered(item) for item in value)
+    return False  # Interpolation, Stack, UnresolvedDict, UnresolvedList (or unknown)

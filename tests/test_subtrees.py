@@ -1,0 +1,209 @@
+"""Rendered file containers shared between the nodes of an inventory render
+(reclass_ng.subtrees): the render with the memo must write exactly what the plain render
+writes, warnings and errors included, and must reuse a subtree only when its inputs match."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inventory_writer import write_inventory
+
+import reclass_ng
+from reclass_ng.errors import ReclassError
+from reclass_ng.observe import RenderObserver
+from reclass_ng.subtrees import RenderedSubtrees, read_key
+from reclass_ng.values import OwnedDict
+
+# -- the memo against the plain render, on generated inventories ---------------------------
+
+KEYS = st.sampled_from(["a", "b", "c"])
+# References to node-specific values (_param, _reclass_), nested ones, one into another
+# top-level key, a missing one, a query, text around references, and plain scalars that
+# compare equal across types (1, 1.0, True, "1").
+LEAVES = st.one_of(
+    st.sampled_from([None, 1, 1.0, True, "1", "x", -0.0, 0.0]),
+    st.sampled_from(["${_param:a}", "${_param:b}", "p${_param:a}q", "${_param:${_param:k}}",
+                     "${_reclass_:name:short}", "${other:a}", "${more:a}", "${_param:m}",
+                     "${_param:a::fallback}", "$[ exports:e ]", "${_param:d}", "${_param:l}"]),
+)
+TREES = st.recursive(LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=3),
+    st.dictionaries(st.one_of(KEYS, KEYS.map(lambda k: "~" + k), KEYS.map(lambda k: "=" + k)),
+                    inner, max_size=3)), max_leaves=10)
+# svc and more are mappings in every class: merged, when a node lists several classes.
+CLASS_PARAMS = st.fixed_dictionaries({"svc": st.dictionaries(KEYS, TREES, max_size=3),
+                                      "more": st.dictionaries(KEYS, TREES, max_size=2)},
+                                     optional={"other": TREES})
+NODE_PARAMS = st.fixed_dictionaries({
+    "a": st.sampled_from(["1", "2"]), "b": st.sampled_from([1, 1.0, True, "1"]),
+    "k": st.sampled_from(["a", "b"]), "d": st.sampled_from([{"x": 1}, {"x": 1.0}, [1]]),
+    "l": st.sampled_from([[1, 2], [2, 1]])},
+    optional={"m": st.just("here")})
+OPTIONS = st.sampled_from([{}, {"ignore_overwritten_missing_references": False},
+                           {"group_errors": False}, {"reference_defaults": True},
+                           {"allow_scalar_over_dict": True, "allow_none_override": True}])
+
+
+def _render(root: Path, share: bool, options: dict[str, Any]) -> tuple[Any, list[str]]:
+    warnings: list[str] = []
+    inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append, **options)
+    try:
+        nodes = inventory.render_serially(share_subtrees=share)["nodes"]
+    except ReclassError as err:
+        return (type(err).__name__, str(err)), warnings
+    for info in nodes.values():
+        info["__reclass__"].pop("timestamp")
+    # Bytes, not ==: key order and 1 / 1.0 / True must come out the same too.
+    return orjson.dumps(nodes, default=str), warnings
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classes=st.lists(CLASS_PARAMS, min_size=1, max_size=3),
+       nodes=st.lists(st.tuples(st.lists(st.integers(0, 2), min_size=1, max_size=2),
+                                NODE_PARAMS, st.sampled_from(["u", "v"]),
+                                st.one_of(st.none(), st.dictionaries(KEYS, TREES, max_size=1))),
+                      min_size=3, max_size=7),
+       options=OPTIONS)
+def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple],
+                                          options: dict[str, Any]) -> None:
+    files: dict[str, Any] = {}
+    for index, params in enumerate(classes):
+        include = [f"c{index + 1}"] if index + 1 < len(classes) and index % 2 else []
+        files[f"classes/c{index}.yml"] = {"classes": include, "parameters": params}
+    for index, (listed, node_params, export, svc) in enumerate(nodes):
+        params: dict[str, Any] = {"_param": node_params}
+        if svc is not None:
+            params["svc"] = svc  # merged into the classes' svc: the node's own containers
+        files[f"nodes/n{index}.yml"] = {
+            "classes": [f"c{i % len(classes)}" for i in listed], "parameters": params,
+            "exports": {"e": export}}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_inventory(Path(tmp), {path: yaml.safe_dump(doc, sort_keys=False)
+                                           for path, doc in files.items()})
+        assert _render(root, True, options) == _render(root, False, options)
+
+
+# -- when a subtree is reused, and when not ------------------------------------------------
+
+SERVICE = ("parameters:\n  svc:\n    conf:\n      host: ${_param:host}\n      port: ${_param:port}\n"
+           "      path: /srv/${_param:host}\n")
+
+
+def _svc_confs(tmp_path: Path, nodes: dict[str, str], service: str = SERVICE
+               ) -> dict[str, Any]:
+    files = {"classes/service.yml": service}
+    files.update({f"nodes/{name}.yml": text for name, text in nodes.items()})
+    inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
+    nodes_out = inventory.inventory()["nodes"]
+    return {name: info["parameters"]["svc"]["conf"] for name, info in nodes_out.items()}
+
+
+def _node(host: str, port: Any = 80) -> str:
+    return f"classes: [service]\nparameters:\n  _param: {{host: {host}, port: {port}}}\n"
+
+
+def test_nodes_reading_the_same_values_share_the_rendered_container(tmp_path: Path) -> None:
+    # Kept from the second meeting on (most containers met once are never met again).
+    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h1"),
+                                  "n4": _node("h2")})
+    assert confs["n2"] is confs["n3"]
+    assert confs["n4"] is not confs["n2"]
+    assert confs["n4"] == {"host": "h2", "port": 80, "path": "/srv/h2"}
+
+
+@pytest.mark.parametrize("port", ["80.0", "'80'", "true"])
+def test_equal_values_of_another_type_are_not_the_same_inputs(tmp_path: Path, port: str
+                                                              ) -> None:
+    confs = _svc_confs(tmp_path, {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h1", port)})
+    assert confs["n3"] is not confs["n2"]
+    assert orjson.dumps(confs["n3"]["port"]) == orjson.dumps(yaml.safe_load(port))
+
+
+@pytest.mark.parametrize("service", [
+    # the node's own name
+    "parameters:\n  svc:\n    conf:\n      a: ${_reclass_:name:short}\n      b: 1\n",
+    # an inventory query
+    "parameters:\n  svc:\n    conf:\n      a: $[ exports:e ]\n      b: ${_param:host}\n",
+])
+def test_node_specific_inputs_are_never_shared(tmp_path: Path, service: str) -> None:
+    node = "classes: [service]\nparameters:\n  _param: {host: h}\nexports: {e: 1}\n"
+    confs = _svc_confs(tmp_path, {"n1": node, "n2": node, "n3": node}, service)
+    assert confs["n2"] is not confs["n3"]
+
+
+def _merged_more(tmp_path: Path, c1: str, nodes: dict[str, str]) -> dict[str, Any]:
+    files = {"classes/c1.yml": c1, "classes/c2.yml": "parameters:\n  more: {b: 1}\n"}
+    files.update({f"nodes/{name}.yml": "classes: [c1, c2]\nparameters:\n  _param: "
+                  f"{{a: {value}}}\n" for name, value in nodes.items()})
+    inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
+    return {name: info["parameters"] for name, info in inventory.inventory()["nodes"].items()}
+
+
+def test_merged_mappings_are_rendered_per_node(tmp_path: Path) -> None:
+    params = _merged_more(tmp_path, "parameters:\n  more: {a: '${_param:a}', c: x}\n",
+                          {"n1": "v1", "n2": "v1", "n3": "v1"})
+    assert params["n2"]["more"] is not params["n3"]["more"]
+    assert params["n3"]["more"] == {"a": "v1", "c": "x", "b": 1}
+
+
+def test_a_merged_mapping_rendered_early_by_a_reference_is_rendered_plainly(tmp_path: Path
+                                                                            ) -> None:
+    # svc comes first: its reference renders more:a before the walk reaches `more`, so what
+    # more:a read is not seen by the walk; the next node must not reuse it.
+    params = _merged_more(tmp_path, "parameters:\n  svc: {x: '${more:a}'}\n"
+                          "  more: {a: '${_param:a}', c: x}\n",
+                          {"n1": "v1", "n2": "v1", "n3": "v3"})
+    assert params["n3"]["more"] == {"a": "v3", "c": "x", "b": 1}
+    assert params["n3"]["svc"] == {"x": "v3"}
+
+
+def test_a_warning_is_printed_for_every_node(tmp_path: Path) -> None:
+    service = ("parameters:\n  svc:\n    conf:\n      a: ${missing}\n      b: 1\n"
+               "  svc2:\n    conf:\n      a: 2\n")
+    files = {"classes/service.yml": service,
+             "classes/over.yml": "classes: [service]\nparameters:\n  svc:\n    conf:\n      a: 3\n"}
+    files.update({f"nodes/n{i}.yml": "classes: [over]\n" for i in range(3)})
+    warnings: list[str] = []
+    reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False,
+                    warn=warnings.append).inventory()
+    assert warnings == ["[WARNING] Reference '${missing}' undefined"] * 3
+
+
+def test_an_observed_render_shares_nothing(tmp_path: Path) -> None:
+    inventory = reclass_ng.load(str(write_inventory(tmp_path, {
+        "classes/service.yml": SERVICE, "nodes/n1.yml": _node("h1"),
+        "nodes/n2.yml": _node("h1"), "nodes/n3.yml": _node("h1")})), read_config=False)
+    subtrees = RenderedSubtrees()
+    confs = []
+    for name in ("n1", "n2", "n3"):
+        node = inventory.renderer.merge(name)
+        info = inventory.interpolated_nodeinfo(node, RenderObserver(), subtrees=subtrees)
+        confs.append(info["parameters"]["svc"]["conf"])
+    assert confs[1] is not confs[2] and confs[1] == confs[2]
+    assert subtrees.hits == subtrees.misses == 0
+
+
+# -- the keys of the memo ------------------------------------------------------------------
+
+PLAIN = {"a": 1}
+
+
+@pytest.mark.parametrize("a, b, same", [
+    (1, 1, True), (1, 1.0, False), (1, True, False), ("1", 1, False), (0.0, -0.0, False),
+    (None, None, True), (float("nan"), float("nan"), True), ("x", "x", True),
+    (PLAIN, PLAIN, True), (PLAIN, {"a": 1}, False), ([1], [1], False),
+])
+def test_read_keys_are_equal_only_for_values_written_the_same(a: Any, b: Any, same: bool
+                                                               ) -> None:
+    assert (read_key([("p", a)]) == read_key([("p", b)])) is same
+
+
+def test_a_node_s_own_containers_cannot_be_keyed() -> None:
+    assert read_key([("p", 1), ("q", OwnedDict({"a": 1}))]) is None
