@@ -106,6 +106,16 @@ class SignatureDirectories:
         pass
 
 
+class AlwaysCheck:
+    """No directories to watch (yaml_git trees): every quick check is a full refresh."""
+
+    def unchanged(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
 def watch_directories(roots: Iterable[str], use_inotify: bool = True) -> DirectoryCheck:
     """A check of the directories below `roots`, taken now (call it before scanning them)."""
     roots = list(roots)
