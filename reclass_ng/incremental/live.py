@@ -9,12 +9,15 @@ Parsed documents of unchanged files move to the new generation, so only changed 
 parsed again.
 
 `refresh(node)` is the quick form for a long-lived caller about to serve one node: the
-settings, the directory signatures (snapshot.DirectorySignatures) and the digests of the files
-that node read; a full refresh only when one of them differs.
+settings, the directory check (dir_watch) and the digests of the files that node read; a full
+refresh only when one of them differs. The digests are not read again where kernel
+notifications cover every file (dir_watch.DirectoryCheck.sees_file_changes: a local file
+system, no symbolic links): any write to a file would have been an event.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
@@ -99,6 +102,7 @@ class LiveRender:
         self.recorder = InputsRecorder()
         self.directories: DirectoryCheck | None = None
         self.commit_digests = CommitDigests()
+        self.events_cover_files = False  # see refresh_for
         self.results: dict[str, NodeResult] = {}
         self.misses = 0  # nodes rendered one at a time in this generation
 
@@ -133,6 +137,10 @@ class LiveRender:
         if self.directories is not None:
             self.directories.close()
         self.directories = directories
+        # A symbolic link's target may be in a directory nobody watches.
+        self.events_cover_files = (
+            directories.sees_file_changes and isinstance(snapshot, InventorySnapshot)
+            and not any(os.path.islink(path) for path in snapshot.digests))
         if self.failure is None and snapshot.same_as(old):
             return Refresh()
         previous = self.generation
@@ -214,8 +222,10 @@ class LiveRender:
         if settings != self.snapshot.settings or not self.directories.unchanged():
             return self.refresh()
         result = self.results.get(name)
-        if result is None:
-            return Refresh()  # rendered on demand, and checked after its render
+        if result is None or self.events_cover_files:
+            # Rendered on demand (and checked after its render); or every write to the files
+            # would have been an event.
+            return Refresh()
         if not digests_match(result.deps.files):
             return self.refresh()
         if result.deps.nodes_key is not None and not digests_match(
