@@ -105,6 +105,7 @@ class LiveRender:
         self.events_cover_files = False  # see refresh_for
         self.results: dict[str, NodeResult] = {}
         self.misses = 0  # nodes rendered one at a time in this generation
+        self.collected = False  # whether a render of this generation ran the collector
 
     # -- keeping current ---------------------------------------------------------------
 
@@ -157,6 +158,7 @@ class LiveRender:
         self.generation, self.snapshot, self.failure = generation, snapshot, None
         self.results = kept
         self.misses = 0
+        self.collected = False
         before = set(old.nodes) if old is not None else set()
         return Refresh(added=tuple(sorted(snapshot.nodes.keys() - before)),
                        removed=tuple(sorted(before - snapshot.nodes.keys())),
@@ -263,8 +265,10 @@ class LiveRender:
                 if self.misses > BATCH_AFTER_MISSES:
                     wanted = sorted({*missing, *(n for n in self.snapshot.nodes
                                                  if n not in self.results)})
+            # Garbage of earlier generations is collected by the first render of this one.
             rendered = render_nodes(self.generation, self.recorder, self.snapshot, wanted,
-                                    self.capture)
+                                    self.capture, collect=not self.collected)
+            self.collected = True
             found.update((name, rendered[name]) for name in missing)
             read = {path: digest for result in rendered.values()
                     for path, digest in result.deps.files}

@@ -149,14 +149,15 @@ class WarningCapture:
 
 def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
                  snapshot: Snapshot, names: Sequence[str],
-                 capture: WarningCapture) -> dict[str, NodeResult]:
-    """Render `names` (in this order) as a serial `--inventory` render renders them."""
+                 capture: WarningCapture, collect: bool = True) -> dict[str, NodeResult]:
+    """Render `names` (in this order) as a serial `--inventory` render renders them; the
+    cycle collector collects first unless `collect` is False (collector.py)."""
     renderer = generation.renderer
     merged = {}
     observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
     results: dict[str, NodeResult] = {}
-    with cycle_collection_paused():
+    with cycle_collection_paused(collect):
         renderer.expect_nodes(names)
         for name in names:
             recorder.forget(name)
