@@ -35,6 +35,7 @@ from reclass_ng.incremental.node_results import (
 )
 from reclass_ng.incremental.snapshot import InventorySnapshot, yaml_fs
 from reclass_ng.inputs import InputsRecorder
+from reclass_ng.output_yaml import BlockYamlWriter
 from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.render import InventoryRenderer, timestamp
 from reclass_ng.settings import Settings
@@ -186,11 +187,16 @@ class InventoryCache:
                     os.unlink(temporary)
 
 
-def cached_node(result: NodeResult, fmt: str, pretty: bool) -> tuple[str, CachedNode | None]:
+def cached_node(result: NodeResult, fmt: str, pretty: bool,
+                yaml_writer: BlockYamlWriter | None = None) -> tuple[str, CachedNode | None]:
     """A rendered node's text, and its cache entry (None when its timestamp cannot be found
-    in the text, which only a node named like a date could cause)."""
+    in the text, which only a node named like a date could cause). Block YAML is written by
+    `yaml_writer`, shared by the nodes of a run (it asks PyYAML once per distinct value)."""
     info = result.value
-    text = node_fragment(result.name, info, fmt, pretty)
+    if yaml_writer is not None and fmt == "yaml" and pretty:
+        text = yaml_writer.node_text(result.name, info)
+    else:
+        text = node_fragment(result.name, info, fmt, pretty)
     stamp = info["__reclass__"]["timestamp"]
     at = text.find(stamp, text.find(_TIMESTAMP_KEY))
     if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
@@ -224,12 +230,13 @@ def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
     now = timestamp()
     parts: list[tuple[str, list[str], list[str], str]] = []
     kept: dict[str, CachedNode] = {}
+    yaml_writer = BlockYamlWriter() if fmt == "yaml" and pretty else None
     for name in names:
         entry = cached.get(name)
         if entry is not None:
             text = entry.text(now)
         else:
-            text, entry = cached_node(rendered[name], fmt, pretty)
+            text, entry = cached_node(rendered[name], fmt, pretty, yaml_writer)
         if entry is not None:
             kept[name] = entry
             parts.append((name, entry.classes, entry.applications, text))
