@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reclass_ng
+from reclass_ng.adapters import salt
 from tests.git_repos import bare_repository, git, write_files
 from tests.test_incremental import (
     CLASSES,
@@ -157,3 +158,18 @@ def test_a_moved_branch_is_seen_by_the_environment_reading_it(tmp_path: Path) ->
                     "refs/heads/other", "refs/heads/master"], check=True)
     assert inventory.refresh().stale == ("n3",)
     assert inventory.nodeinfo("n3")["parameters"]["c1"] == {"v": 1}
+
+
+def test_salt_ext_pillar_keeps_a_yaml_git_inventory_live(tmp_path: Path) -> None:
+    repo = GitInventory(tmp_path)
+    options = {"inventory_base_uri": str(repo.base)}
+
+    def fresh(minion: str) -> dict[str, Any]:
+        return salt.pillar_data(reclass_ng.load(str(repo.base)).nodeinfo(minion))
+
+    for minion in NODES:
+        assert salt.ext_pillar(minion, {}, **options) == fresh(minion)
+    repo.apply(("class", "c0", {"classes": [], "value": 8, "ref": None, "app": True}))
+    assert salt.ext_pillar("n0", {}, **options)["c0"] == {"v": 8}
+    assert salt.ext_pillar("n0", {}, **options) == fresh("n0")
+    assert salt.top("n0", **options) == {"base": ["app_c0"]}

@@ -40,11 +40,12 @@ from reclass_ng.incremental.snapshot import (
     storage_directories,
     yaml_fs,
 )
-from reclass_ng.incremental.split_snapshot import CommitDigests
+from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings
+from reclass_ng.storage.split import SplitStorage
 
 # Storages refresh() keeps current: yaml_fs (snapshot.py) and the split storages yaml_git and
 # mixed (split_snapshot.py).
@@ -169,9 +170,6 @@ class LiveRender:
                   old: Snapshot | None) -> Snapshot:
         if settings.storage_type == "yaml_fs":
             return InventorySnapshot(settings, yaml_fs(generation.storage))
-        from reclass_ng.incremental.split_snapshot import SplitSnapshot
-        from reclass_ng.storage.split import SplitStorage
-
         storage = generation.storage
         if not isinstance(storage, SplitStorage):
             raise ConfigError(f"incremental rendering: storage {settings.storage_type!r} has "
