@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import operator
 import os
 import tempfile
 from collections.abc import Callable
@@ -87,8 +88,8 @@ class CachedNode:
         deps = data["deps"]
         node_deps = NodeDeps(
             _str_or_none(deps["node_file"]),
-            tuple(tables.file(index) for index in deps["files"]),
-            tuple(tables.class_file(index) for index in deps["classes"]),
+            _items(tables.files, deps["files"]),
+            _items(tables.classes, deps["classes"]),
             tuple(_str(name) for name in deps["missing"]),
             _bytes(deps["class_names_key"]), _bytes(deps["nodes_key"]))
         start, cut, end = (_index(at, len(texts) + 1) for at in data["text"])
@@ -124,12 +125,6 @@ class CacheTables:
             self.classes.append(item)
         return index
 
-    def file(self, index: Any) -> tuple[str, bytes | None]:
-        return self.files[_index(index, len(self.files))]
-
-    def class_file(self, index: Any) -> tuple[str, str]:
-        return self.classes[_index(index, len(self.classes))]
-
     def to_json(self) -> dict[str, Any]:
         return {"files": [[path, _hex(digest)] for path, digest in self.files],
                 "classes": [list(item) for item in self.classes]}
@@ -138,6 +133,19 @@ class CacheTables:
     def from_json(cls, data: dict[str, Any]) -> CacheTables:
         return cls([(_str(path), _bytes(digest)) for path, digest in data["files"]],
                    [(_str(name), _str(path)) for name, path in data["classes"]])
+
+
+def _items(table: list[Any], indexes: Any) -> tuple[Any, ...]:
+    """The entries of `table` at `indexes` (a list of ints, each checked to be in range)."""
+    if type(indexes) is not list:
+        raise TypeError(f"expected a list of indexes, found {type(indexes).__name__}")
+    if not indexes:
+        return ()
+    if min(indexes) < 0 or max(indexes) >= len(table):
+        raise ValueError("an index out of range")
+    if len(indexes) == 1:
+        return (table[indexes[0]],)
+    return operator.itemgetter(*indexes)(table)
 
 
 def _index(value: Any, size: int) -> int:
