@@ -14,7 +14,7 @@ class _FrozenRender:
 
 
 @contextlib.contextmanager
-def cycle_collection_paused() -> Iterator[None]:
+def cycle_collection_paused(collect: bool = True) -> Iterator[None]:
     """Python's cycle collector off while a whole inventory is rendered.
 
     Rendered parameters are trees, freed by reference counting; the collector's passes over
@@ -24,9 +24,12 @@ def cycle_collection_paused() -> Iterator[None]:
     nodes) and find nothing to collect. Reference counting still frees frozen objects; the
     next render unfreezes them and collects once before it starts, so cyclic garbage among
     them is kept until the next render at most. A single render pays no collection at all.
+    With `collect` False, what earlier renders froze stays frozen and uncollected (a
+    long-lived inventory rendering a few nodes at a time collects once per generation, not
+    once per node: reclass_ng.incremental.live).
     """
     was_enabled = gc.isenabled()
-    if _FrozenRender.froze:
+    if _FrozenRender.froze and collect:
         gc.unfreeze()
         _FrozenRender.froze = False
         if was_enabled:

@@ -12,6 +12,9 @@ from pathlib import Path
 from inventory_writer import write_inventory
 from test_incremental_corpus import run_cli
 
+from reclass_ng.incremental.disk_cache import InventoryCache
+from reclass_ng.settings import load_settings
+
 
 def inventory(tmp_path: Path) -> Path:
     return write_inventory(tmp_path / "inv", {
@@ -28,8 +31,17 @@ def reclass(base: Path, *extra: str) -> tuple[int, str, str]:
 
 
 def cache_file(cache: Path) -> Path:
-    (found,) = cache.glob("inventory-*.json")
+    (found,) = cache.glob("inventory-*.cache")
     return found
+
+
+def cache_header(path: Path) -> dict:
+    """The JSON line that starts a cache file (its texts follow it)."""
+    return json.loads(path.read_bytes().partition(b"\n")[0])
+
+
+def rewrite_header(path: Path, header: dict) -> None:
+    path.write_bytes(json.dumps(header).encode() + b"\n" + path.read_bytes().partition(b"\n")[2])
 
 
 def test_cached_runs_print_what_a_fresh_run_prints(tmp_path: Path) -> None:
@@ -46,11 +58,12 @@ def test_only_nodes_whose_inputs_changed_are_rendered_again(tmp_path: Path) -> N
     base, cache = inventory(tmp_path), tmp_path / "cache"
     reclass(base, "--cache-dir", str(cache))
     # Mark the cached text of every node; a node rendered again loses its mark.
-    path = cache_file(cache)
-    data = json.loads(path.read_text())
-    for name, entry in data["nodes"].items():
-        entry["after"] = entry["after"].replace("ntp: a", f"ntp: cached-{name}")
-    path.write_text(json.dumps(data))
+    cached = InventoryCache(str(cache), load_settings(str(base), {}), "yaml", True, print)
+    nodes = cached.load()
+    assert set(nodes) == {"db", "w1", "w2"}
+    for name, entry in nodes.items():
+        entry.after = entry.after.replace("ntp: a", f"ntp: cached-{name}")
+    cached.save(nodes)
     (base / "classes" / "web.yml").write_text("classes: [common]\nparameters: {port: 81}\n")
     out = reclass(base, "--cache-dir", str(cache))[1]
     assert "cached-db" in out  # db does not use web
@@ -69,11 +82,18 @@ def test_a_corrupted_or_foreign_cache_file_is_ignored_with_a_warning(tmp_path: P
         status, out, err = reclass(base, "--cache-dir", str(cache))
         assert (status, out) == plain[:2]
         assert "ignoring the cache file" in err
-    data = json.loads(path.read_text())
-    data["nodes"]["w1"]["deps"]["files"] = "nonsense"
-    path.write_text(json.dumps(data))
-    status, out, err = reclass(base, "--cache-dir", str(cache))
-    assert (status, out) == plain[:2] and "malformed" in err
+    for malformed in ({"deps": {"files": "nonsense"}}, {"deps": {"files": [-1]}},
+                      {"text": [0, 10 ** 9, 10 ** 9]}):
+        reclass(base, "--cache-dir", str(cache))  # a good cache again
+        header = cache_header(path)
+        for field, value in malformed.items():
+            if isinstance(value, dict):
+                header["nodes"]["w1"][field].update(value)
+            else:
+                header["nodes"]["w1"][field] = value
+        rewrite_header(path, header)
+        status, out, err = reclass(base, "--cache-dir", str(cache))
+        assert (status, out) == plain[:2] and "malformed" in err, malformed
 
 
 def test_errors_and_warnings_are_those_of_a_fresh_run(tmp_path: Path) -> None:
@@ -100,7 +120,10 @@ def test_concurrent_runs_leave_a_complete_cache(tmp_path: Path) -> None:
     nodes = [json.loads(out)["nodes"] for out, _ in outputs]
     assert all(set(n) == {"db", "w1", "w2"} for n in nodes)
     assert all(err == b"" for _, err in outputs)
-    json.loads(cache_file(cache).read_text())  # one complete file, no temporary left over
+    header = cache_header(cache_file(cache))  # one complete file: every node, every text
+    assert set(header["nodes"]) == {"db", "w1", "w2"}
+    texts = cache_file(cache).read_bytes().partition(b"\n")[2]
+    assert max(entry["text"][2] for entry in header["nodes"].values()) == len(texts)
     assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []
 
 

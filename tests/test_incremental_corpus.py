@@ -80,7 +80,7 @@ def test_scenario_through_the_incremental_paths(scenario: dict[str, Any], tmp_pa
     plain = run_cli(argv, inventory_dir)
     assert run_cli(cached, inventory_dir) == plain
     if scenario.get("mode", "inventory") == "inventory" and plain[0] == 0:
-        assert list((tmp_path / "cache").glob("inventory-*.json")), "nothing was cached"
+        assert list((tmp_path / "cache").glob("inventory-*.cache")), "nothing was cached"
     fresh, _ = api_render(argv, None, live=False)
     live_result, live = api_render(argv, None, live=True)
     assert live_result == fresh

@@ -20,9 +20,11 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 import reclass_ng
 from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
-from reclass_ng.adapters.plain_data import plain_data
+from reclass_ng.adapters.plain_data import plain_data, plain_json
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
 
 PILLAR_ENTITY_URI = "salt-pillar://"
@@ -36,41 +38,53 @@ class PillarCopies:
     """Each node's pillar built once per rendered result, handed out as a private copy.
 
     Salt merges ext_pillar data into other dicts (and may change them later), so every call
-    gets its own copy; unpickling the pillar pickled once is a deep copy at C speed, of the
-    plain types pillar_data makes (exact: dates stay dates). At most `limit` nodes are kept.
+    gets its own copy, made in C: parsing the parameters' JSON (plain_data.plain_json) where
+    that is exact, else unpickling the pillar pickled once (dates stay dates). At most `limit`
+    nodes are kept.
     """
 
     def __init__(self, limit: int = 50_000) -> None:
         self.limit = limit
-        self._pillars: dict[str, tuple[Any, bytes]] = {}
+        self._pillars: dict[str, tuple[Any, bool, bytes]] = {}
         self._lock = threading.Lock()
 
     def pillar(self, nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
         name = nodeinfo["__reclass__"]["node"]
         parameters = nodeinfo.get("parameters")
         kept = self._pillars.get(name)
-        if kept is not None and kept[0] is parameters:  # the same result of the same render
-            return pickle.loads(kept[1])
-        pillar = pillar_data(nodeinfo)
-        with self._lock:
-            if len(self._pillars) >= self.limit:
-                self._pillars.clear()
-            self._pillars[name] = (parameters, pickle.dumps(pillar, pickle.HIGHEST_PROTOCOL))
+        if kept is None or kept[0] is not parameters:  # not this render's result
+            as_json = plain_json(parameters or {})
+            kept = (parameters, as_json is not None,
+                    as_json if as_json is not None else
+                    pickle.dumps(pillar_data(nodeinfo), pickle.HIGHEST_PROTOCOL))
+            with self._lock:
+                if len(self._pillars) >= self.limit:
+                    self._pillars.clear()
+                self._pillars[name] = kept
+        if not kept[1]:
+            return pickle.loads(kept[2])  # type: ignore[no-any-return,unused-ignore]
+        pillar: dict[str, Any] = orjson.loads(kept[2])
+        pillar["__reclass__"] = reclass_pillar(nodeinfo)
         return pillar
 
 
 PILLARS = PillarCopies()
 
 
-def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
-    """A node's pillar: its parameters plus `__reclass__` (node name, applications, classes, env)."""
-    pillar = plain_data(nodeinfo.get("parameters") or {})
-    pillar["__reclass__"] = {
+def reclass_pillar(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
+    """The `__reclass__` entry of a node's pillar."""
+    return {
         "nodename": nodeinfo["__reclass__"]["node"],
         "applications": list(nodeinfo.get("applications") or []),
         "classes": list(nodeinfo.get("classes") or []),
         "environment": nodeinfo["environment"],
     }
+
+
+def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's pillar: its parameters plus `__reclass__` (node name, applications, classes, env)."""
+    pillar = plain_data(nodeinfo.get("parameters") or {})
+    pillar["__reclass__"] = reclass_pillar(nodeinfo)
     return pillar
 
 

@@ -29,10 +29,41 @@ _IN_ONLYDIR = 0x01000000
 _MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
 
 
+# File systems on which the kernel reports every write (local ones). On network file systems
+# (nfs, cifs, sshfs, ...) a change made on another host sends no notification.
+LOCAL_FILE_SYSTEMS = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay", "zfs", "f2fs", "jfs",
+    "reiserfs", "bcachefs", "nilfs2"})
+
+
 class DirectoryCheck(Protocol):
+    # True when `unchanged()` also answers for the content of every file in the directories
+    # (a write to any of them is an event), so a caller need not read them to know.
+    sees_file_changes: bool
+
     def unchanged(self) -> bool: ...
 
     def close(self) -> None: ...
+
+
+def file_system_type(path: str) -> str | None:
+    """The type of the file system `path` is on (Linux /proc/self/mountinfo), or None."""
+    target = os.path.realpath(path)
+    found: tuple[int, str] | None = None
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                parts = fields.split()
+                if len(parts) < 5 or not rest:
+                    continue
+                point = parts[4].replace("\\040", " ")
+                inside = target == point or target.startswith(point.rstrip("/") + "/")
+                if inside and (found is None or len(point) >= found[0]):
+                    found = (len(point), rest.split()[0])
+    except OSError:
+        return None
+    return found[1] if found is not None else None
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -61,6 +92,8 @@ class InotifyDirectories:
         self.fd: int | None = fd
         self.pid = os.getpid()  # a forked child shares the queue: it must not trust it
         self.changed = False
+        self.sees_file_changes = False
+        roots = list(roots)
         try:
             for root in roots:
                 for directory in walk_directories(root):
@@ -70,6 +103,8 @@ class InotifyDirectories:
         except OSError:
             self.close()
             raise
+        self.sees_file_changes = all(file_system_type(root) in LOCAL_FILE_SYSTEMS
+                                     for root in roots)
 
     def unchanged(self) -> bool:
         """True while no event arrived since the watches were taken."""
@@ -96,11 +131,25 @@ class InotifyDirectories:
 class SignatureDirectories:
     """The portable check: directory signatures (see snapshot.DirectorySignatures)."""
 
+    sees_file_changes = False  # a directory's signature changes with its entries only
+
     def __init__(self, roots: Iterable[str]) -> None:
         self.signatures = DirectorySignatures(roots)
 
     def unchanged(self) -> bool:
         return self.signatures.unchanged()
+
+    def close(self) -> None:
+        pass
+
+
+class AlwaysCheck:
+    """No directories to watch (yaml_git trees): every quick check is a full refresh."""
+
+    sees_file_changes = False
+
+    def unchanged(self) -> bool:
+        return False
 
     def close(self) -> None:
         pass

@@ -9,21 +9,26 @@ Parsed documents of unchanged files move to the new generation, so only changed 
 parsed again.
 
 `refresh(node)` is the quick form for a long-lived caller about to serve one node: the
-settings, the directory signatures (snapshot.DirectorySignatures) and the digests of the files
-that node read; a full refresh only when one of them differs.
+settings, the directory check (dir_watch) and the digests of the files that node read; a full
+refresh only when one of them differs. The digests are not read again where kernel
+notifications cover every file (dir_watch.DirectoryCheck.sees_file_changes: a local file
+system, no symbolic links): any write to a file would have been an event.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ConfigError, ReclassError
-from reclass_ng.incremental.dir_watch import DirectoryCheck, watch_directories
+from reclass_ng.incremental.dir_watch import AlwaysCheck, DirectoryCheck, watch_directories
 from reclass_ng.incremental.node_results import (
+    OK,
     NodeResult,
+    Snapshot,
     WarningCapture,
     render_nodes,
     served_inventory,
@@ -35,13 +40,16 @@ from reclass_ng.incremental.snapshot import (
     storage_directories,
     yaml_fs,
 )
+from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings
+from reclass_ng.storage.split import SplitStorage
 
-# Storages whose files refresh() lists and hashes; others (yaml_git, mixed) are read afresh.
-LIVE_STORAGE_TYPES = ("yaml_fs",)
+# Storages refresh() keeps current: yaml_fs (snapshot.py) and the split storages yaml_git and
+# mixed (split_snapshot.py).
+LIVE_STORAGE_TYPES = ("yaml_fs", "yaml_git", "mixed")
 
 # A node whose files change while it is rendered is rendered again; this bounds how often.
 _RENDER_ATTEMPTS = 3
@@ -90,12 +98,15 @@ class LiveRender:
         self.read_config = read_config
         self.capture = WarningCapture(warn or _print_warning)
         self.generation: InventoryRenderer | None = None
-        self.snapshot: InventorySnapshot | None = None
+        self.snapshot: Snapshot | None = None
         self.failure: ReclassError | None = None  # settings or storage failing to open
         self.recorder = InputsRecorder()
         self.directories: DirectoryCheck | None = None
+        self.commit_digests = CommitDigests()
+        self.events_cover_files = False  # see refresh_for
         self.results: dict[str, NodeResult] = {}
         self.misses = 0  # nodes rendered one at a time in this generation
+        self.collected = False  # whether a render of this generation ran the collector
 
     # -- keeping current ---------------------------------------------------------------
 
@@ -113,38 +124,77 @@ class LiveRender:
             settings = self._settings()
             if settings.storage_type not in LIVE_STORAGE_TYPES:
                 raise ConfigError(f"Inventory.refresh(): storage type {settings.storage_type!r} "
-                                  "is not supported (only yaml_fs inventories are refreshed)")
-            directories = watch_directories(storage_directories(settings), USE_INOTIFY)
+                                  f"is not supported (only {', '.join(LIVE_STORAGE_TYPES)})")
+            directories: DirectoryCheck = (
+                watch_directories(storage_directories(settings), USE_INOTIFY)
+                if settings.storage_type == "yaml_fs" else AlwaysCheck())
         except ReclassError as err:
             self._failed(err)
         try:  # the directories are watched before the scan: a change during it is seen
             generation = InventoryRenderer(settings, warn=self.capture.warn)
-            snapshot = InventorySnapshot(settings, yaml_fs(generation.storage))
+            snapshot = self._snapshot(settings, generation, old)
         except ReclassError as err:
             directories.close()
             self._failed(err)
         if self.directories is not None:
             self.directories.close()
         self.directories = directories
+        # A symbolic link's target may be in a directory nobody watches.
+        self.events_cover_files = (
+            directories.sees_file_changes and isinstance(snapshot, InventorySnapshot)
+            and not any(os.path.islink(path) for path in snapshot.digests))
         if self.failure is None and snapshot.same_as(old):
             return Refresh()
         previous = self.generation
         if previous is not None and old is not None and old.settings == settings:
-            unchanged = set(old.digests) - old.changed_paths(snapshot)
-            yaml_fs(generation.storage).reuse_parsed(yaml_fs(previous.storage), unchanged)
-            kept = {name: result for name, result in self.results.items()
-                    if result.deps.current(name, snapshot)}
+            if isinstance(old, InventorySnapshot) and isinstance(snapshot, InventorySnapshot):
+                unchanged = set(old.digests) - old.changed_paths(snapshot)
+                yaml_fs(generation.storage).reuse_parsed(yaml_fs(previous.storage), unchanged)
+            kept = {name: moved for name, result in self.results.items()
+                    if result.deps.current(name, snapshot)
+                    and (moved := self._moved(result, old, snapshot, generation)) is not None}
         else:
             kept = {}
         self.recorder = InputsRecorder()
         self.generation, self.snapshot, self.failure = generation, snapshot, None
         self.results = kept
         self.misses = 0
+        self.collected = False
         before = set(old.nodes) if old is not None else set()
         return Refresh(added=tuple(sorted(snapshot.nodes.keys() - before)),
                        removed=tuple(sorted(before - snapshot.nodes.keys())),
                        stale=tuple(sorted(snapshot.nodes.keys() - kept.keys())),
                        settings_changed=old is None or old.settings != settings)
+
+    def _snapshot(self, settings: Settings, generation: InventoryRenderer,
+                  old: Snapshot | None) -> Snapshot:
+        if settings.storage_type == "yaml_fs":
+            return InventorySnapshot(settings, yaml_fs(generation.storage))
+        storage = generation.storage
+        if not isinstance(storage, SplitStorage):
+            raise ConfigError(f"incremental rendering: storage {settings.storage_type!r} has "
+                              "no environment trees")
+        environments = [settings.default_environment]
+        if isinstance(old, SplitSnapshot) and old.settings == settings:
+            environments += old.environments
+        return SplitSnapshot(settings, storage, environments, self.commit_digests)
+
+    @staticmethod
+    def _moved(result: NodeResult, old: Snapshot, snapshot: Snapshot,
+               generation: InventoryRenderer) -> NodeResult | None:
+        """A result still current by content, as served from the new snapshot's files: the
+        same unless the node file moved (a new commit), then with the node's new URI. Only
+        clean results move: errors and warnings quote the paths of the files they name."""
+        if not snapshot.paths_move:
+            return result
+        if result.phase != OK or result.merge_warnings or result.interpolation_warnings:
+            return None
+        name = result.name
+        if old.node_paths.get(name) == snapshot.node_paths.get(name):
+            return result
+        info = dict(result.value)
+        info["__reclass__"] = dict(info["__reclass__"], uri=generation.storage.nodes[name].uri)
+        return NodeResult(name, OK, info, (), (), result.deps)
 
     def _failed(self, err: ReclassError) -> NoReturn:
         self.generation, self.snapshot, self.failure = None, None, err
@@ -162,7 +212,8 @@ class LiveRender:
     def refresh_for(self, name: str) -> Refresh:
         """Make sure what `name` reads is current: its files' digests, the directory listings
         and the settings; a full refresh() when any of them may differ."""
-        if self.generation is None or self.snapshot is None or self.directories is None:
+        if (self.generation is None or self.snapshot is None or self.directories is None
+                or self.snapshot.paths_move):  # yaml_git, mixed: a fetch tells what changed
             return self.refresh()
         try:
             settings = self._settings()
@@ -171,8 +222,10 @@ class LiveRender:
         if settings != self.snapshot.settings or not self.directories.unchanged():
             return self.refresh()
         result = self.results.get(name)
-        if result is None:
-            return Refresh()  # rendered on demand, and checked after its render
+        if result is None or self.events_cover_files:
+            # Rendered on demand (and checked after its render); or every write to the files
+            # would have been an event.
+            return Refresh()
         if not digests_match(result.deps.files):
             return self.refresh()
         if result.deps.nodes_key is not None and not digests_match(
@@ -210,12 +263,15 @@ class LiveRender:
                 if self.misses > BATCH_AFTER_MISSES:
                     wanted = sorted({*missing, *(n for n in self.snapshot.nodes
                                                  if n not in self.results)})
+            # Garbage of earlier generations is collected by the first render of this one.
             rendered = render_nodes(self.generation, self.recorder, self.snapshot, wanted,
-                                    self.capture)
+                                    self.capture, collect=not self.collected)
+            self.collected = True
             found.update((name, rendered[name]) for name in missing)
             read = {path: digest for result in rendered.values()
                     for path, digest in result.deps.files}
-            if attempt + 1 < _RENDER_ATTEMPTS and not digests_match(read.items()):
+            if (attempt + 1 < _RENDER_ATTEMPTS and not self.snapshot.paths_move
+                    and not digests_match(read.items())):
                 self.refresh()  # a file changed under the render: read it again
                 continue
             self.results.update((name, result) for name, result in rendered.items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
@@ -19,6 +19,11 @@ from reclass_ng.inputs import InputsRecorder, NodeInputs
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.render import timestamp as render_timestamp
+
+if TYPE_CHECKING:  # git_trees' imports are only needed for yaml_git and mixed inventories
+    from reclass_ng.incremental.split_snapshot import SplitSnapshot
+
+Snapshot = Union[InventorySnapshot, "SplitSnapshot"]
 
 OK, MERGE_FAILED, INTERPOLATION_FAILED = "ok", "merge", "interpolation"
 
@@ -46,7 +51,7 @@ class NodeDeps(Record):
         _set(self, "class_names_key", class_names_key)
         _set(self, "nodes_key", nodes_key)
 
-    def current(self, name: str, snapshot: InventorySnapshot) -> bool:
+    def current(self, name: str, snapshot: Snapshot) -> bool:
         """True when `snapshot` (same settings) holds exactly the inputs this result read."""
         if snapshot.nodes.get(name) != self.node_file:
             return False
@@ -65,11 +70,13 @@ class NodeDeps(Record):
 
 
 def node_deps(inputs: NodeInputs | None, recorder: InputsRecorder, name: str,
-              snapshot: InventorySnapshot) -> NodeDeps:
-    """A node's NodeDeps from its NodeInputs, with the inputs of the nodes its queries read."""
+              snapshot: Snapshot) -> NodeDeps:
+    """A node's NodeDeps from its NodeInputs, with the inputs of the nodes its queries read
+    (files named as the snapshot names them)."""
     if inputs is None:  # failed before its merge started (cannot happen with yaml_fs)
         node_file = snapshot.nodes.get(name)
         return NodeDeps(node_file, (), (), (), snapshot.class_names_key, snapshot.nodes_key)
+    snapshot.include_opened_trees()
     parts = [inputs]
     for queried in inputs.queried_nodes or ():
         other = recorder.inputs(queried)
@@ -80,14 +87,16 @@ def node_deps(inputs: NodeInputs | None, recorder: InputsRecorder, name: str,
     files: dict[str, None] = {}
     for part in parts:
         if part.node_file is not None:
-            files[part.node_file] = None
+            files.update(dict.fromkeys(snapshot.logical_paths(part.node_file)))
         for class_name, path in part.class_files:
-            classes[class_name] = path
-            files[path] = None
+            for key, logical in snapshot.class_keys(class_name, path):
+                classes[key] = logical
+                files[logical] = None
         missing.update(dict.fromkeys(part.missing_classes))
     digests = snapshot.digests
+    node_file = None if inputs.node_file is None else snapshot.logical_paths(inputs.node_file)[0]
     return NodeDeps(
-        inputs.node_file, tuple((path, digests.get(path)) for path in files),
+        node_file, tuple((path, digests.get(path)) for path in files),
         tuple(classes.items()), tuple(missing),
         snapshot.class_names_key if missing else None,
         snapshot.nodes_key if inputs.queried_nodes is not None else None)
@@ -139,15 +148,16 @@ class WarningCapture:
 
 
 def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
-                 snapshot: InventorySnapshot, names: Sequence[str],
-                 capture: WarningCapture) -> dict[str, NodeResult]:
-    """Render `names` (in this order) as a serial `--inventory` render renders them."""
+                 snapshot: Snapshot, names: Sequence[str],
+                 capture: WarningCapture, collect: bool = True) -> dict[str, NodeResult]:
+    """Render `names` (in this order) as a serial `--inventory` render renders them; the
+    cycle collector collects first unless `collect` is False (collector.py)."""
     renderer = generation.renderer
     merged = {}
     observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
     results: dict[str, NodeResult] = {}
-    with cycle_collection_paused():
+    with cycle_collection_paused(collect):
         renderer.expect_nodes(names)
         for name in names:
             recorder.forget(name)

@@ -98,8 +98,26 @@ class InventorySnapshot:
             (name, path, (self.digests[path] or b"").hex())
             for name, path in sorted(self.nodes.items()))
 
-    def same_as(self, other: InventorySnapshot | None) -> bool:
-        return (other is not None and self.settings == other.settings
+    paths_move = False  # a file is read from the same path in every snapshot
+
+    @property
+    def node_paths(self) -> dict[str, str]:
+        """Node name -> the file it is read from (the same as `nodes` here)."""
+        return self.nodes
+
+    def include_opened_trees(self) -> None:
+        """Nothing to add: one class tree for every environment."""
+
+    def logical_paths(self, path: str) -> tuple[str, ...]:
+        """The names a file read from disk has in this snapshot: its path."""
+        return (path,)
+
+    def class_keys(self, name: str, path: str) -> tuple[tuple[str, str], ...]:
+        """(class key, file name) of class `name` read from `path`."""
+        return ((name, path),)
+
+    def same_as(self, other: object) -> bool:
+        return (isinstance(other, InventorySnapshot) and self.settings == other.settings
                 and self.nodes == other.nodes and self.classes == other.classes
                 and self.digests == other.digests)
 

@@ -5,7 +5,9 @@ Hand edits (and `git pull`) must show up without a restart, so each request comp
 signature of the tree (every file's path, size, mtime, ctime and inode) with the one the cached
 snapshot was built from, and rebuilds the snapshot when they differ. The ctime and inode catch
 a same-size edit that restores the mtime (`cp -p`, `rsync -a`). Writes do not trust even that:
-under the lock they compare the bytes of every group file with the snapshot's.
+under the lock they compare the bytes of every group file with the snapshot's. The reclass
+inventory is one live inventory (reclass_ng.incremental): the signature says when to refresh
+it, the refresh compares file contents and renders again only the nodes they affect.
 
 A snapshot keeps the bytes each group was parsed from, so a group's data, `serial_number` and
 ETag in one answer always describe the same version of its file.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -25,6 +28,7 @@ from reclass_ng.classifier.group_files import groups_dir, groups_from_sources, r
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.errors import ReclassError
+from reclass_ng.incremental.snapshot import RACY_SECONDS
 from reclass_ng.server.errors import INVALID_INVENTORY, INVENTORY_ERROR, ApiError
 
 Signature = tuple[tuple[str, int, int, int, int], ...]
@@ -56,6 +60,13 @@ def tree_signature(top: Path) -> Signature:
                                 stat.st_ino))
     entries.sort()
     return tuple(entries)
+
+
+def racy_signature(signature: Signature) -> bool:
+    """True when a file changed within RACY_SECONDS: a second edit in the same tick of a
+    coarse file system clock could leave the signature as it is, so content decides."""
+    newest = max((entry[3] for entry in signature), default=0)
+    return newest / 1e9 > time.time() - RACY_SECONDS
 
 
 @attrs.frozen
@@ -132,24 +143,30 @@ class InventoryState:
         return Snapshot(signature, tuple(groups), tuple(problems), tree, sources)
 
     def inventory(self, snapshot: Snapshot | None = None) -> reclass_ng.Inventory:
-        """The reclass inventory (nodes/ and classes/), reloaded when files change; pass the
-        request's snapshot to skip checking the files a second time."""
+        """The reclass inventory (nodes/ and classes/), one live inventory kept current; pass
+        the request's snapshot to skip listing the files a second time.
+
+        The signature only says whether to look: when it changed, or is too recent to trust
+        (racy_signature), `Inventory.refresh()` compares every file by content and renders
+        again only the nodes whose files changed. A yaml_git or mixed inventory is refreshed
+        on every call (its branches are not in this directory)."""
         signature = (snapshot or self.snapshot()).signature
         with self._lock:
-            if self._inventory is None or self._inventory[0] != signature:
-                try:
-                    # One live inventory: a change renders again only the nodes it affects.
-                    loaded = (reclass_ng.load(str(self.inventory_dir)) if self._inventory is None
-                              else self._inventory[1])
-                    if loaded.settings.storage_type == "yaml_fs":
+            try:
+                if self._inventory is None:
+                    loaded = reclass_ng.load(str(self.inventory_dir))
+                    loaded.refresh()
+                else:
+                    loaded = self._inventory[1]
+                    if (self._inventory[0] != signature or racy_signature(signature)
+                            or loaded.settings.storage_type != "yaml_fs"):
                         loaded.refresh()
-                    elif self._inventory is not None:
-                        loaded = reclass_ng.load(str(self.inventory_dir))
-                except ReclassError as err:
-                    raise ApiError(500, INVENTORY_ERROR, str(err),
-                                   {"inventory": str(self.inventory_dir)}) from err
-                self._inventory = (signature, loaded)
-            return self._inventory[1]
+            except ReclassError as err:
+                self._inventory = None  # opened again by the next request
+                raise ApiError(500, INVENTORY_ERROR, str(err),
+                               {"inventory": str(self.inventory_dir)}) from err
+            self._inventory = (signature, loaded)
+            return loaded
 
     def node_file(self, name: str) -> Path | None:
         """The nodes/ file of a node, or None when it has none."""

@@ -190,3 +190,38 @@ def root_directory(tree: str, root: str | None, what: str, where: str) -> str:
     if not os.path.isdir(directory):
         raise NotFoundError(f"yaml_git: {what} root {root!r} is not a directory in {where}")
     return directory
+
+
+def exported_commit(directory: str) -> tuple[str, str, str] | None:
+    """(mirror repository, commit, path inside the commit) of a directory inside a tree this
+    module exported (`<cache>/<name>.trees/<commit>/...`); None for any other directory."""
+    parts = os.path.abspath(directory).split(os.sep)
+    for index in range(len(parts) - 1, 0, -1):
+        commit, parent = parts[index], parts[index - 1]
+        if parent.endswith(".trees") and len(commit) in (40, 64) and _is_hex(commit):
+            mirror = os.sep.join(parts[:index - 1] + [parent[:-len(".trees")] + ".git"])
+            return mirror, commit, "/".join(parts[index + 1:])
+    return None
+
+
+def _is_hex(text: str) -> bool:
+    return all(char in "0123456789abcdef" for char in text)
+
+
+def blob_ids(mirror: str, commit: str) -> dict[str, str]:
+    """Path inside `commit` -> git's object id of that file's content (`git ls-tree`): the
+    content digests of an exported tree, without reading its files. Symbolic links are left
+    out (their object id is the link's target, not the content it leads to)."""
+    done = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "-z", "--full-tree",
+                           commit], stdin=subprocess.DEVNULL, capture_output=True,
+                          timeout=GIT_TIMEOUT, check=False, env=dict(os.environ, LC_ALL="C"))
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip()
+        raise ConfigError(f"yaml_git: `git ls-tree` of {commit} failed in {mirror}: {message}")
+    found = {}
+    for entry in done.stdout.split(b"\0"):
+        info, _, path = entry.partition(b"\t")
+        fields = info.split()
+        if len(fields) == 3 and fields[1] == b"blob" and fields[0] != b"120000":
+            found[os.fsdecode(path)] = fields[2].decode("ascii")
+    return found

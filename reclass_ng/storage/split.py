@@ -57,6 +57,11 @@ class SplitStorage:
                     tree = self._trees[environment] = self._open_classes(environment)
         return tree
 
+    def opened_environments(self) -> list[str]:
+        """The environments whose class trees were opened so far, in opening order."""
+        with self._lock:
+            return list(self._trees)
+
     # The default environment's class tree, for tools that look at "the" classes.
     @property
     def default_classes(self) -> YamlFsStorage:

@@ -1,0 +1,30 @@
+"""The service keeps one live inventory (reclass_ng.server.inventory_state): edits of class and
+node files show in the next classification, through a real `reclass-ng serve` on loopback."""
+
+from __future__ import annotations
+
+import os
+
+from server_helpers import client, copy_inventory, running_server
+
+WEB1 = {"fact": {"role": "web"}, "trusted": {"certname": "web1.example.com"}}
+
+
+def public_hostname(http) -> str:
+    response = http.post("/v1/classified/nodes/web1.example.com", json=WEB1)
+    assert response.status_code == 200, response.text
+    return response.json()["parameters"]["site"]["public_hostname"]
+
+
+def test_a_same_size_class_edit_that_restores_the_mtime_is_classified(tmp_path):
+    """`cp -p` and `rsync -a` keep size and mtime; the rendered classes must still change."""
+    inventory = copy_inventory(tmp_path / "inventory")
+    production = inventory / "classes" / "env" / "production.yml"
+    with running_server(inventory, tmp_path / "state.sqlite3") as base, client(base) as http:
+        assert public_hostname(http).startswith("shop.")
+        for before, after in (("shop.", "shoq."), ("shoq.", "shop.")):
+            stat = production.stat()
+            production.write_text(production.read_text().replace(before, after))
+            os.utime(production, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            assert production.stat().st_size == stat.st_size
+            assert public_hostname(http).startswith(after)
