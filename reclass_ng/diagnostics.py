@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-URI_SCHEME = "yaml_fs://"
 MAX_SUGGESTIONS = 3
 SIMILARITY_CUTOFF = 0.6
 # Whole key paths share their first keys, which makes any two of them look alike: stricter.
@@ -28,13 +27,6 @@ NEARLY_AS_CLOSE = 0.1
 # A walk over a huge parameter tree for suggestions stops after this many keys; what was seen
 # until then is still searched.
 MAX_KEYS_WALKED = 50_000
-
-
-def file_of_uri(uri: str | None) -> str | None:
-    """The file path of a `yaml_fs://` URI (None for anything else, e.g. several URIs)."""
-    if not uri or not uri.startswith(URI_SCHEME) or "; " in uri:
-        return None
-    return uri[len(URI_SCHEME):]
 
 
 def _compose(path: str) -> tuple[str, yaml.Node | None] | None:

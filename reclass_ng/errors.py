@@ -15,6 +15,8 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
+    from reclass_ng.values import Source
+
 EX_USAGE = 2  # argparse/optparse exit status for bad command lines
 EX_DATAERR = 65
 EX_SOFTWARE = 70
@@ -35,21 +37,28 @@ class ReclassError(Exception):
     Besides its message an error may know where the problem is written (`source`, a
     values.Source, and `written`, the text to point at), the key paths that were being rendered
     when it happened (`chain`, outermost first) and how to find "did you mean" candidates
-    (`suggest`). Positions and suggestions are worked out only when the error is reported.
+    (`suggest`). All of them are given by whoever raises the error, when it is made; only the
+    node is added afterwards, by the render boundary (`for_node`), the one layer that knows it
+    (a shared class walk serves several nodes). Positions and suggestions are worked out only
+    when the error is reported.
     """
 
     exit_code = EX_DATAERR
     kind = ""  # a short name for machine-readable reports; derived from the class name if empty
+    origins: tuple[Source | None, ...] = ()  # the files the message names (LocatedError, ...)
 
-    def __init__(self, text: str = "", *, node: str | None = None) -> None:
+    def __init__(self, text: str = "", *, node: str | None = None, source: Source | None = None,
+                 written: str | None = None, chain: Sequence[str] = (),
+                 suggest: Callable[[], list[str]] | None = None,
+                 pick: Callable[[Any], bool] | None = None) -> None:
         super().__init__(text)
         self.text = text
         self.node = node
-        self.source: Any = None
-        self.written: str | None = None
-        self.chain: list[str] = []
-        self.suggest: Callable[[], list[str]] | None = None
-        self.pick: Callable[[Any], bool] | None = None  # which item of a YAML list is meant
+        self.source = source
+        self.written = written
+        self.chain = list(chain)
+        self.suggest = suggest
+        self.pick = pick  # which item of a YAML list is meant
         self._found: dict[str, Any] = {}
 
     # -- what an error knows about its place (all optional) -----------------------------
@@ -61,11 +70,10 @@ class ReclassError(Exception):
 
     def file(self) -> str | None:
         """The file the problem is written in, when known."""
-        from reclass_ng.diagnostics import file_of_uri
-
         if self.source is not None and self.source.path:
             return self.source.path
-        return file_of_uri(getattr(self, "uri", None))
+        origins = self.origins
+        return origins[0].path if len(origins) == 1 and origins[0] is not None else None
 
     def key_path(self) -> str | None:
         """The key path the error is about, as text (None when it is about no key)."""
@@ -188,11 +196,15 @@ class ReclassError(Exception):
     def __str__(self) -> str:
         return self.message
 
-    def with_node(self, node: str) -> ReclassError:
-        """Attach the node being rendered, unless an inner step already named one."""
-        if self.node is None:
-            self.node = node
-        return self
+    def for_node(self, node: str) -> ReclassError:
+        """This error as raised for `node`: itself when it names a node already, else a copy
+        that names it (the error raised is never changed)."""
+        if self.node is not None:
+            return self
+        copy = type(self).__new__(type(self))
+        Exception.__init__(copy, *self.args)
+        copy.__dict__.update(self.__dict__, node=node, _found=self._found)
+        return copy
 
 
 def _rebuild_error(cls: type[ReclassError], args: tuple, state: dict[str, Any]) -> ReclassError:
@@ -278,24 +290,47 @@ class MappingFormatError(ReclassError):
         super().__init__(f'Error in mapping "{mapping}": {problem}')
 
 
-class LocatedError(ReclassError):
-    """An error about a value in a file: `In <uri>` then the message, as reclass prints it."""
+def origin_text(origins: Sequence[Source | None]) -> str:
+    """The URIs of the files an error is about, as kapicorp prints them: joined with `; `, an
+    unknown one as `?`."""
+    return "; ".join("?" if origin is None else origin.uri for origin in origins)
 
-    def __init__(self, text: str, uri: str | None = None, *, node: str | None = None) -> None:
-        super().__init__(text, node=node)
-        self.uri = uri
+
+def _origins(origin: Source | Sequence[Source | None] | None) -> tuple[Source | None, ...]:
+    if origin is None:
+        return ()
+    if isinstance(origin, (list, tuple)):
+        return tuple(origin)
+    return (origin,)  # type: ignore[return-value]
+
+
+class LocatedError(ReclassError):
+    """An error about a value in a file: `In <uri>` then the message, as reclass prints it.
+
+    `origin` is the values.Source of the entity the error is about (its URI is shown)."""
+
+    def __init__(self, text: str, origin: Source | None = None, **context: Any) -> None:
+        super().__init__(text, **context)
+        self.origins = _origins(origin)
+
+    @property
+    def uri(self) -> str | None:
+        """The URI of the entity, as the message shows it (None when unknown)."""
+        return origin_text(self.origins) or None
 
     def detail_lines(self) -> list[str]:
         """The lines describing this error, without the node header."""
-        head = [f"In {self.uri}"] if self.uri else []
+        uri = self.uri
+        head = [f"In {uri}"] if uri else []
         return head + self.text.splitlines()
 
 
 class ClassNotFound(LocatedError):
     kind = "class_not_found"
 
-    def __init__(self, name: str, classes_uri: str, uri: str | None) -> None:
-        super().__init__(f"Class {name} not found under {classes_uri}", uri)
+    def __init__(self, name: str, classes_uri: str, origin: Source | None,
+                 **context: Any) -> None:
+        super().__init__(f"Class {name} not found under {classes_uri}", origin, **context)
         self.name = name
 
     def key_path(self) -> str | None:
@@ -308,9 +343,10 @@ class ClassNotFound(LocatedError):
 
 
 class ClassNameResolveError(LocatedError):
-    def __init__(self, name: str, uri: str | None, reason: str = "") -> None:
+    def __init__(self, name: str, origin: Source | None, reason: str = "",
+                 **context: Any) -> None:
         text = f"Class name {name} not resolvable" + (f" ({reason})" if reason else "")
-        super().__init__(text, uri)
+        super().__init__(text, origin, **context)
         self.name = name
 
     def key_path(self) -> str | None:
@@ -323,9 +359,10 @@ class ClassNameResolveError(LocatedError):
 
 
 class ClassIncludeCycle(LocatedError):
-    def __init__(self, cycle: Sequence[str], uri: str | None) -> None:
+    def __init__(self, cycle: Sequence[str], origin: Source | None) -> None:
         chain = " -> ".join(cycle)
-        super().__init__(f"Class include cycle: {chain} (a class includes itself through this loop)", uri)
+        super().__init__(f"Class include cycle: {chain} (a class includes itself through this "
+                         "loop)", origin)
         self.cycle = list(cycle)
 
 
@@ -334,13 +371,23 @@ class EntityFormatError(LocatedError):
 
 
 class ValueAtPathError(ReclassError):
-    """Base for errors about one value: `<text>, at <path>, in <uri>`."""
+    """Base for errors about one value: `<text>, at <path>, in <uri>`.
 
-    def __init__(self, text: str, path: Sequence[object], uri: str | None) -> None:
-        super().__init__(text)
+    `origins` are the values.Source records of the files involved (one, or every layer of a
+    merge), shown as their URIs; `section` ("parameters" or "exports") when the raiser knows
+    which one the path is in."""
+
+    def __init__(self, text: str, path: Sequence[object], origins: Source | Sequence[Source | None]
+                 | None, *, section: str | None = None, **context: Any) -> None:
+        super().__init__(text, **context)
         self.path = tuple(path)
-        self.uri = uri
-        self.section: str | None = None  # "parameters" or "exports" when the resolver knows
+        self.origins = _origins(origins)
+        self.section = section
+
+    @property
+    def uri(self) -> str | None:
+        """The URIs of the files involved, as the message shows them (None when unknown)."""
+        return origin_text(self.origins) or None
 
     def key_path(self) -> str | None:
         """The key path the error is about, as text."""
@@ -360,7 +407,8 @@ class ValueAtPathError(ReclassError):
     def location(self) -> str:
         """Where the value is written, as the message shows it."""
         where = f", at {format_path(self.path)}" if self.path else ""
-        return where + (f", in {self.uri}" if self.uri else "")
+        uri = self.uri
+        return where + (f", in {uri}" if uri else "")
 
     def detail_lines(self) -> list[str]:
         """The lines describing this error, without the node header."""
@@ -372,9 +420,9 @@ class ResolveError(ValueAtPathError):
 
     kind = "missing_reference"
 
-    def __init__(self, ref: str, path: Sequence[object] = (), uri: str | None = None,
-                 hint: str | None = None) -> None:
-        super().__init__(f"Cannot resolve {ref}", path, uri)
+    def __init__(self, ref: str, path: Sequence[object] = (), origin: Source | None = None,
+                 hint: str | None = None, **context: Any) -> None:
+        super().__init__(f"Cannot resolve {ref}", path, origin, **context)
         self.ref = ref
         self.hint = hint
 
@@ -409,8 +457,9 @@ class ResolveErrorList(ReclassError):
 class BadReferencesError(ValueAtPathError):
     kind = "bad_reference"
 
-    def __init__(self, refs: Iterable[str], path: Sequence[object], uri: str | None) -> None:
-        super().__init__("Bad references", path, uri)
+    def __init__(self, refs: Iterable[str], path: Sequence[object], origin: Source | None,
+                 **context: Any) -> None:
+        super().__init__("Bad references", path, origin, **context)
         self.refs = list(refs)
 
     def detail_lines(self) -> list[str]:
@@ -421,15 +470,15 @@ class BadReferencesError(ValueAtPathError):
 class TwoSidedError(ValueAtPathError):
     """An error between two writes of one key (a merge, a constant): both are pointed at.
 
-    `sides` are (label, values.Source) pairs, the later write first; each becomes a context line
-    `<label> FILE:LINE:COLUMN (class NAME)` under kapicorp's message."""
+    `origins` are the files kapicorp's message lists; `sides` are (label, values.Source) pairs,
+    the later write first; each becomes a context line `<label> FILE:LINE:COLUMN (class NAME)`
+    under kapicorp's message."""
 
-    def __init__(self, text: str, path: Sequence[object], uris: Sequence[str],
-                 sides: Sequence[tuple[str, Any]] = ()) -> None:
-        super().__init__(text, path, "; ".join(uris))
-        self.sides = [(label, source) for label, source in sides if source is not None]
-        if self.sides:
-            self.source = self.sides[0][1]
+    def __init__(self, text: str, path: Sequence[object], origins: Sequence[Source | None],
+                 sides: Sequence[tuple[str, Source | None]] = ()) -> None:
+        known = [(label, source) for label, source in sides if source is not None]
+        super().__init__(text, path, origins, source=known[0][1] if known else None)
+        self.sides = known
 
     def side_lines(self) -> list[str]:
         from reclass_ng.diagnostics import locate
@@ -457,24 +506,26 @@ class TwoSidedError(ValueAtPathError):
 
 
 class TypeMergeError(TwoSidedError):
-    def __init__(self, new_kind: str, old_kind: str, path: Sequence[object], uris: Sequence[str],
-                 new_source: Any = None, old_source: Any = None):
-        super().__init__(f"Cannot merge {new_kind} over {old_kind}", path, uris,
+    def __init__(self, new_kind: str, old_kind: str, path: Sequence[object],
+                 origins: Sequence[Source | None], new_source: Source | None = None,
+                 old_source: Source | None = None) -> None:
+        super().__init__(f"Cannot merge {new_kind} over {old_kind}", path, origins,
                          [("written at", new_source), (f"merged over the {old_kind} at", old_source)])
 
 
 class ChangedConstantError(TwoSidedError):
-    def __init__(self, path: Sequence[object], uris: Sequence[str], new_source: Any = None,
-                 constant_source: Any = None) -> None:
-        super().__init__("Attempt to change constant value", path, uris,
+    def __init__(self, path: Sequence[object], origins: Sequence[Source | None],
+                 new_source: Source | None = None, constant_source: Source | None = None) -> None:
+        super().__init__("Attempt to change constant value", path, origins,
                          [("written at", new_source), ("the constant is set at", constant_source)])
 
 
 class InfiniteRecursionError(ValueAtPathError):
     kind = "reference_loop"
 
-    def __init__(self, ref: str, path: Sequence[object], uri: str | None, loop: str = "") -> None:
-        super().__init__(f"Infinite recursion: {ref}", path, uri)
+    def __init__(self, ref: str, path: Sequence[object], origins: Source | Sequence[Source | None]
+                 | None, loop: str = "", **context: Any) -> None:
+        super().__init__(f"Infinite recursion: {ref}", path, origins, **context)
         self.loop = loop
 
     def detail_lines(self) -> list[str]:
@@ -489,9 +540,9 @@ class ParseError(ValueAtPathError):
     """A string whose references (or query) are not well formed; `column` (1-based) points
     into `syntax`, the text parsed (the value, or the query inside it)."""
 
-    def __init__(self, value: str, problem: str, path: Sequence[object], uri: str | None,
+    def __init__(self, value: str, problem: str, path: Sequence[object], origin: Source | None,
                  column: int | None = None, syntax: str | None = None) -> None:
-        super().__init__(f"Parse error: {value}", path, uri)
+        super().__init__(f"Parse error: {value}", path, origin)
         self.problem = problem
         self.column = column
         self.syntax = value if syntax is None else syntax
@@ -509,10 +560,10 @@ class ExpressionError(ValueAtPathError):
 
 
 class QueryPositionError(ValueAtPathError):
-    def __init__(self, value: str, path: Sequence[object], uri: str | None) -> None:
+    def __init__(self, value: str, path: Sequence[object], origin: Source | None) -> None:
         super().__init__(
             f"Inventory query in {value!r} must be the whole value, not part of a longer string",
-            path, uri)
+            path, origin)
 
 
 class InvQueryError(ReclassError):
@@ -545,8 +596,9 @@ class ReferenceDefaultError(ValueAtPathError):
 
     kind = "bad_reference_default"
 
-    def __init__(self, ref: str, problem: str, path: Sequence[object], uri: str | None) -> None:
-        super().__init__(f"Invalid default value in {ref}: {problem}", path, uri)
+    def __init__(self, ref: str, problem: str, path: Sequence[object], origin: Source | None,
+                 **context: Any) -> None:
+        super().__init__(f"Invalid default value in {ref}: {problem}", path, origin, **context)
         self.ref = ref
 
 

@@ -215,7 +215,7 @@ class NodeRenderer:
             # then classes (one node's render reads only the names it needs)
             len(self.storage.nodes)
             self.storage.check_classes(whole_tree=True)
-            raise err.with_node(name) from None
+            raise err.for_node(name) from None
         self.storage.check_classes()
         return node
 
@@ -223,7 +223,7 @@ class NodeRenderer:
         """An entity given through the API, its values parsed like a file's (once)."""
         if entity.source is not None:
             return entity
-        source = Source(entity.uri, entity.name, "extra")
+        source = entity.origin
         raw = {"classes": list(entity.classes), "applications": list(entity.applications),
                "parameters": entity.parameters, "exports": entity.exports,
                "environment": entity.environment}
@@ -271,7 +271,7 @@ class NodeRenderer:
             raise ReclassError("Reference chain too deep to resolve (more than a few thousand "
                                "references in a row)", node=node.name) from None
         except ReclassError as err:
-            raise err.with_node(node.name) from None
+            raise err.for_node(node.name) from None
 
     def nodeinfo(self, node: MergedNode) -> dict[str, Any]:
         """The `--nodeinfo` structure of a merged and interpolated node."""

@@ -187,6 +187,13 @@ DICT_TYPES = (dict, UnresolvedDict, OwnedDict)
 LIST_TYPES = (list, UnresolvedList, OwnedList)
 
 
+def layer_files(layers: Any) -> list[Source]:
+    """The distinct files (sources, by URI) that wrote `layers`, in merge order: the files a
+    merge error lists."""
+    return list({layer.source.uri: layer.source for layer in layers
+                 if layer.source is not None}.values())
+
+
 def kind_of(value: Any) -> str:
     """Kind names used in `Cannot merge X over Y` messages."""
     if isinstance(value, Interpolation):
