@@ -14,7 +14,6 @@ import shlex
 import threading
 from collections.abc import Callable, Iterable
 
-from reclass_ng.diagnostics import similar_names
 from reclass_ng.entity import Entity
 from reclass_ng.errors import (
     ClassIncludeCycle,
@@ -31,6 +30,7 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
+from reclass_ng.suggestions import similar_names
 from reclass_ng.values import Interpolation, Source, owned_copy
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from reclass_ng.location import Location
+
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
@@ -86,12 +88,20 @@ class ReclassError(Exception):
     def position(self) -> tuple[int, int] | None:
         """1-based (line, column) of the problem in its file, found when first asked."""
         if "position" not in self._found:
-            from reclass_ng.diagnostics import locate
+            from reclass_ng.positions import value_position
 
             keys = self.yaml_keys()
-            self._found["position"] = None if keys is None else locate(
+            self._found["position"] = None if keys is None else value_position(
                 self.file(), keys, self.written, self.pick)
         return self._found["position"]
+
+    def written_at(self) -> Location | None:
+        """Where the problem is written (file, line, column), when its file is known."""
+        path = self.file()
+        if not path:
+            return None
+        position = self.position()
+        return Location(path, *position) if position is not None else Location(path)
 
     def suggestions(self) -> list[str]:
         """"Did you mean" candidates, worked out when first asked."""
@@ -105,12 +115,9 @@ class ReclassError(Exception):
     def context_lines(self) -> list[str]:
         """Lines after the message: where it is written, the reference chain, suggestions."""
         lines = []
-        position, path = self.position(), self.file()
-        if position is not None and path:
-            where = f"{path}:{position[0]}:{position[1]}"
-            if self.source is not None and self.source.kind in ("class", "node"):
-                where += f" ({self.source.kind} {self.source.name})"
-            lines.append("written at " + where)
+        at = self.written_at()
+        if at is not None and at.line is not None:
+            lines.append("written at " + at.text() + _entity_text(self.source))
         if len(self.chain) > 1:
             lines.append("reference chain: " + " -> ".join(self.chain))
         suggestions = self.suggestions()
@@ -120,14 +127,14 @@ class ReclassError(Exception):
 
     def record(self, node: str | None = None) -> dict[str, Any]:
         """This error as one entry of a machine-readable report."""
-        position = self.position() or (None, None)
+        at = self.written_at()
         source = self.source
         return {
             "node": node or self.node,
             "class": source.name if source is not None and source.kind == "class" else None,
-            "file": self.file(),
-            "line": position[0],
-            "column": position[1],
+            "file": at.file if at is not None else None,
+            "line": at.line if at is not None else None,
+            "column": at.column if at is not None else None,
             "key_path": self.key_path(),
             "message": "\n".join(self.message_lines()),
             "kind": self.error_kind,
@@ -207,6 +214,13 @@ class ReclassError(Exception):
         return copy
 
 
+def _entity_text(source: Source | None) -> str:
+    """` (class NAME)` or ` (node NAME)` after a place, for a class or node file."""
+    if source is not None and source.kind in ("class", "node"):
+        return f" ({source.kind} {source.name})"
+    return ""
+
+
 def _rebuild_error(cls: type[ReclassError], args: tuple, state: dict[str, Any]) -> ReclassError:
     err = cls.__new__(cls)
     Exception.__init__(err, *args)
@@ -232,14 +246,17 @@ class NodeNotFound(NotFoundError):
     kind = "node_not_found"
 
     def __init__(self, name: str, where: str, known: Iterable[str] = (), hint: str = "") -> None:
-        super().__init__(f"Node '{name}' not found under {where}" + (f"\n{hint}" if hint else ""))
-        self.name = name
-        # "did you mean": the known node names closest to the one asked for.
         known = list(known)
-        if known:
-            import difflib
+        # "did you mean": the known node names closest to the one asked for.
+        super().__init__(f"Node '{name}' not found under {where}" + (f"\n{hint}" if hint else ""),
+                         suggest=(lambda: _similar_names(name, known)) if known else None)
+        self.name = name
 
-            self.suggest = lambda: difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+
+def _similar_names(name: str, known: list[str]) -> list[str]:
+    from reclass_ng.suggestions import similar_names  # only when a suggestion is shown
+
+    return similar_names(name, known)
 
 
 class YamlFileError(ReclassError):
@@ -481,17 +498,16 @@ class TwoSidedError(ValueAtPathError):
         self.sides = known
 
     def side_lines(self) -> list[str]:
-        from reclass_ng.diagnostics import locate
+        from reclass_ng.positions import value_position
 
         lines = []
         keys = self.yaml_keys() or ()
         for label, source in self.sides:
             if not source.path:
                 continue
-            position = locate(source.path, keys)
-            where = source.path + (f":{position[0]}:{position[1]}" if position else "")
-            kind = f" ({source.kind} {source.name})" if source.kind in ("class", "node") else ""
-            lines.append(f"{label} {where}{kind}")
+            position = value_position(source.path, keys) or ()
+            lines.append(f"{label} {Location(source.path, *position).text()}"
+                         + _entity_text(source))
         return lines
 
     def context_lines(self) -> list[str]:

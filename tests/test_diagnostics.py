@@ -222,7 +222,7 @@ def test_api_message_is_unchanged_and_records_have_the_details(make_inventory) -
 # -- how suggestions are chosen ----------------------------------------------------------------
 
 def test_suggested_paths_exist() -> None:
-    from reclass_ng.diagnostics import similar_names, similar_paths
+    from reclass_ng.suggestions import similar_names, similar_paths
 
     tree = {"nginx": {"port": 80, "workers": 4}, "ntp": {"servers": ["a"]}}
     assert similar_paths("nginx:prot", tree, ":") == ["nginx:port"]

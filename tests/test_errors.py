@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from reclass_ng import errors
-from reclass_ng.diagnostics import similar_names
+from reclass_ng.suggestions import similar_names
 
 # (files, settings, node, error type, exit code, fragments the message holds)
 CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]]] = [

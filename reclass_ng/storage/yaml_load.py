@@ -1,7 +1,8 @@
 """YAML loading as kapicorp-reclass does it: PyYAML safe loading, YAML 1.1 typing, libyaml if present.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
-explanation needs the line of a key, `key_line` parses that one file again with positions.
+explanation needs the line of a key, positions.py composes that one file again
+(`compose_yaml_file`).
 
 Hostile files get a clear error naming file and line, never a crash, a hang or unbounded
 memory: only regular files are read (a FIFO or a link to /dev/zero is refused before any read),
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
 
 import yaml
 
@@ -335,33 +335,3 @@ def compose_yaml_file(path: str) -> yaml.Node | None:
     except RecursionError:
         raise _limit_error(path, "the document nests deeper than the loader supports",
                            _deepest_point(data)) from None
-
-
-def key_line(path: str, keys: Sequence[object]) -> int | None:
-    """1-based line of the mapping key at `keys` (strings or list indexes) in a YAML file."""
-    try:
-        node = compose_yaml_file(path)
-    except (YamlFileError, yaml.YAMLError):
-        return None
-    line = None
-    for key in keys:
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                if _key_matches(key_node, key):
-                    line, node = key_node.start_mark.line + 1, value_node
-                    break
-            else:
-                return line
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            node = node.value[key]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
-def _key_matches(key_node: yaml.Node, key: object) -> bool:
-    if not isinstance(key_node, yaml.ScalarNode):
-        return False
-    text = key_node.value
-    return text == key or text.lstrip("~=") == key
