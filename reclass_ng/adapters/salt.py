@@ -22,8 +22,8 @@ from typing import Any
 
 import reclass_ng
 from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
-from reclass_ng.adapters.plain_data import plain_data
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
+from reclass_ng.values import to_plain
 
 PILLAR_ENTITY_URI = "salt-pillar://"
 
@@ -64,7 +64,8 @@ PILLARS = PillarCopies()
 
 def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
     """A node's pillar: its parameters plus `__reclass__` (node name, applications, classes, env)."""
-    pillar = plain_data(nodeinfo.get("parameters") or {})
+    # Salt sends pillar data to minions with msgpack: plain copies of the engine's containers.
+    pillar = to_plain(nodeinfo.get("parameters") or {})
     pillar["__reclass__"] = {
         "nodename": nodeinfo["__reclass__"]["node"],
         "applications": list(nodeinfo.get("applications") or []),
