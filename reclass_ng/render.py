@@ -31,6 +31,7 @@ from reclass_ng.queries import QueryEngine, ViewWatcher
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
+from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -114,6 +115,7 @@ class NodeRenderer:
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
+        self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
 
     # -- loading ------------------------------------------------------------------------
 
@@ -252,7 +254,8 @@ class NodeRenderer:
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query, refs=refs, record=record)
+                        warn=self.warn, query=query, refs=refs, record=record,
+                        default_values=self.default_values)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
                     observer: RenderObserver | None = None) -> None:

@@ -78,7 +78,8 @@ class Resolver:
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
-                 refs: Resolver | None = None, record: WriteObserver | None = None) -> None:
+                 refs: Resolver | None = None, record: WriteObserver | None = None,
+                 default_values: defaults.DefaultValues | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -92,6 +93,7 @@ class Resolver:
         self.errors: list[ResolveError] = []
         self._split = merger.split_paths(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
+        self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
 
     # -- whole trees --------------------------------------------------------------------
@@ -262,7 +264,9 @@ class Resolver:
                     return self._lookup_ref(nested[1], interp, path)  # typed, like `${b}`
         target, text = ref_path.split(defaults.SEPARATOR, 1)
         try:
-            value = defaults.parse_default(text)
+            if self.default_values is None:
+                self.default_values = defaults.DefaultValues()
+            value = self.default_values.value(text)
         except defaults.DefaultSyntaxProblem as err:
             raise ReferenceDefaultError(
                 "${" + ref_path + "}", str(err), path, interp.source, source=interp.source,

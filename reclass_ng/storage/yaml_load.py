@@ -55,6 +55,8 @@ def float_json_exact(value: float) -> bool:
 MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
 MAX_YAML_DEPTH = 200
 MAX_EXPANDED_NODES = 1_000_000
+# Spellings of plain scalars each memo table of the loader keeps (about 3 MB at the most).
+MAX_MEMO_ENTRIES = 20_000
 # A nesting level needs one of these of its own (`[`, `{`, a block entry `-` or an explicit key
 # `?` followed by white space, or, for block mappings, more indentation, which a file within
 # the size limit cannot have for more than ~8,000 levels). The C composer survives 20,000 levels
@@ -92,6 +94,11 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
     recursive documents; reclass files are plain trees (recursive aliases are refused), so a
     direct walk gives the same values several times faster. Implicit tags of plain scalars
     are memoised: the same few hundred words appear in every file.
+
+    The two memo tables are shared by every load of the process (what they hold depends on the
+    spelling alone, never on a file, and every value is immutable) and bounded: a table that
+    reaches MAX_MEMO_ENTRIES starts again empty, so a service reading new files for months
+    keeps at most that many short spellings, for the price of one length check per new one.
     """
 
     _plain_tags: dict[str, str] = {}
@@ -115,7 +122,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 if tag == _MERGE or tag == _VALUE:
                     self.merge_keys = True
                 elif len(value) < 40:
-                    self._plain_tags[value] = tag
+                    _remember(self._plain_tags, value, tag)
             return tag
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
@@ -164,7 +171,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         if tag == _FLOAT and not float_json_exact(value):
             LOADED_FLOATS.json_exact = False
         if len(node.value) < 40:
-            self._scalar_values[key] = value
+            _remember(self._scalar_values, key, value)
         return value
 
     def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
@@ -178,6 +185,13 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             key = self.construct_tree(key_node, walking, depth)
             mapping[key] = self.construct_tree(value_node, walking, depth)
         return mapping
+
+
+def _remember(table: dict, key: Any, value: Any) -> None:
+    """Memoise in one of _FastLoader's tables, which start again empty when full."""
+    if len(table) >= MAX_MEMO_ENTRIES:
+        table.clear()
+    table[key] = value
 
 
 def _deepest_point(data: bytes) -> yaml.Mark | None:
