@@ -35,12 +35,15 @@ def key_positions(root: yaml.Node | None, prefixes: str = FLAG_PREFIXES) -> KeyT
     document; keys without their `prefixes` (`~`/`=`), list items by position (as text)."""
     table: KeyTable = {}
     stack: list[tuple[yaml.Node, tuple[str, ...]]] = [(root, ())] if root is not None else []
-    seen: set[int] = set()  # aliases share nodes, and may even make loops
+    # Aliases share nodes (and may make loops): a shared node is walked once, where its anchor
+    # is, which document order (children pushed last to first) reaches first.
+    seen: set[int] = set()
     while stack:
         node, prefix = stack.pop()
         if id(node) in seen:
             continue
         seen.add(id(node))
+        children: list[tuple[yaml.Node, tuple[str, ...]]] = []
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
@@ -48,13 +51,14 @@ def key_positions(root: yaml.Node | None, prefixes: str = FLAG_PREFIXES) -> KeyT
                 path_key = prefix + (key_node.value.lstrip(prefixes),)
                 mark = key_node.start_mark
                 table.setdefault(path_key, (mark.line + 1, mark.column + 1))
-                stack.append((value_node, path_key))
+                children.append((value_node, path_key))
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
                 path_key = prefix + (str(index),)
                 mark = item.start_mark
                 table.setdefault(path_key, (mark.line + 1, mark.column + 1))
-                stack.append((item, path_key))
+                children.append((item, path_key))
+        stack.extend(reversed(children))
     return table
 
 
