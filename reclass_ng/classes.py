@@ -14,7 +14,6 @@ import shlex
 import threading
 from collections.abc import Callable, Iterable
 
-from reclass_ng.diagnostics import similar_names
 from reclass_ng.entity import Entity
 from reclass_ng.errors import (
     ClassIncludeCycle,
@@ -31,6 +30,7 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
+from reclass_ng.suggestions import similar_names
 from reclass_ng.values import Interpolation, Source, owned_copy
 
 
@@ -150,7 +150,7 @@ class ClassExpander:
                 continue
             if name in walking:
                 cycle = walking[walking.index(name):] + [name]
-                raise ClassIncludeCycle(cycle, entity.uri)
+                raise ClassIncludeCycle(cycle, entity.classes_origin)
             if observer is not None:  # before loading: a file that fails to load was read too
                 observer.class_read(name, self.loader.storage.class_path(name))
             class_entity = self.loader.get(name)
@@ -165,15 +165,14 @@ class ClassExpander:
 
     def _not_found(self, name: str, listed: str, entity: Entity) -> ClassNotFound:
         """ClassNotFound pointing at the list entry, with the nearest existing class names."""
-        err = ClassNotFound(name, self.loader.storage.classes_uri, entity.uri)
-        err.source = entity.source
         relative_base = entity.name
-        # The entry as written may be relative (`.web`); match it the way it was resolved.
-        err.pick = lambda item: (getattr(item, "value", None) == listed or absolute_class_name(
-            str(getattr(item, "value", "")), relative_base) == listed)
         class_names = self.loader.storage.class_paths
-        err.suggest = lambda: similar_names(name, class_names)
-        return err
+        return ClassNotFound(
+            name, self.loader.storage.classes_uri, entity.classes_origin, source=entity.source,
+            # The entry as written may be relative (`.web`); match it the way it was resolved.
+            pick=lambda item: (getattr(item, "value", None) == listed or absolute_class_name(
+                str(getattr(item, "value", "")), relative_base) == listed),
+            suggest=lambda: similar_names(name, class_names))
 
     def _ignored_missing(self, name: str) -> bool:
         if not self.settings.ignore_class_notfound or self.ignorable is None:
@@ -200,8 +199,7 @@ class ClassExpander:
 
     def _render_class_name(self, listed: str, node: MergedNode, entity: Entity) -> str:
         """References in a class name, against the parameters merged so far (fully, D7)."""
-        source = entity.source or Source(entity.uri, entity.name, "extra")
-        value = self.preparer.string(listed, source, ("classes",))
+        value = self.preparer.string(listed, entity.origin, ("classes",))
         if type(value) is not Interpolation:
             return str(value)
         snapshot = owned_copy(node.parameters)
@@ -210,11 +208,10 @@ class ClassExpander:
         try:
             return str(resolver.render_interp(value, ("classes",)))
         except ReclassError as err:
-            failed = ClassNameResolveError(listed, entity.uri)
             # Point at the list entry; suggest what the failing reference may have meant.
-            failed.source, failed.suggest = entity.source, err.suggest
-            failed.pick = lambda item: getattr(item, "value", None) == listed
-            raise failed from None
+            raise ClassNameResolveError(
+                listed, entity.classes_origin, source=entity.source, suggest=err.suggest,
+                pick=lambda item: getattr(item, "value", None) == listed) from None
 
 
 class SharedClassWalks:

@@ -39,3 +39,18 @@ class Entity(Record):
         _set(self, "exports", {} if exports is None else exports)
         _set(self, "environment", environment)
         _set(self, "source", source)
+
+    @property
+    def origin(self) -> Source:
+        """Where the entity comes from: its file's source, or (given through the API) one made
+        from its URI."""
+        return self.source or Source(self.uri, self.name, "extra")
+
+    @property
+    def classes_origin(self) -> Source:
+        """Where the entity's class list comes from: its file, or what its URI names (the class
+        mappings, for the classes of a node's automatic entity)."""
+        source = self.source
+        if source is not None and source.uri == self.uri:
+            return source
+        return Source(self.uri, self.name, "extra")

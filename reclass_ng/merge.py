@@ -24,6 +24,7 @@ from reclass_ng.values import (
     OwnedList,
     Source,
     Stack,
+    layer_files,
 )
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -70,7 +71,7 @@ class Merger:
                 node.classes.append(name)
         if entity.applications:
             self.merge_applications(node.applications, entity.applications)
-        source = entity.source or Source(entity.uri, entity.name, "extra")
+        source = entity.origin
         if observer is None:
             self.merge_mapping(node.parameters, entity.parameters, source, ())
             if entity.exports:
@@ -177,9 +178,8 @@ class Merger:
             if record is not None:
                 record.ignored(path, constant)
             if self.settings.strict_constant_parameters:
-                uris = [constant.source.uri if constant.source else "?",
-                        source.uri if source else "?"]
-                raise ChangedConstantError(path, uris, source, constant.source)
+                raise ChangedConstantError(path, [constant.source, source], source,
+                                           constant.source)
             return stack  # later layers are ignored, the constant stays
         if type(new) is Stack:
             new_layers = new.layers
@@ -270,6 +270,5 @@ class Merger:
 
     @staticmethod
     def _type_error(layers: Sequence[Layer], i: int, path: tuple) -> None:
-        uris = list(dict.fromkeys(layer.source.uri for layer in layers if layer.source))
-        raise TypeMergeError(layers[i].kind, layers[i - 1].kind, path, uris,
+        raise TypeMergeError(layers[i].kind, layers[i - 1].kind, path, layer_files(layers),
                              layers[i].source, layers[i - 1].source)

@@ -136,7 +136,7 @@ class EntityPreparer:
         try:
             template = self.parser.parse(text)
         except SyntaxProblem as err:
-            raise ParseError(text, err.message, path, source.uri, err.column) from None
+            raise ParseError(text, err.message, path, source, err.column) from None
         if template.is_literal:
             return template.literal
         return Interpolation(template, source, text)

@@ -20,8 +20,9 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from reclass_ng.location import Location
 from reclass_ng.observe import RenderObserver, WriteObserver
-from reclass_ng.positions import KeyPositions, Location
+from reclass_ng.positions import KeyPositions
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 
 if TYPE_CHECKING:

@@ -107,17 +107,17 @@ class QueryEngine:
         try:
             expr = self.parser.parse(query.text)
         except SyntaxProblem as err:
-            raise ParseError(interp.text, err.message, path, interp.source.uri, err.column,
+            raise ParseError(interp.text, err.message, path, interp.source, err.column,
                              query.text) from None
         for test in expr.tests:
             exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
             if not any(exports):
                 raise ExpressionError("Expression error: No export in test "
-                                      f"'{test.source_text()}'", path, interp.source.uri)
+                                      f"'{test.source_text()}'", path, interp.source)
             if all(exports):
                 raise ExpressionError(
                     f"Expression error: Failed to render test '{test.source_text()}': a test "
-                    "compares one export with a value, not two exports", path, interp.source.uri)
+                    "compares one export with a value, not two exports", path, interp.source)
         return expr
 
     @staticmethod
@@ -131,7 +131,7 @@ class QueryEngine:
                         values[side.text] = resolver.refs.lookup(side.text, interp, path)
                     except MissingPath:
                         raise ResolveError("${" + side.text + "}", path,
-                                           interp.source.uri) from None
+                                           interp.source) from None
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
@@ -159,7 +159,7 @@ class QueryEngine:
             except ReclassError as err:
                 if ignore:
                     continue
-                raise InvQueryError(query.source_text(), err.with_node(name)) from None
+                raise InvQueryError(query.source_text(), err.for_node(name)) from None
         return result
 
     def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any]) -> bool:
@@ -191,7 +191,7 @@ class QueryEngine:
             except _UNLOADABLE as err:
                 if self.settings.inventory_ignore_failed_node:
                     continue
-                raise InventoryQueryNodeError(err.with_node(name)) from None
+                raise InventoryQueryNodeError(err.for_node(name)) from None
             if environment is None or node_env == environment:
                 names.append(name)
         return sorted(names)

@@ -32,6 +32,7 @@ from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.subtrees import RenderedSubtrees
+from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -115,6 +116,7 @@ class NodeRenderer:
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
+        self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
 
     # -- loading ------------------------------------------------------------------------
 
@@ -216,7 +218,7 @@ class NodeRenderer:
             # then classes (one node's render reads only the names it needs)
             len(self.storage.nodes)
             self.storage.check_classes(whole_tree=True)
-            raise err.with_node(name) from None
+            raise err.for_node(name) from None
         self.storage.check_classes()
         return node
 
@@ -224,7 +226,7 @@ class NodeRenderer:
         """An entity given through the API, its values parsed like a file's (once)."""
         if entity.source is not None:
             return entity
-        source = Source(entity.uri, entity.name, "extra")
+        source = entity.origin
         raw = {"classes": list(entity.classes), "applications": list(entity.applications),
                "parameters": entity.parameters, "exports": entity.exports,
                "environment": entity.environment}
@@ -254,7 +256,8 @@ class NodeRenderer:
         settings = self.settings
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
-                        warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees)
+                        warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees,
+                        default_values=self.default_values)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
                     observer: RenderObserver | None = None,
@@ -276,7 +279,7 @@ class NodeRenderer:
             raise ReclassError("Reference chain too deep to resolve (more than a few thousand "
                                "references in a row)", node=node.name) from None
         except ReclassError as err:
-            raise err.with_node(node.name) from None
+            raise err.for_node(node.name) from None
 
     def nodeinfo(self, node: MergedNode) -> dict[str, Any]:
         """The `--nodeinfo` structure of a merged and interpolated node."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reclass_ng.diagnostics import similar_paths
 from reclass_ng.errors import (
     BadReferencesError,
     InfiniteRecursionError,
@@ -25,6 +24,7 @@ from reclass_ng.errors import (
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
+from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 from reclass_ng.values import (
@@ -32,9 +32,11 @@ from reclass_ng.values import (
     Layer,
     OwnedDict,
     OwnedList,
+    Source,
     Stack,
     UnresolvedDict,
     UnresolvedList,
+    layer_files,
     owned_copy,
 )
 
@@ -81,7 +83,8 @@ class Resolver:
                  group_errors: bool = True, warn: Callable[[str], None] | None = None,
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
                  refs: Resolver | None = None, record: WriteObserver | None = None,
-                 subtrees: RenderedSubtrees | None = None) -> None:
+                 subtrees: RenderedSubtrees | None = None,
+                 default_values: defaults.DefaultValues | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -95,6 +98,7 @@ class Resolver:
         self.errors: list[ResolveError] = []
         self._split = merger.split_paths(delimiter)
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
+        self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
@@ -307,11 +311,11 @@ class Resolver:
         if type(single) is Query:
             self._unkeep()  # the other nodes' exports are not among the reads
             if self.query is None:
-                raise ResolveError(single.source_text(), path, interp.source.uri,
+                raise ResolveError(single.source_text(), path, interp.source,
                                    hint="inventory queries are not available here")
             return self.query(single, interp, path, self)
         if template.has_query:
-            raise QueryPositionError(interp.text, path, interp.source.uri)
+            raise QueryPositionError(interp.text, path, interp.source)
         parts = []
         for item in template.items:
             if type(item) is Text:
@@ -336,10 +340,9 @@ class Resolver:
             try:
                 parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
             except ResolveError as err:
-                bad = BadReferencesError([err.ref], path, interp.source.uri)
-                bad.source, bad.written, bad.section = err.source, err.written, err.section
-                bad.chain, bad.suggest = err.chain, err.suggest
-                raise bad from None
+                raise BadReferencesError(
+                    [err.ref], path, interp.source, source=err.source, written=err.written,
+                    section=err.section, chain=err.chain, suggest=err.suggest) from None
         return "".join(parts)
 
     def _lookup_ref(self, ref: Ref, interp: Interpolation, path: tuple) -> Any:
@@ -364,13 +367,16 @@ class Resolver:
 
     def _missing(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> ResolveError:
         """A ResolveError that knows where the reference is written and how it was reached."""
-        err = ResolveError("${" + ref_path + "}", path, interp.source.uri)
-        err.source, err.written = interp.source, ref.source_text()
-        err.section = "parameters" if self.refs is self else "exports"
-        err.chain = [format_path(p) for p in self.in_progress]
         root, delimiter = self.refs.root, self.delimiter
-        err.suggest = lambda: ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)]
-        return err
+        return ResolveError(
+            "${" + ref_path + "}", path, interp.source, source=interp.source,
+            written=ref.source_text(), section=self._section(),
+            chain=[format_path(p) for p in self.in_progress],
+            suggest=lambda: ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)])
+
+    def _section(self) -> str:
+        """The section this resolver renders (a resolver of exports reads parameters)."""
+        return "parameters" if self.refs is self else "exports"
 
     def _with_default(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> Any:
         """`${path::default}`: the value at path, or the default when the path is missing."""
@@ -385,12 +391,13 @@ class Resolver:
                     return self._lookup_ref(nested[1], interp, path)  # typed, like `${b}`
         target, text = ref_path.split(defaults.SEPARATOR, 1)
         try:
-            value = defaults.parse_default(text)
+            if self.default_values is None:
+                self.default_values = defaults.DefaultValues()
+            value = self.default_values.value(text)
         except defaults.DefaultSyntaxProblem as err:
-            bad = ReferenceDefaultError("${" + ref_path + "}", str(err), path, interp.source.uri)
-            bad.source, bad.written = interp.source, ref.source_text()
-            bad.section = "parameters" if self.refs is self else "exports"
-            raise bad from None
+            raise ReferenceDefaultError(
+                "${" + ref_path + "}", str(err), path, interp.source, source=interp.source,
+                written=ref.source_text(), section=self._section()) from None
         try:
             return owned_copy(self.refs.lookup(target, interp, path))
         except MissingPath:
@@ -480,20 +487,13 @@ class Resolver:
             self._ensure_rendered(child, child_path, ref_path, interp, path)
 
     def _loop(self, ref_path: str, walked: tuple, interp: Interpolation | None, path: tuple) -> None:
-        uri = interp.source.uri if interp is not None else None
+        written_in = interp.source if interp is not None else None
+        files: list[Source] | Source | None = written_in
         rendering = self.in_progress.get(path)
         if type(rendering) is Stack:
             # Every file that wrote the looping value, in merge order, as kapicorp lists them.
-            uri = "; ".join(dict.fromkeys(layer.source.uri for layer in rendering.layers
-                                          if layer.source is not None)) or uri
+            files = layer_files(rendering.layers) or written_in
         chain = [format_path(p) for p in self.in_progress] or [format_path(path)]
         loop = "reference loop: " + " -> ".join(chain + [format_path(walked)])
-        err = InfiniteRecursionError("${" + ref_path + "}", path, uri, loop)
-        if interp is not None:
-            err.source = interp.source  # "written at": the file of the looping reference
-        raise err
-
-
-def located(err: ReclassError, node: str) -> ReclassError:
-    """Attach the node name to an error raised while rendering it."""
-    return err.with_node(node)
+        # "written at": the file of the looping reference.
+        raise InfiniteRecursionError("${" + ref_path + "}", path, files, loop, source=written_in)

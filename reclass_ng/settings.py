@@ -268,9 +268,9 @@ def read_config_file(path: str) -> dict[str, Any]:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """` (did you mean x?)` naming the closest candidates, or an empty string."""
-    import difflib  # only when a name is unknown: every command start imports this module
+    from reclass_ng.suggestions import similar_names  # only when a name is unknown
 
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    close = similar_names(name, candidates)
     return f" (did you mean {close[0]}?)" if close else ""
 
 

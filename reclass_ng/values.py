@@ -187,6 +187,13 @@ DICT_TYPES = (dict, UnresolvedDict, OwnedDict)
 LIST_TYPES = (list, UnresolvedList, OwnedList)
 
 
+def layer_files(layers: Any) -> list[Source]:
+    """The distinct files (sources, by URI) that wrote `layers`, in merge order: the files a
+    merge error lists."""
+    return list({layer.source.uri: layer.source for layer in layers
+                 if layer.source is not None}.values())
+
+
 def kind_of(value: Any) -> str:
     """Kind names used in `Cannot merge X over Y` messages."""
     if isinstance(value, Interpolation):
@@ -260,17 +267,34 @@ def _written_layers(value: Any) -> list[tuple[Any, str]]:
     return out
 
 
-def to_plain(value: Any, *, dates_as_text: bool = False) -> Any:
+def to_plain(value: Any, *, dates_as_text: bool = False, json_compatible: bool = False) -> Any:
     """A deep copy built from dict, list and scalars only (the one plain-data conversion: for
-    pickling, JSON, and tools that check types exactly, such as Ansible's variable storage).
+    pickling, JSON, writing YAML, and tools that check types exactly, such as Ansible's
+    variable storage or Kapitan's models).
 
     Mappings and lists of any type become dict and list, tuples lists. With `dates_as_text`,
-    dates (PyYAML reads unquoted YAML 1.1 timestamps as dates) become ISO-8601 text.
+    dates (PyYAML reads unquoted YAML 1.1 timestamps as dates) become ISO-8601 text; with
+    `json_compatible` (data read from outside, such as Puppet facts) dates and bytes become
+    text and keys strings too.
     """
+    if json_compatible:
+        return _json_compatible(value)
     if isinstance(value, dict):
         return {key: to_plain(item, dates_as_text=dates_as_text) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_plain(item, dates_as_text=dates_as_text) for item in value]
     if dates_as_text and isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
+    return value
+
+
+def _json_compatible(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _json_compatible(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_compatible(item) for item in value]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
     return value

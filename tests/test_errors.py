@@ -2,17 +2,19 @@
 must name (node, file, key path, the reference, suggestions).
 
 The fragments are the facts a message must carry, not its whole wording, which the CLI tests
-(test_diagnostics, test_cli_reclass) pin down.
+(test_cli_failures, test_cli_reclass) pin down. The messages' positions: a YAML syntax error
+at the bracket or quote that was opened as well as where parsing stopped, a merge or
+changed-constant error at file:line of both sides.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from reclass_ng import errors
-from reclass_ng.diagnostics import similar_names
 
 # (files, settings, node, error type, exit code, fragments the message holds)
 CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]]] = [
@@ -81,17 +83,71 @@ def test_error_kinds(load_inventory, what: str, files: dict[str, str],
         assert fragment in message, (fragment, message)
 
 
-@pytest.mark.parametrize(("name", "names", "first"), [
-    # Ranked by the whole name: the last dotted part only breaks ties.
-    ("cluster.mk22_lab_basic.config",
-     ["cluster.aaa.config", "cluster.mk22_lab_basic.configs", "system.config"],
-     "cluster.mk22_lab_basic.configs"),
-    ("service.ngnix", ["service.nginx", "nginx.service"], "service.nginx"),
-    # No whole name is close: a class looked for in the wrong place is found by its own name.
-    ("nginx", ["service.nginx", "service.apache"], "service.nginx"),
-    ("web", ["db", "monitoring.agent"], None),
+# -- where messages point ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "stopped", "opened", "what"), [
+    ("parameters:\n  a: [1, 2\n  b: 3\n  c: 4\n", "3:4", "line 2, column 6", "flow sequence"),
+    ("parameters:\n  a: {x: 1\n  b: 3\n", "3:4", "line 2, column 6", "flow mapping"),
+    ('parameters:\n  a: "abc\n  b: 3\n', "4:1", "line 2, column 6", "quoted scalar"),
 ])
-def test_did_you_mean_ranks_by_the_whole_name(name: str, names: list[str],
-                                              first: str | None) -> None:
-    found = similar_names(name, names)
-    assert (found[0] if found else None) == first
+def test_a_yaml_syntax_error_names_where_the_construct_opened(run_reclass, make_inventory,
+                                                              text, stopped, opened, what):
+    base = make_inventory({"nodes/n1.yml": text})
+    done = run_reclass(["-b", str(base), "-n", "n1"])
+    assert done.returncode == 65
+    assert f"nodes/n1.yml:{stopped}: invalid YAML" in done.stderr
+    assert f"{what} opened at {opened}" in done.stderr
+
+
+def test_a_type_merge_error_names_file_and_line_of_both_sides(run_reclass, make_inventory):
+    base = make_inventory({
+        "classes/a.yml": "parameters:\n  web:\n    port: 80\n    hosts:\n      - a\n",
+        "nodes/n1.yml": "classes: [a]\nparameters:\n  web:\n    hosts: b\n",
+    })
+    done = run_reclass(["-b", str(base), "-n", "n1"])
+    assert done.returncode == 65
+    assert "Cannot merge" in done.stderr and "at web:hosts" in done.stderr
+    assert re.search(r"classes/a\.yml:5\b", done.stderr), done.stderr
+    assert re.search(r"nodes/n1\.yml:4\b", done.stderr), done.stderr
+
+
+def test_a_changed_constant_names_file_and_line_of_both_sides(run_reclass, make_inventory):
+    base = make_inventory({
+        "classes/a.yml": "parameters:\n  x: 1\n  =port: 22\n",
+        "nodes/n1.yml": "classes: [a]\nparameters:\n  y: 2\n  port: 2222\n",
+    })
+    done = run_reclass(["-b", str(base), "-n", "n1"])
+    assert done.returncode == 65
+    assert "Attempt to change constant value" in done.stderr
+    assert re.search(r"classes/a\.yml:3\b", done.stderr), done.stderr
+    assert re.search(r"nodes/n1\.yml:4\b", done.stderr), done.stderr
+
+
+# -- errors are values, complete when raised ----------------------------------------------------
+
+def test_an_error_knows_its_files_as_records_and_names_them_only_in_its_message() -> None:
+    from reclass_ng.values import Source
+
+    a = Source("yaml_fs:///i/classes/a.yml", "a", "class", "/i/classes/a.yml")
+    n = Source("yaml_fs:///i/nodes/n1.yml", "n1", "node", "/i/nodes/n1.yml")
+    err = errors.ResolveError("${b}", ("x",), a, source=a, written="${b}", section="parameters",
+                              chain=["x", "y"], suggest=lambda: ["${c}"])
+    assert err.origins == (a,) and err.file() == "/i/classes/a.yml"
+    assert err.detail_lines() == ["Cannot resolve ${b}, at x, in yaml_fs:///i/classes/a.yml"]
+    assert (err.written, err.section, err.chain, err.suggestions()) == \
+        ("${b}", "parameters", ["x", "y"], ["${c}"])
+    merged = errors.TypeMergeError("dictionary", "scalar", ("x",), [a, n], n, a)
+    assert merged.uri == "yaml_fs:///i/classes/a.yml; yaml_fs:///i/nodes/n1.yml"
+    assert merged.source is n  # the later write is where the problem is written
+    constant = errors.ChangedConstantError(("x",), [a, None], None, a)
+    assert constant.uri == "yaml_fs:///i/classes/a.yml; ?"
+
+
+def test_naming_the_node_gives_a_new_error_and_leaves_the_raised_one_alone() -> None:
+    err = errors.ResolveError("${b}", ("x",), None)
+    named = err.for_node("n1")
+    assert named is not err and err.node is None
+    assert (named.node, named.text, named.path) == ("n1", err.text, err.path)
+    assert named.message.splitlines()[0] == "-> n1"
+    assert named.for_node("n2") is named  # an inner step named the node already

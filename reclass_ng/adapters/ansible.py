@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reclass_ng.adapters.plain_data import plain_data
+from reclass_ng.values import to_plain
 
 DEFAULT_APPLICATIONS_POSTFIX = "_hosts"
 # With sanitised names, a group named like a host (class `db`, node `db`) gets this appended.
@@ -47,8 +47,10 @@ def sanitize_group_name(name: str) -> str:
 
 def host_vars(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
     """One host's variables: its parameters plus `__reclass__` with meta data, classes, apps."""
-    variables = plain_data(nodeinfo.get("parameters") or {})
-    meta = plain_data(nodeinfo.get("__reclass__") or {})
+    # Ansible's variable storage refuses anything but the built-in types ("Type 'OwnedDict' is
+    # unsupported for variable storage"): plain copies of the engine's containers.
+    variables = to_plain(nodeinfo.get("parameters") or {})
+    meta = to_plain(nodeinfo.get("__reclass__") or {})
     meta["classes"] = list(nodeinfo.get("classes") or [])
     meta["applications"] = list(nodeinfo.get("applications") or [])
     variables["__reclass__"] = meta

@@ -1,10 +1,6 @@
-"""Rendered values as plain dicts and lists, for tools that check types exactly.
-
-The engine returns its own dict and list subclasses (they remember where values came from).
-Ansible's variable storage refuses anything but the exact built-in types ("Type 'OwnedDict' is
-unsupported for variable storage"), and Salt sends pillar data to minions with msgpack, so the
-adapters hand over plain copies.
-"""
+"""The fast path of a plain copy of rendered values, for adapters that hand every caller its own
+copy (Salt's ext_pillar): JSON made and parsed by orjson, in C. The reference conversion is
+values.to_plain, which tests/adapters/test_plain_data.py compares this with."""
 
 from __future__ import annotations
 
@@ -12,15 +8,8 @@ from typing import Any
 
 import orjson
 
-from reclass_ng.values import to_plain
-
 # Dates and dataclass instances go to `_refuse` (JSON would turn them into text or mappings).
 _JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def plain_data(value: Any, *, dates_as_text: bool = False) -> Any:
-    """A deep copy of `value` built from dict, list and scalars only (values.to_plain)."""
-    return to_plain(value, dates_as_text=dates_as_text)
 
 
 def _refuse(value: Any) -> Any:
@@ -28,10 +17,10 @@ def _refuse(value: Any) -> Any:
 
 
 def plain_json(value: Any) -> bytes | None:
-    """`value` as JSON when `orjson.loads` of it gives exactly `plain_data(value)` (the fast
-    path of a plain copy, done in C), else None: keys that are not text, dates, bytes, sets,
-    integers beyond 64 bits, and `null` anywhere (NaN and infinities are written as null too,
-    so a document with a null takes the reference path)."""
+    """`value` as JSON when `orjson.loads` of it gives exactly `values.to_plain(value)`, else
+    None: keys that are not text, dates, bytes, sets, integers beyond 64 bits, and `null`
+    anywhere (NaN and infinities are written as null too, so a document with a null takes the
+    reference path)."""
     try:
         data = orjson.dumps(value, default=_refuse, option=_JSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError

@@ -37,8 +37,8 @@ from typing import Any
 import yaml
 
 import reclass_ng
-from reclass_ng.adapters.plain_data import plain_data
 from reclass_ng.errors import EX_DATAERR, EX_IOERR, ReclassError, UsageError
+from reclass_ng.values import to_plain
 
 # How application classes get their parameters; see the module docstring.
 CLASS_PARAMETER_RULES = ("subtree", "none")
@@ -93,7 +93,7 @@ def enc_data(
     if include_environment:
         data["environment"] = str(nodeinfo["environment"])
     # Dates become text: Puppet's safe YAML loader refuses Ruby Date objects.
-    return plain_data(data, dates_as_text=True)
+    return to_plain(data, dates_as_text=True)
 
 
 class _PuppetSafeDumper(yaml.SafeDumper):
@@ -131,7 +131,7 @@ def enc_data_from_classification(classification: Mapping[str, Any], *,
                             "parameters": dict(parameters)}
     if include_environment:
         data["environment"] = str(classification["environment"])
-    return plain_data(data, dates_as_text=True)
+    return to_plain(data, dates_as_text=True)
 
 
 def classify(

@@ -24,8 +24,9 @@ import orjson
 
 import reclass_ng
 from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
-from reclass_ng.adapters.plain_data import plain_data, plain_json
+from reclass_ng.adapters.plain_data import plain_json
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
+from reclass_ng.values import to_plain
 
 PILLAR_ENTITY_URI = "salt-pillar://"
 
@@ -38,7 +39,7 @@ class PillarCopies:
     """Each node's pillar built once per rendered result, handed out as a private copy.
 
     Salt merges ext_pillar data into other dicts (and may change them later), so every call
-    gets its own copy, made in C: parsing the parameters' JSON (plain_data.plain_json) where
+    gets its own copy, made in C: parsing the parameters' JSON (adapters.plain_data.plain_json) where
     that is exact, else unpickling the pillar pickled once (dates stay dates). At most `limit`
     nodes are kept.
     """
@@ -83,7 +84,8 @@ def reclass_pillar(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
 
 def pillar_data(nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
     """A node's pillar: its parameters plus `__reclass__` (node name, applications, classes, env)."""
-    pillar = plain_data(nodeinfo.get("parameters") or {})
+    # Salt sends pillar data to minions with msgpack: plain copies of the engine's containers.
+    pillar = to_plain(nodeinfo.get("parameters") or {})
     pillar["__reclass__"] = reclass_pillar(nodeinfo)
     return pillar
 

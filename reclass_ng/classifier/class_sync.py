@@ -30,6 +30,7 @@ from reclass_ng.classifier.catalog import (
     write_synced,
 )
 from reclass_ng.errors import EX_IOERR, ReclassError
+from reclass_ng.location import display_path
 
 SCRIPT = Path(__file__).with_name("puppet_classes.rb")
 # Where Puppet's own Ruby lives in Puppet's all-in-one packages.
@@ -116,7 +117,7 @@ def catalog_from_scan(scan: dict[str, Any], code_dir: str, previous: SyncedCatal
         classes: dict[str, dict[str, Any]] = {}
         problems = []
         for file, found in sorted(files.items()):
-            shown = os.path.relpath(file, root) if file.startswith(root) else file
+            shown = display_path(file, root)
             if "error" in found:
                 problems.append({"file": shown, "error": str(found["error"])})
                 continue

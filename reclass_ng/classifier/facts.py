@@ -8,7 +8,6 @@ facts terminus) holds one document tagged `!ruby/object:Puppet::Node::Facts` wit
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ import yaml
 from reclass_ng.classifier.errors import FactsError, FactsNotFoundError
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.rule_ast import field_keys
+from reclass_ng.values import to_plain
 
 PUPPET_FACTS_TAG = "!ruby/object:Puppet::Node::Facts"
 # Fields a rule can read without any facts: the name, and the certname Puppet vouches for.
@@ -51,17 +51,9 @@ def _construct_ruby(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> An
 _FactsLoader.add_multi_constructor("!ruby/", _construct_ruby)
 
 
-def _plain(value: Any) -> Any:
+def _facts_data(value: Any) -> Any:
     """Facts as JSON-compatible data: dates become ISO text, bytes text, keys strings."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return value
+    return to_plain(value, json_compatible=True)
 
 
 @attrs.frozen
@@ -106,14 +98,14 @@ def load_facts_file(path: str | os.PathLike[str]) -> NodeFacts:
             raise FactsError(f"{path}: a Puppet facts document needs a `values` mapping")
         trusted = values.get("trusted")
         name = data.get("name")
-        return NodeFacts(_plain(values), _plain(trusted) if isinstance(trusted, Mapping) else None,
+        return NodeFacts(_facts_data(values), _facts_data(trusted) if isinstance(trusted, Mapping) else None,
                          name if isinstance(name, str) else None, str(path))
     if data is None:
         return NodeFacts({}, source=str(path))
     if not isinstance(data, Mapping):
         raise FactsError(f"{path}: facts must be a mapping of fact names to values, "
                          f"got {type(data).__name__}")
-    return NodeFacts(_plain(data), source=str(path))
+    return NodeFacts(_facts_data(data), source=str(path))
 
 
 def load_trusted_file(path: str | os.PathLike[str]) -> dict[str, Any]:

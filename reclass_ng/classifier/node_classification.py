@@ -52,18 +52,19 @@ def _group_entity(inventory: reclass_ng.Inventory, steps: ClassificationSteps) -
     return preparer.entity(raw, Source(uri, f"groups of {steps.name}", "extra"), "")
 
 
-def _classes_from(parameters: dict[str, Any], applications: list[str], uri: str) -> dict[str, Any]:
+def _classes_from(parameters: dict[str, Any], applications: list[str], origin: Source
+                  ) -> dict[str, Any]:
     value = parameters.pop(CLASSES_PARAMETER, None) or {}
     if not isinstance(value, Mapping):
         raise LocatedError(f"parameters:{CLASSES_PARAMETER} must map class names to parameters, "
-                           f"got {value!r}", uri)
+                           f"got {value!r}", origin)
     classes: dict[str, Any] = {}
     for name, params in value.items():
         if params is None:
             params = {}
         if not isinstance(params, Mapping):
             raise LocatedError(f"parameters:{CLASSES_PARAMETER}:{name} must be a mapping of class "
-                               f"parameters, got {params!r}", uri)
+                               f"parameters, got {params!r}", origin)
         classes[str(name)] = dict(params)
     # Applications become classes too, with the ENC's `subtree` rule: application `ntp` takes
     # `parameters:ntp` when that is a mapping; parameters the groups set for it win.
@@ -85,8 +86,10 @@ def render_classification(inventory: reclass_ng.Inventory, steps: Classification
     info = inventory.nodeinfo(steps.name, extra=[entity], node_optional=True)
     parameters = dict(info["parameters"])
     parameters.pop(AUTOMATIC_PARAMETER, None)
-    classes = _classes_from(parameters, list(info["applications"]),
-                            info["__reclass__"]["uri"] or entity.uri)
+    node_file = inventory.renderer.storage.nodes.get(steps.name)
+    origin = Source(node_file.uri, steps.name, "node", node_file.path) if node_file \
+        else entity.origin
+    classes = _classes_from(parameters, list(info["applications"]), origin)
     environment = steps.final["environment"] if steps.environment_trumped else info["environment"]
     return {
         "name": steps.name,

@@ -193,7 +193,7 @@ def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[Rec
         try:
             inventory.nodeinfo(name)
         except ReclassError as err:
-            errors.append(err.with_node(name))
+            errors.append(err.for_node(name))
     return errors
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from reclass_ng.diagnostics import similar_names
 from reclass_ng.errors import UsageError
 from reclass_ng.explain.trace import (
     MAX_REFERENCE_DEPTH,
@@ -24,6 +23,7 @@ from reclass_ng.explain.trace import (
 )
 from reclass_ng.prepare import absolute_class_name
 from reclass_ng.provenance import MergedEntity, Write
+from reclass_ng.suggestions import similar_names
 from reclass_ng.syntax.ast import Query, Ref
 from reclass_ng.values import Interpolation
 

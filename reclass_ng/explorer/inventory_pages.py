@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from reclass_ng.diff import KeyChange, NodeChange
@@ -21,6 +20,7 @@ from reclass_ng.explorer.html import (
     url,
 )
 from reclass_ng.explorer.svg_graph import include_graph_svg
+from reclass_ng.location import display_path
 
 CLASS_NODES_PAGE = 100
 
@@ -43,7 +43,7 @@ def class_list_page(graph: ClassGraph, catalogue: NodeCatalogue, text: str) -> s
 def class_page(name: str, graph: ClassGraph, catalogue: NodeCatalogue, base_dir: str,
                page_number: int) -> str:
     path = graph.paths[name]
-    relative = os.path.relpath(path, base_dir)
+    relative = display_path(path, base_dir)
     layers, edges = graph.neighbourhood(name)
     svg = include_graph_svg(layers, edges, name, class_url)
     includes = graph.includes.get(name, [])

@@ -19,7 +19,6 @@ from reclass_ng.explain import (
     explain_class,
     explain_parameter,
 )
-from reclass_ng.lint.yaml_pass import key_lines
 
 
 @attrs.frozen
@@ -57,7 +56,6 @@ class NodeExplanation:
         self.node = node
         self.info = self.trace.info
         self.delimiter = self.trace.delimiter
-        self._key_lines: dict[str, dict[tuple, int]] = {}  # file -> its key lines, read once
         self._shown_files: dict[str, str | None] = {}
 
     @property
@@ -67,16 +65,8 @@ class NodeExplanation:
         return self.display_file(found.path) if found is not None else None
 
     def line_of(self, path: str | None, keys: tuple) -> int | None:
-        """The line of `keys` in a file, as `NodeTrace.line_of` gives it, from one read of each
-        file (`key_lines`, the table `reclass-ng diff` uses) instead of a YAML parse per key;
-        keys the table lacks (list items, unusual keys) ask NodeTrace.line_of itself."""
-        if path is None:
-            return None
-        table = self._key_lines.get(path)
-        if table is None:
-            table = self._key_lines[path] = key_lines(path, self.delimiter)
-        line = table.get(keys)
-        return line if line is not None else self.trace.line_of(path, keys)
+        """The line of `keys` in a file (the inventory's key positions: each file read once)."""
+        return self.trace.line_of(path, keys)
 
     def display_file(self, path: str | None) -> str | None:
         if path is None:

@@ -15,15 +15,14 @@ keeps, so it pickles into compile workers as the other backends do.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
 
 from kapitan.errors import InventoryError
 from kapitan.inventory import Inventory, InventoryTarget
 from kapitan.inventory.backends.reclass import get_reclass_config
 
 import reclass_ng
+from reclass_ng.values import to_plain
 
 logger = logging.getLogger(__name__)
 
@@ -52,17 +51,9 @@ class ReclassNgInventory(Inventory):
             target = self.targets.get(target_name)
             if target is None:  # a node Kapitan did not find as a target file
                 continue
-            target.parameters = _plain(nodeinfo["parameters"])
+            # The engine's containers remember where values came from; Kapitan's models and
+            # YAML writers want the built-in types.
+            target.parameters = to_plain(nodeinfo["parameters"])
             target.classes = list(nodeinfo["classes"])
             target.applications = list(nodeinfo["applications"])
-            target.exports = _plain(nodeinfo["exports"])
-
-
-def _plain(value: Any) -> Any:
-    # reclass-ng's containers are dict/list subclasses that remember where values came from;
-    # Kapitan's models and YAML writers want the built-in types.
-    if isinstance(value, Mapping):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
+            target.exports = to_plain(nodeinfo["exports"])

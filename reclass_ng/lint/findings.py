@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import attrs
+
+from reclass_ng.location import display_path
 
 ERROR = "error"
 WARNING = "warning"
@@ -37,10 +38,7 @@ class Finding:
 
     def location(self, base: str | None = None) -> str:
         """`file:line` (the file relative to `base`)."""
-        shown = self.path
-        if base and shown and os.path.isabs(shown):
-            rel = os.path.relpath(shown, base)
-            shown = shown if rel.startswith("..") else rel
+        shown = display_path(self.path, base) if self.path else self.path
         if not shown:
             return "<inventory>"
         return f"{shown}:{self.line}" if self.line else shown
@@ -51,10 +49,7 @@ class Finding:
 
     def as_dict(self, base: str | None = None) -> dict[str, Any]:
         """The finding as plain data (the JSON output)."""
-        file = self.path
-        if base and file and os.path.isabs(file):
-            rel = os.path.relpath(file, base)
-            file = file if rel.startswith("..") else rel
+        file = display_path(self.path, base) if self.path else self.path
         return {"file": file, "line": self.line, "severity": self.severity, "rule": self.rule,
                 "message": self.message}
 

@@ -31,14 +31,6 @@ from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.prepare import absolute_class_name
 
 
-def file_of_uri(uri: str | None) -> str:
-    """The file of a `yaml_fs://` URI (the last one of a list), or an empty string."""
-    if not uri:
-        return ""
-    uri = uri.split("; ")[-1]  # merge errors list every file involved; the last one failed
-    return uri[len("yaml_fs://"):] if uri.startswith("yaml_fs://") else ""
-
-
 def _path_of(entity: Entity) -> str:
     return (entity.source.path if entity.source else None) or ""
 
@@ -155,7 +147,7 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
         for ref_err in failed:
             ref = getattr(ref_err, "ref", None)
             what = f"{ref} cannot be resolved" if ref else ref_err.text
-            key = (what, ref_err.path, file_of_uri(ref_err.uri))
+            key = (what, ref_err.path, ref_err.file() or "")
             refs.setdefault(key, []).append(run.name)
             # A hint ("did you mean ...") depends on the node's keys: show the first one.
             hints.setdefault(key, getattr(ref_err, "hint", None))
@@ -166,10 +158,10 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
                 continue
             file, line = err.path, err.line
         elif isinstance(err, ValueAtPathError):
-            file = file_of_uri(err.uri)
+            file = err.file() or ""
             line = index.line(file, _section_path(err.path))
         elif isinstance(err, LocatedError):
-            file, line = file_of_uri(err.uri), None
+            file, line = err.file() or "", None
         else:
             file, line = "", None
         if not file:

@@ -14,17 +14,19 @@ import yaml
 
 from reclass_ng.errors import YamlFileError
 from reclass_ng.lint.findings import Finding, finding
-from reclass_ng.positions import display_path
+from reclass_ng.location import display_path
+from reclass_ng.positions import KeyTable, deepest_position, key_positions
 from reclass_ng.storage.yaml_load import compose_yaml_file
 
 SECTIONS = ("parameters", "exports")
 
 
 class LineIndex:
-    """Lines of keys per file: (section, key, key, ...) -> 1-based line."""
+    """Where keys are written in the files lint read: (section, key, ...) -> position, one
+    positions.key_positions table per file, made from the document the checks composed."""
 
     def __init__(self, base: str = "") -> None:
-        self.lines: dict[str, dict[tuple, int]] = {}
+        self.tables: dict[str, KeyTable] = {}
         self.base = base  # files are shown relative to it in messages
 
     def show(self, path: str) -> str:
@@ -33,15 +35,9 @@ class LineIndex:
 
     def line(self, path: str | None, keys: Iterable[object]) -> int | None:
         """The line of the deepest key of `keys` found in `path` (None when nothing matches)."""
-        if not path or path not in self.lines:
-            return None
-        table = self.lines[path]
-        keys = tuple(str(k) for k in keys)
-        for length in range(len(keys), 0, -1):
-            found = table.get(keys[:length])
-            if found is not None:
-                return found
-        return None
+        table = self.tables.get(path) if path else None
+        found = deepest_position(table, tuple(keys)) if table else None
+        return found[0] if found else None
 
 
 def strip_prefixes(key: str, prefixes: str) -> str:
@@ -73,19 +69,15 @@ def check_files(paths: Iterable[str], delimiter: str, prefixes: str, index: Line
         except yaml.YAMLError as err:
             found.append(finding("yaml-syntax", path, None, f"invalid YAML: {err}"))
             continue
-        table: dict[tuple, int] = {}
-        index.lines[path] = table
+        index.tables[path] = key_positions(root, prefixes)
         if root is None:
             continue
         found.extend(_duplicates(root, path))
         if isinstance(root, yaml.MappingNode):
             for key_node, value_node in root.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    continue
-                table[(key_node.value,)] = key_node.start_mark.line + 1
-                if key_node.value in SECTIONS:
-                    found.extend(_index_keys(value_node, (key_node.value,), path, table,
-                                             delimiter, prefixes))
+                if isinstance(key_node, yaml.ScalarNode) and key_node.value in SECTIONS:
+                    found.extend(_delimiters_in_keys(value_node, (key_node.value,), path,
+                                                     delimiter, prefixes))
     return found
 
 
@@ -119,8 +111,8 @@ def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
     return found
 
 
-def _index_keys(node: yaml.Node, prefix: tuple, path: str, table: dict[tuple, int],
-                delimiter: str, prefixes: str, depth: int = 0) -> list[Finding]:
+def _delimiters_in_keys(node: yaml.Node, prefix: tuple, path: str, delimiter: str,
+                        prefixes: str, depth: int = 0) -> list[Finding]:
     found: list[Finding] = []
     # An alias can make a mapping contain itself; nothing real is nested 200 levels deep.
     if not isinstance(node, yaml.MappingNode) or depth > 200:
@@ -131,19 +123,12 @@ def _index_keys(node: yaml.Node, prefix: tuple, path: str, table: dict[tuple, in
         key = strip_prefixes(key_node.value, prefixes)
         line = key_node.start_mark.line + 1
         keys = prefix + (key,)
-        table.setdefault(keys, line)
         if delimiter and delimiter in key:
             shown = ":".join(keys[1:])
             found.append(finding(
                 "delimiter-in-key", path, line,
                 f"key {key!r} (at {keys[0]}:{shown}) contains the delimiter {delimiter!r}: "
                 "references cannot reach it"))
-        found.extend(_index_keys(value_node, keys, path, table, delimiter, prefixes, depth + 1))
+        found.extend(_delimiters_in_keys(value_node, keys, path, delimiter, prefixes,
+                                         depth + 1))
     return found
-
-
-def key_lines(path: str, delimiter: str = ":", prefixes: str = "~=") -> dict[tuple, int]:
-    """(section, key, ...) -> line of every key of one file ({} when it cannot be read)."""
-    index = LineIndex()
-    check_files([path], delimiter, prefixes, index)
-    return index.lines.get(path, {})

@@ -29,6 +29,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from reclass_ng.server.errors import INVENTORY_LOCKED, UNREPRESENTABLE_VALUE, ApiError
+from reclass_ng.values import to_plain
 
 LOCK_FILE_NAME = ".reclass-ng.lock"
 # How long a write waits for the inventory lock before answering 503 (someone holds it: another
@@ -166,14 +167,6 @@ def _styled(key: str | None, value: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _update_in_place(node: CommentedMap, wanted: Mapping[str, Any], top_key: str | None) -> None:
     """Make `node` equal `wanted`, touching only what differs (so comments on unchanged keys
     and the order of existing keys survive)."""
@@ -184,7 +177,7 @@ def _update_in_place(node: CommentedMap, wanted: Mapping[str, Any], top_key: str
         current = node.get(key)
         if key in node and isinstance(current, CommentedMap) and isinstance(value, Mapping):
             _update_in_place(current, value, flow_key)
-        elif key in node and _plain(current) == value and type(_plain(current)) is type(value):
+        elif key in node and to_plain(current) == value and type(to_plain(current)) is type(value):
             continue
         else:
             node[key] = _styled(flow_key, value)

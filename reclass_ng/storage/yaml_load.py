@@ -1,7 +1,8 @@
 """YAML loading as kapicorp-reclass does it: PyYAML safe loading, YAML 1.1 typing, libyaml if present.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
-explanation needs the line of a key, `key_line` parses that one file again with positions.
+explanation needs the line of a key, positions.py composes that one file again
+(`compose_yaml_file`).
 
 Hostile files get a clear error naming file and line, never a crash, a hang or unbounded
 memory: only regular files are read (a FIFO or a link to /dev/zero is refused before any read),
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
 
 import yaml
 
@@ -55,6 +55,8 @@ def float_json_exact(value: float) -> bool:
 MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
 MAX_YAML_DEPTH = 200
 MAX_EXPANDED_NODES = 1_000_000
+# Spellings of plain scalars each memo table of the loader keeps (about 3 MB at the most).
+MAX_MEMO_ENTRIES = 20_000
 # A nesting level needs one of these of its own (`[`, `{`, a block entry `-` or an explicit key
 # `?` followed by white space, or, for block mappings, more indentation, which a file within
 # the size limit cannot have for more than ~8,000 levels). The C composer survives 20,000 levels
@@ -92,6 +94,11 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
     recursive documents; reclass files are plain trees (recursive aliases are refused), so a
     direct walk gives the same values several times faster. Implicit tags of plain scalars
     are memoised: the same few hundred words appear in every file.
+
+    The two memo tables are shared by every load of the process (what they hold depends on the
+    spelling alone, never on a file, and every value is immutable) and bounded: a table that
+    reaches MAX_MEMO_ENTRIES starts again empty, so a service reading new files for months
+    keeps at most that many short spellings, for the price of one length check per new one.
     """
 
     _plain_tags: dict[str, str] = {}
@@ -115,7 +122,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 if tag == _MERGE or tag == _VALUE:
                     self.merge_keys = True
                 elif len(value) < 40:
-                    self._plain_tags[value] = tag
+                    _remember(self._plain_tags, value, tag)
             return tag
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
@@ -164,7 +171,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         if tag == _FLOAT and not float_json_exact(value):
             LOADED_FLOATS.json_exact = False
         if len(node.value) < 40:
-            self._scalar_values[key] = value
+            _remember(self._scalar_values, key, value)
         return value
 
     def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
@@ -178,6 +185,13 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             key = self.construct_tree(key_node, walking, depth)
             mapping[key] = self.construct_tree(value_node, walking, depth)
         return mapping
+
+
+def _remember(table: dict, key: Any, value: Any) -> None:
+    """Memoise in one of _FastLoader's tables, which start again empty when full."""
+    if len(table) >= MAX_MEMO_ENTRIES:
+        table.clear()
+    table[key] = value
 
 
 def _deepest_point(data: bytes) -> yaml.Mark | None:
@@ -335,33 +349,3 @@ def compose_yaml_file(path: str) -> yaml.Node | None:
     except RecursionError:
         raise _limit_error(path, "the document nests deeper than the loader supports",
                            _deepest_point(data)) from None
-
-
-def key_line(path: str, keys: Sequence[object]) -> int | None:
-    """1-based line of the mapping key at `keys` (strings or list indexes) in a YAML file."""
-    try:
-        node = compose_yaml_file(path)
-    except (YamlFileError, yaml.YAMLError):
-        return None
-    line = None
-    for key in keys:
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                if _key_matches(key_node, key):
-                    line, node = key_node.start_mark.line + 1, value_node
-                    break
-            else:
-                return line
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-            node = node.value[key]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
-def _key_matches(key_node: yaml.Node, key: object) -> bool:
-    if not isinstance(key_node, yaml.ScalarNode):
-        return False
-    text = key_node.value
-    return text == key or text.lstrip("~=") == key

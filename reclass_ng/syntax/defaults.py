@@ -13,10 +13,9 @@ as in kapicorp-reclass.
 
 from __future__ import annotations
 
-import functools
-
 import yaml
 
+from reclass_ng.cache import BoundedCache
 from reclass_ng.syntax.ast import Ref, Text
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -24,6 +23,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 SEPARATOR = "::"
+# Default texts one DefaultValues keeps read (an inventory writes a handful of distinct ones).
+KEPT_DEFAULTS = 1024
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -32,7 +33,6 @@ class DefaultSyntaxProblem(ValueError):
     """A default value that is not a complete YAML value."""
 
 
-@functools.lru_cache(maxsize=1024)
 def _parse(text: str) -> Any:
     try:
         return yaml.load(text, Loader=_Loader)
@@ -43,14 +43,22 @@ def _parse(text: str) -> Any:
         raise DefaultSyntaxProblem(str(err)) from None
 
 
-def parse_default(text: str) -> Any:
-    """The value of a default's text read as YAML (a fresh copy every time: callers own it)."""
-    value = _parse(text)
-    if not isinstance(value, (dict, list)):
-        return value
-    import copy  # defaults that are containers are rare: not part of every start
+class DefaultValues:
+    """Defaults' texts read as YAML, each text read once while it stays in a bounded cache
+    (owned by the renderer of an inventory, so nothing outlives it)."""
 
-    return copy.deepcopy(value)
+    def __init__(self, kept: int = KEPT_DEFAULTS) -> None:
+        self._read: BoundedCache[str, Any] = BoundedCache(kept)
+
+    def value(self, text: str) -> Any:
+        """The value of a default's text (a fresh copy every time: callers own it);
+        DefaultSyntaxProblem when it is not a complete YAML value."""
+        value = self._read.get(text, _parse)
+        if not isinstance(value, (dict, list)):
+            return value
+        import copy  # defaults that are containers are rare: not part of every start
+
+        return copy.deepcopy(value)
 
 
 def nested_default(ref: Ref) -> tuple[Ref, Ref] | None:

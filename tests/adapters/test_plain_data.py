@@ -1,5 +1,5 @@
-"""Plain copies of rendered values (reclass_ng.adapters.plain_data): the JSON fast path gives
-exactly what the reference conversion gives, or declines."""
+"""Plain copies of rendered values: the JSON fast path (reclass_ng.adapters.plain_data) gives
+exactly what the reference conversion (values.to_plain) gives, or declines."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reclass_ng.adapters.plain_data import plain_data, plain_json
-from reclass_ng.values import OwnedDict, OwnedList
+from reclass_ng.adapters.plain_data import plain_json
+from reclass_ng.values import OwnedDict, OwnedList, to_plain
 
 
 def same(a: Any, b: Any) -> bool:
@@ -45,7 +45,7 @@ values = st.recursive(scalars, lambda inner: st.one_of(
 def test_the_json_path_gives_the_reference_copy_or_declines(value: Any) -> None:
     data = plain_json(value)
     if data is not None:
-        assert same(orjson.loads(data), plain_data(value)), value
+        assert same(orjson.loads(data), to_plain(value)), value
 
 
 def test_values_json_would_change_take_the_reference_path() -> None:

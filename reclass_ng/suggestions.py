@@ -1,24 +1,19 @@
-"""What error messages add to help a user: where a value was written (file:line:column) and
-"did you mean" suggestions.
+""""Did you mean": the existing names (classes, nodes, settings) and key paths nearest to one
+that does not exist, ranked by the whole name.
 
-Everything here runs only after an error happened, never while rendering works: files are read
-again with positions (loading keeps none, for speed) and parameter trees are walked for
-suggestions only when a message is printed.
+Everything here runs only after an error happened, never while rendering works: parameter trees
+are walked for suggestions only when a message is printed. Where a value is written
+(file:line:column) is positions.py's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-
-import yaml
+from collections.abc import Iterable, Sequence
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-URI_SCHEME = "yaml_fs://"
 MAX_SUGGESTIONS = 3
 SIMILARITY_CUTOFF = 0.6
 # Whole key paths share their first keys, which makes any two of them look alike: stricter.
@@ -28,80 +23,6 @@ NEARLY_AS_CLOSE = 0.1
 # A walk over a huge parameter tree for suggestions stops after this many keys; what was seen
 # until then is still searched.
 MAX_KEYS_WALKED = 50_000
-
-
-def file_of_uri(uri: str | None) -> str | None:
-    """The file path of a `yaml_fs://` URI (None for anything else, e.g. several URIs)."""
-    if not uri or not uri.startswith(URI_SCHEME) or "; " in uri:
-        return None
-    return uri[len(URI_SCHEME):]
-
-
-def _compose(path: str) -> tuple[str, yaml.Node | None] | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-        return text, yaml.compose(text, Loader=_Loader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-
-
-def _key_matches(key_node: yaml.Node, key: object) -> bool:
-    if not isinstance(key_node, yaml.ScalarNode):
-        return False
-    # Keys may carry the `~` (override) and `=` (constant) prefixes in the file.
-    return key_node.value == str(key) or key_node.value.lstrip("~=") == str(key)
-
-
-def _descend(node: yaml.Node | None, keys: Sequence[object],
-             pick: Callable[[yaml.Node], bool] | None) -> yaml.Node | None:
-    """The deepest node on `keys` (a partial path ends at its last existing step)."""
-    for key in keys:
-        if isinstance(node, yaml.MappingNode):
-            found = [value for key_node, value in node.value if _key_matches(key_node, key)]
-            if not found:
-                return node
-            node = found[-1]  # YAML keeps the last of duplicate keys
-        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) \
-                and -len(node.value) <= key < len(node.value):
-            node = node.value[key]
-        else:
-            return node
-    if pick is not None and isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            if pick(item):
-                return item
-    return node
-
-
-def _line_column(text: str, index: int) -> tuple[int, int]:
-    line = text.count("\n", 0, index) + 1
-    column = index - (text.rfind("\n", 0, index) + 1) + 1
-    return line, column
-
-
-def locate(path: str | None, keys: Sequence[object], needle: str | None = None,
-           pick: Callable[[yaml.Node], bool] | None = None) -> tuple[int, int] | None:
-    """1-based (line, column) of the value at `keys` in a YAML file.
-
-    With `needle` (e.g. the text of a reference) the position is that of the needle inside the
-    value when it is written there literally; `pick` chooses an item of a sequence at `keys`.
-    """
-    if not path:
-        return None
-    composed = _compose(path)
-    if composed is None or composed[1] is None:
-        return None
-    text, root = composed
-    node = _descend(root, keys, pick)
-    if node is None or node is root:
-        return None
-    start, end = node.start_mark.index, node.end_mark.index
-    if needle:
-        found = text.find(needle, start, max(end, start + len(needle)))
-        if found >= 0:
-            return _line_column(text, found)
-    return node.start_mark.line + 1, node.start_mark.column + 1
 
 
 def _ratio(a: str, b: str) -> float:

@@ -173,3 +173,16 @@ def test_cli_reports_a_bad_default_with_its_place(make_inventory, tmp_path: Path
     assert error["key_path"] == "v"
     assert error["file"] == str(root / "nodes" / "n1.yml")
     assert (error["line"], error["column"]) == (2, 7)
+
+
+def test_default_texts_are_read_once_per_renderer_and_kept_bounded() -> None:
+    from reclass_ng.syntax.defaults import DefaultSyntaxProblem, DefaultValues
+
+    values = DefaultValues(kept=2)
+    first = values.value("[1, 2]")
+    assert first == [1, 2] and values.value("[1, 2]") is not first  # callers own their copy
+    for text in ("a", "b", "c", "{x: 1}"):
+        values.value(text)
+    assert len(values._read) == 2
+    with pytest.raises(DefaultSyntaxProblem):
+        values.value("[1, 2")

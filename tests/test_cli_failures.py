@@ -217,19 +217,3 @@ def test_api_message_is_unchanged_and_records_have_the_details(make_inventory) -
         "-> web1",
         f"   Cannot resolve ${{nginx:prot}}, at listen, in yaml_fs://{root}/classes/role/web.yml"]
     assert info.value.records()[0]["suggestions"] == ["${nginx:port}"]
-
-
-# -- how suggestions are chosen ----------------------------------------------------------------
-
-def test_suggested_paths_exist() -> None:
-    from reclass_ng.diagnostics import similar_names, similar_paths
-
-    tree = {"nginx": {"port": 80, "workers": 4}, "ntp": {"servers": ["a"]}}
-    assert similar_paths("nginx:prot", tree, ":") == ["nginx:port"]
-    # `prot:tls` does not exist below `port`: only the part that exists is suggested.
-    assert similar_paths("nginx:prot:tls", tree, ":") == ["nginx:port"]
-    assert similar_paths("ngnix:workers", tree, ":") == ["nginx:workers"]
-    assert similar_paths("zzz", tree, ":") == []
-    assert similar_names("role.webb", ["role.web", "role.db", "service.web"])[0] == "role.web"
-    assert similar_names("role.webb", ["common", "service.ntp"]) == []
-    assert similar_names("profile.nginx", ["service.nginx", "role.db"]) == ["service.nginx"]

@@ -1,0 +1,42 @@
+"""The one cache helper (reclass_ng.cache.BoundedCache): bounded, least recently used first."""
+
+from __future__ import annotations
+
+import pytest
+
+from reclass_ng.cache import BoundedCache
+
+
+def test_a_value_is_made_once_while_it_is_kept() -> None:
+    made: list[str] = []
+    cache: BoundedCache[str, str] = BoundedCache(2)
+
+    def make(key: str) -> str:
+        made.append(key)
+        return key.upper()
+
+    assert cache.get("a", make) == "A"
+    assert cache.get("a", make) == "A"
+    assert made == ["a"]
+
+
+def test_the_least_recently_used_entry_goes_first() -> None:
+    cache: BoundedCache[str, str] = BoundedCache(2)
+    for key in ("a", "b"):
+        cache.get(key, str.upper)
+    cache.get("a", str.upper)  # `a` is now the most recently used
+    cache.get("c", str.upper)  # over the size: `b` goes
+    assert len(cache) == 2
+    made: list[str] = []
+    cache.get("a", lambda key: made.append(key) or key)
+    cache.get("b", lambda key: made.append(key) or key)
+    assert made == ["b"]
+
+
+def test_a_failed_make_keeps_nothing_and_a_cache_keeps_at_least_one() -> None:
+    cache: BoundedCache[str, str] = BoundedCache(1)
+    with pytest.raises(ValueError):
+        cache.get("a", lambda key: (_ for _ in ()).throw(ValueError(key)))
+    assert len(cache) == 0
+    with pytest.raises(ValueError):
+        BoundedCache(0)
