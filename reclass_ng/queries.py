@@ -140,13 +140,13 @@ class QueryEngine:
         ignore = expr.ignore_errors or self.settings.inventory_ignore_failed_render
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):
-            view = self._view(name, observer)
-            if observer is not None:
+            if observer is not None:  # before the view: a view that fails was read too
                 for test in expr.tests:
                     for side in (test.left, test.right):
                         if isinstance(side, ExportPath):
                             observer.export_read(name, side.keys)
                 observer.export_read(name, expr.value_path)
+            view = self._view(name, observer)
             try:
                 if not self._passes(expr, view, self_values):
                     continue

@@ -233,6 +233,27 @@ def test_queries_are_rendered_again_when_an_export_they_read_changes(tmp_path: P
     assert inventory.nodeinfo("q")["parameters"]["all"] == {"a": 3, "b": 1}
 
 
+def test_a_query_that_failed_on_a_missing_class_of_another_node_is_rendered_again(
+        tmp_path: Path) -> None:
+    """A query whose view of another node failed read that node's inputs too: when the
+    missing class appears, the querying node is rendered again (found by the property test)."""
+    base = tmp_path / "inventory"
+    write_inventory(base, {
+        "nodes/a.yml": "classes: [ca]\n",
+        "nodes/q.yml": "parameters: {all: '$[ exports:x ]'}\n",
+    })
+    inventory = reclass_ng.load(str(base))
+    inventory.refresh()
+    try:
+        inventory.nodeinfo("q")
+        raise AssertionError("the query reads a node whose class is missing")
+    except ReclassError as err:
+        assert "ca" in str(err)
+    (base / "classes" / "ca.yml").write_text("exports: {x: 2}\n")
+    assert inventory.refresh().stale == ("a", "q")
+    assert inventory.nodeinfo("q")["parameters"]["all"] == {"a": 2}
+
+
 def test_a_same_size_edit_that_restores_the_mtime_is_seen(tmp_path: Path) -> None:
     base = tmp_path / "inventory"
     write_inventory(base, {"nodes/n.yml": "parameters: {v: 1}\n"})
