@@ -23,6 +23,19 @@ SKIPPED_DIRS = frozenset({"CVS", "SCCS"})
 Listing = tuple[dict[str, list[str]], dict[str, str]]
 
 
+def directory_identity(entry: os.DirEntry[str], device: int) -> tuple[int, int] | None:
+    """(device, inode) of the directory `entry` names, following a symlink (so a directory
+    reached twice, or a link back up the tree, is walked once); None if it cannot be read.
+    `device` is that of the directory being listed (an entry's own inode needs no stat call)."""
+    try:
+        if entry.is_symlink():
+            info = entry.stat()
+            return (info.st_dev, info.st_ino)
+        return (device, entry.inode())
+    except OSError:
+        return None
+
+
 def list_directory(directory: str) -> Listing:
     """The YAML files and the sub-directories a scan descends into, of one directory (an
     unreadable directory lists nothing, as in the full scan)."""
@@ -130,15 +143,8 @@ def find_node_files(nodes_dir: str, name: str, compose_node_name: bool
                 below = _stem_below(stem, entry_name, relative, name, compose_node_name)
                 if below is None:
                     continue
-                try:
-                    if entry.is_symlink():
-                        info = entry.stat()
-                        identity = (info.st_dev, info.st_ino)
-                    else:
-                        identity = (device, entry.inode())
-                except OSError:
-                    continue
-                if identity in seen:
+                identity = directory_identity(entry, device)
+                if identity is None or identity in seen:
                     continue
                 seen.add(identity)
                 pending.append((entry.path, relative + entry_name + os.sep, below, identity[0]))

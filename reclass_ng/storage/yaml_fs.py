@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
-from reclass_ng.storage.lookup import ClassFinder, find_node_files
+from reclass_ng.storage.lookup import ClassFinder, directory_identity, find_node_files
 from reclass_ng.storage.yaml_load import load_yaml_file
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -160,15 +160,8 @@ def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], 
             files.append(name)
     found.append((path, relpath, files))
     for entry in subdirs:
-        try:
-            if entry.is_symlink():
-                stat = entry.stat()
-                identity = (stat.st_dev, stat.st_ino)
-            else:
-                identity = (device, entry.inode())
-        except OSError:
-            continue
-        if identity in seen_dirs:
+        identity = directory_identity(entry, device)
+        if identity is None or identity in seen_dirs:
             continue
         seen_dirs.add(identity)
         _walk_dir(entry.path, relpath + entry.name + os.sep, found, identity[0], seen_dirs)
