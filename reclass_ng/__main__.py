@@ -1,7 +1,5 @@
-"""`python -m reclass_ng` is the `reclass` command."""
+"""`python -m reclass_ng` is the `reclass` command, run exactly as its console script."""
 
-import sys
+from reclass_ng.cli.reclass import console_main
 
-from reclass_ng.cli.reclass import main
-
-sys.exit(main())
+console_main()

@@ -353,11 +353,18 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
     try:
         executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                                        initializer=_leave_interrupts_to_the_parent)
-        executor.submit(int).result()  # starts every worker (fork starts them all at once)
-    finally:
+    except BaseException:
         if held:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        raise
     try:
+        try:
+            executor.submit(int).result()  # starts every worker (fork starts them all at once)
+        finally:
+            if held:
+                # A Ctrl-C held back while the workers started is raised here: inside the
+                # block below that stops them, not before it (the workers would outlive us).
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         yield executor, key
     except KeyboardInterrupt:
         # Queued chunks would still be rendered before shutdown returns: Ctrl-C stops the
