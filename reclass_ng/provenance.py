@@ -48,7 +48,7 @@ EFFECTS = {
 
 
 class _Kill:
-    """The end of (part of) an entity write: at `path`, by the write of `by` (a piece)."""
+    """The end of (part of) an entity write at one path, by the write of `by` (a piece)."""
 
     __slots__ = ("seq", "kind", "by", "override")
 
@@ -60,16 +60,29 @@ class _Kill:
         self.override = override
 
 
+class _Ending:
+    """A decision that ends values at one path, as the engine reported it: a constant that
+    ignored `target` (kind "ignored"), or a fold that replaced everything alive there but the
+    entity writes in `keep` (kind "replaced"). Which writes a "replaced" ended is worked out
+    only when a path at or below it is asked about (SectionRecorder.kills_at)."""
+
+    __slots__ = ("kill", "target", "keep")
+
+    def __init__(self, kill: _Kill, target: _EntityWrite | None, keep: frozenset[int]) -> None:
+        self.kill = kill
+        self.target = target
+        self.keep = keep
+
+
 class _EntityWrite:
     """One entity's section as merged: its prepared tree, and what became of parts of it."""
 
-    __slots__ = ("source", "value", "order", "kills", "notes")
+    __slots__ = ("source", "value", "order", "notes")
 
     def __init__(self, source: Source, value: Any, order: int) -> None:
         self.source = source
         self.value = value
         self.order = order
-        self.kills: dict[tuple, _Kill] = {}
         self.notes: dict[tuple, str] = {}  # path -> "appended" or "merged"
 
 
@@ -87,6 +100,8 @@ class _SectionRecorder(WriteObserver):
         self.layer_pieces: dict[int, tuple[Layer, _EntityWrite, tuple]] = {}
         self.resolved: dict[int, tuple[Interpolation, Any]] = {}
         self.reference_log: list[tuple[tuple, str]] = []  # (path rendered, reference path read)
+        self.endings: dict[tuple, list[_Ending]] = {}  # path -> what ended values there, in order
+        self.kills: dict[tuple, dict[int, _Kill]] = {}  # path -> id(entity write) -> its end there
         self.current: _EntityWrite | None = None
         self.merging: list[_EntityWrite | None] = []
         self.next_order = 0
@@ -108,7 +123,8 @@ class _SectionRecorder(WriteObserver):
 
     def ignored(self, path: tuple, constant: Layer) -> None:
         if self.current is not None:
-            self._kill(self.current, path, "ignored", self.piece_of(constant, path), False)
+            kill = _Kill(next(self.counter), "ignored", self.piece_of(constant, path), False)
+            self._end(path, _Ending(kill, self.current, frozenset()))
 
     def appended(self, path: tuple) -> None:
         if self.current is not None:
@@ -123,12 +139,15 @@ class _SectionRecorder(WriteObserver):
             return  # the first layer: nothing before it to replace
         piece = self.piece_of(layer, path)
         if outcome == "replace" or outcome == "override":
-            keep = set()
+            # Which earlier writes this ends is worked out when a path is asked (kills_at):
+            # most replaced paths are never asked about.
+            keep = []
             for later in layers[index:]:
                 later_piece = self.piece_of(later, path)
                 if later_piece is not None:
-                    keep.add(id(later_piece[0]))
-            self._kill_below(path, piece, outcome == "override", keep)
+                    keep.append(id(later_piece[0]))
+            kill = _Kill(next(self.counter), "replaced", piece, outcome == "override")
+            self._end(path, _Ending(kill, None, frozenset(keep)))
             return
         if piece is not None:
             if outcome == "merge":
@@ -169,18 +188,50 @@ class _SectionRecorder(WriteObserver):
         write = self.by_source.get(id(layer.source)) if layer.source is not None else None
         return (write, path) if write is not None else None
 
-    def _kill(self, write: _EntityWrite, path: tuple, kind: str, by: Piece | None,
-              override: bool) -> None:
-        if path not in write.kills:
-            write.kills[path] = _Kill(next(self.counter), kind, by, override)
+    def _end(self, path: tuple, ending: _Ending) -> None:
+        endings = self.endings.get(path)
+        if endings is None:
+            self.endings[path] = [ending]
+        else:
+            endings.append(ending)
 
-    def _kill_below(self, path: tuple, by: Piece | None, override: bool, keep: set[int]) -> None:
-        """Everything still alive at or below `path`, but the later layers, is replaced."""
-        for write in self.candidates(path):
-            if id(write) in keep or not _alive_at(write, path):
-                continue
-            if self.anchor(write, path) is not None:
-                self._kill(write, path, "replaced", by, override)
+    def kills_at(self, path: tuple) -> dict[int, _Kill]:
+        """The entity writes (by id) that ended at `path` exactly, and how: the first ending
+        there of a write still alive (not ended above `path` before it) that reaches `path`.
+        Only asked once the render is over (the record is complete); kept per path."""
+        found = self.kills.get(path)
+        if found is not None:
+            return found
+        found = {}
+        endings = self.endings.get(path)
+        if endings:
+            above = [self.kills_at(path[:length]) for length in range(len(path))]
+            for ending in endings:
+                kill = ending.kill
+                if ending.target is not None:  # an ignored write: ended whether alive or not
+                    found.setdefault(id(ending.target), kill)
+                    continue
+                for write in self.candidates(path):
+                    key = id(write)
+                    if key in ending.keep or key in found:
+                        continue
+                    if any((earlier := kills.get(key)) is not None and earlier.seq < kill.seq
+                           for kills in above):
+                        continue  # ended above before: nothing of it was alive here
+                    if self.anchor(write, path) is not None:
+                        found[key] = kill
+        self.kills[path] = found
+        return found
+
+    def fate(self, write: _EntityWrite, path: tuple) -> tuple[_Kill, tuple] | None:
+        """The first end on the way from the entity write down to `path`, and where it was."""
+        best: tuple[_Kill, tuple] | None = None
+        key = id(write)
+        for length in range(len(path) + 1):
+            kill = self.kills_at(path[:length]).get(key)
+            if kill is not None and (best is None or kill.seq < best[0].seq):
+                best = kill, path[:length]
+        return best
 
     def anchor(self, write: _EntityWrite, path: tuple) -> tuple[int, Any, str, str | None] | None:
         """How `write` reaches `path`: (length of the key path written, the value written
@@ -226,26 +277,6 @@ def _may_reach(value: Any, path: tuple) -> bool:
             return False
         node = node[key]
     return True
-
-
-def _alive_at(write: _EntityWrite, path: tuple) -> bool:
-    kills = write.kills
-    if not kills:
-        return True
-    return not any(path[:length] in kills for length in range(len(path) + 1))
-
-
-def _fate(write: _EntityWrite, path: tuple) -> tuple[_Kill, tuple] | None:
-    """The first kill on the way from the entity write down to `path`, and where it was."""
-    kills = write.kills
-    if not kills:
-        return None
-    best: tuple[_Kill, tuple] | None = None
-    for length in range(len(path) + 1):
-        kill = kills.get(path[:length])
-        if kill is not None and (best is None or kill.seq < best[0].seq):
-            best = kill, path[:length]
-    return best
 
 
 class Write:
@@ -383,7 +414,7 @@ class NodeProvenance:
             write = self._write(recorder, section, entity_write, leaf)
             if write is None:
                 continue
-            fate = _fate(entity_write, leaf)
+            fate = recorder.fate(entity_write, leaf)
             if fate is None:
                 write.effect = entity_write.notes.get(leaf, "set")
                 write.final = present
