@@ -195,3 +195,18 @@ def test_a_recorded_render_is_the_plain_render_on_the_whole_corpus() -> None:
                         assert (value is MISSING) == (not finals), (scenario.parent.name, path)
             checked += 1
     assert checked > 200
+
+
+def test_a_mapped_class_names_the_first_class_mappings_entry_giving_it(load_inventory) -> None:
+    inventory = load_inventory({
+        "classes/web.yml": "parameters:\n  web: 1\n",
+        "classes/base.yml": "parameters:\n  base: 1\n",
+        "nodes/web1.yml": "classes: [base]\n",
+    }, class_mappings=["db* base", r"/^(web)\d$/ \\1 base", "* base"])
+    provenance = inventory.provenance("web1")
+    web, base = provenance.mapped_class("web"), provenance.mapped_class("base")
+    assert (web.name, web.index, web.entry) == ("web", 1, r"/^(web)\d$/ \\1 base")
+    assert (base.index, base.entry) == (1, r"/^(web)\d$/ \\1 base")
+    assert provenance.mapped_class("other") is None
+    assert [m.entity.name for m in provenance.entities if m.listed_by
+            and m.listed_by.kind == "automatic"] == ["web", "base"]
