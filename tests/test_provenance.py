@@ -15,7 +15,6 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.observe import RenderObserver
 from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "conformance"
@@ -125,33 +124,6 @@ def test_a_failing_node_keeps_what_was_merged_and_its_error(load_inventory) -> N
     assert [m.entity.name for m in provenance.entities] == ["n1", "a"]
     [_, ignored] = provenance.writes(("ssh", "root"))
     assert (ignored.source.name, ignored.effect) == ("b", "ignored")
-
-
-class CountingObserver(RenderObserver):
-    def __init__(self) -> None:
-        self.classes: list[str] = []
-        self.merged: list[str] = []
-
-    def class_read(self, name: str, path: str | None) -> None:
-        self.classes.append(name)
-
-    def entity_merged(self, entity: Any, listed_by: Any) -> None:
-        self.merged.append(entity.name)
-
-
-def test_an_observer_is_told_every_read_though_caches_and_shared_walks_saved_them(
-        load_inventory) -> None:
-    files = {f"nodes/n{i}.yml": "classes: [b]\n" for i in range(3)}
-    inventory = load_inventory({**files, "classes/a.yml": "parameters: {x: 1}\n",
-                                "classes/b.yml": "classes: [a]\n"})
-    plain = inventory.inventory()["nodes"]  # shared walks and the class cache are now warm
-    for name in ("n0", "n1"):
-        observer = CountingObserver()
-        node = inventory.renderer.merge(name, observer=observer)
-        inventory.renderer.interpolate(node, observer=observer)
-        assert observer.classes == ["b", "a"]
-        assert observer.merged == [name, "a", "b", name]
-        assert inventory.renderer.nodeinfo(node)["parameters"] == plain[name]["parameters"]
 
 
 def test_explain_after_a_failed_inventory_render_still_sees_the_classes(load_inventory) -> None:
