@@ -93,6 +93,7 @@ class SectionRecorder(WriteObserver):
     # -- what the engine reports ------------------------------------------------------------
 
     def entity_written(self, source: Source, value: Any) -> None:
+        """See the base class."""
         write = EntityWrite(source, value, self.next_order)
         self.writes.append(write)
         self.by_source[id(source)] = write
@@ -101,21 +102,25 @@ class SectionRecorder(WriteObserver):
         self.current = write
 
     def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
+        """See the base class."""
         if self.current is not None:
             for layer in new_layers:
                 self.layer_pieces[id(layer)] = (layer, self.current, path)
 
     def ignored(self, path: tuple, constant: Layer) -> None:
+        """See the base class."""
         if self.current is not None:
             kill = Kill(next(self.counter), "ignored", self.piece_of(constant, path), False)
             self._end(path, Ending(kill, self.current, frozenset()))
 
     def appended(self, path: tuple) -> None:
+        """See the base class."""
         if self.current is not None:
             self.current.notes.setdefault(path, "appended")
 
     def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
                value: Any) -> None:
+        """See the base class."""
         layer = layers[index]
         if type(layer.value) is Interpolation:
             self.resolved[id(layer.value)] = (layer.value, value)
@@ -143,12 +148,15 @@ class SectionRecorder(WriteObserver):
             self.current = piece[0] if piece is not None else None
 
     def fold_merged(self) -> None:
+        """See the base class."""
         self.current = self.merging.pop()
 
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
+        """See the base class."""
         self.resolved[id(interpolation)] = (interpolation, value)
 
     def reference(self, path: tuple, target: str) -> None:
+        """See the base class."""
         self.reference_log.append((path, target))
 
     def candidates(self, path: tuple) -> list[EntityWrite]:
