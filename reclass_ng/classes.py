@@ -111,11 +111,17 @@ def parse_class_mapping(text: str) -> ClassMapping:
 
 def mapped_classes(mappings: list[ClassMapping], subject: str) -> tuple[str, ...]:
     """Classes every matching mapping adds, in mapping order, without duplicates."""
-    found: dict[str, None] = {}
-    for mapping in mappings:
+    return tuple(first_mappings(mappings, subject))
+
+
+def first_mappings(mappings: list[ClassMapping], subject: str) -> dict[str, int]:
+    """Each class the mappings give `subject`, in mapping order, with the index of the first
+    mapping giving it."""
+    found: dict[str, int] = {}
+    for index, mapping in enumerate(mappings):
         for name in mapping.classes_for(subject):
-            found.setdefault(name, None)
-    return tuple(found)
+            found.setdefault(name, index)
+    return found
 
 
 class ClassExpander:

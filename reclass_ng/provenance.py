@@ -1,37 +1,30 @@
-"""Provenance: who wrote each value of a node, and what the node read, recorded as it renders.
+"""Provenance: who wrote each value of a node, and what the node read, as the engine recorded it.
 
-`Inventory.provenance(node)` renders the node with a ProvenanceRecorder observing it (see
-reclass_ng.observe) and returns a NodeProvenance: the entities merged in order, and for any key
-path every write that touched it, in merge order, with what became of it.
-
-How the record is kept, cheaply: an entity's parameters (or exports) are one *entity write*,
-its tree as prepared from the file; nothing is copied per key. The engine then reports only the
-decisions that end or combine values: a layer stack made at a key (`stacked`), a value ignored
-because of a constant, a list appended, and how each layer of a stack folded (replaced, replaced
-by `~`, merged, appended). A fold that replaces kills, at that path, every part of an earlier
-entity write still alive there; the kill is kept on that entity write. Questions about one path
-are answered from those facts: which entity writes reach the path (through their trees, or
-through a reference whose rendered value holds it), and the first kill on the way to it.
+`Inventory.provenance(node)` renders the node with a ProvenanceRecorder observing it
+(reclass_ng.provenance_recorder, through the seam of reclass_ng.observe) and returns the
+NodeProvenance defined here: the entities merged in order (with the entity listing each class,
+and the class_mappings entry behind a mapped class), what the node read, and for any key path
+every write that touched it, in merge order, with what became of it.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.location import Location
-from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
-from reclass_ng.values import Interpolation, Layer, Source, Stack
+from reclass_ng.values import Source, Stack
 
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
+    from reclass_ng.provenance_recorder import EntityWrite, ProvenanceRecorder, SectionRecorder
     from reclass_ng.settings import Settings
 
-SECTIONS = ("parameters", "exports")
-CANDIDATE_DEPTH = 2  # key paths indexed this deep for the entity writes reaching them
+__all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
+           "ProvenanceRecorder", "Write"]
+
 MISSING: Any = object()  # what value() returns for a path the node does not have
 
 # Effects of a write, as NodeProvenance.writes() labels them.
@@ -45,207 +38,6 @@ EFFECTS = {
     "removed": "dropped: a later write above the key replaced the mapping holding it",
     "removes": "a write above the key that dropped what earlier writes put below it",
 }
-
-
-class _Kill:
-    """The end of (part of) an entity write: at `path`, by the write of `by` (a piece)."""
-
-    __slots__ = ("seq", "kind", "by", "override")
-
-    def __init__(self, seq: int, kind: str, by: tuple[_EntityWrite, tuple] | None,
-                 override: bool) -> None:
-        self.seq = seq
-        self.kind = kind  # "ignored" or "replaced"
-        self.by = by
-        self.override = override
-
-
-class _EntityWrite:
-    """One entity's section as merged: its prepared tree, and what became of parts of it."""
-
-    __slots__ = ("source", "value", "order", "kills", "notes")
-
-    def __init__(self, source: Source, value: Any, order: int) -> None:
-        self.source = source
-        self.value = value
-        self.order = order
-        self.kills: dict[tuple, _Kill] = {}
-        self.notes: dict[tuple, str] = {}  # path -> "appended" or "merged"
-
-
-Piece = tuple[_EntityWrite, tuple]
-
-
-class _SectionRecorder(WriteObserver):
-    """Keeps the writes of one section of one node (see the module docstring)."""
-
-    def __init__(self, counter: itertools.count) -> None:
-        self.counter = counter
-        self.writes: list[_EntityWrite] = []
-        self.by_source: dict[int, _EntityWrite] = {}
-        self.reaching: dict[tuple, list[_EntityWrite]] = {}  # key path -> writes that may reach it
-        self.layer_pieces: dict[int, tuple[Layer, _EntityWrite, tuple]] = {}
-        self.resolved: dict[int, tuple[Interpolation, Any]] = {}
-        self.reference_log: list[tuple[tuple, str]] = []  # (path rendered, reference path read)
-        self.current: _EntityWrite | None = None
-        self.merging: list[_EntityWrite | None] = []
-        self.next_order = 0
-
-    # -- what the engine reports ------------------------------------------------------------
-
-    def entity_written(self, source: Source, value: Any) -> None:
-        write = _EntityWrite(source, value, self.next_order)
-        self.writes.append(write)
-        self.by_source[id(source)] = write
-        if self.reaching:
-            self.reaching.clear()
-        self.current = write
-
-    def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
-        if self.current is not None:
-            for layer in new_layers:
-                self.layer_pieces[id(layer)] = (layer, self.current, path)
-
-    def ignored(self, path: tuple, constant: Layer) -> None:
-        if self.current is not None:
-            self._kill(self.current, path, "ignored", self.piece_of(constant, path), False)
-
-    def appended(self, path: tuple) -> None:
-        if self.current is not None:
-            self.current.notes.setdefault(path, "appended")
-
-    def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
-               value: Any) -> None:
-        layer = layers[index]
-        if type(layer.value) is Interpolation:
-            self.resolved[id(layer.value)] = (layer.value, value)
-        if index == 0:
-            return  # the first layer: nothing before it to replace
-        piece = self.piece_of(layer, path)
-        if outcome == "replace" or outcome == "override":
-            keep = set()
-            for later in layers[index:]:
-                later_piece = self.piece_of(later, path)
-                if later_piece is not None:
-                    keep.add(id(later_piece[0]))
-            self._kill_below(path, piece, outcome == "override", keep)
-            return
-        if piece is not None:
-            if outcome == "merge":
-                piece[0].notes.setdefault(path, "merged")
-            elif outcome == "append":
-                piece[0].notes.setdefault(path, "appended")
-        if outcome == "merge":
-            self.merging.append(self.current)
-            self.current = piece[0] if piece is not None else None
-
-    def fold_merged(self) -> None:
-        self.current = self.merging.pop()
-
-    def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
-        self.resolved[id(interpolation)] = (interpolation, value)
-
-    def reference(self, path: tuple, target: str) -> None:
-        self.reference_log.append((path, target))
-
-    def candidates(self, path: tuple) -> list[_EntityWrite]:
-        """The entity writes that may reach `path` (a superset: checked with `anchor`), from
-        an index of the first keys of the paths asked so far."""
-        prefix = path[:CANDIDATE_DEPTH]
-        found = self.reaching.get(prefix)
-        if found is None:
-            wider = self.candidates(prefix[:-1]) if prefix else self.writes
-            found = self.reaching[prefix] = [write for write in wider
-                                             if _may_reach(write.value, prefix)]
-        return found
-
-    # -- bookkeeping ------------------------------------------------------------------------
-
-    def piece_of(self, layer: Layer, path: tuple) -> Piece | None:
-        """The entity write (and path) a layer of a stack at `path` comes from."""
-        known = self.layer_pieces.get(id(layer))
-        if known is not None and known[0] is layer:
-            return known[1], known[2]
-        write = self.by_source.get(id(layer.source)) if layer.source is not None else None
-        return (write, path) if write is not None else None
-
-    def _kill(self, write: _EntityWrite, path: tuple, kind: str, by: Piece | None,
-              override: bool) -> None:
-        if path not in write.kills:
-            write.kills[path] = _Kill(next(self.counter), kind, by, override)
-
-    def _kill_below(self, path: tuple, by: Piece | None, override: bool, keep: set[int]) -> None:
-        """Everything still alive at or below `path`, but the later layers, is replaced."""
-        for write in self.candidates(path):
-            if id(write) in keep or not _alive_at(write, path):
-                continue
-            if self.anchor(write, path) is not None:
-                self._kill(write, path, "replaced", by, override)
-
-    def anchor(self, write: _EntityWrite, path: tuple) -> tuple[int, Any, str, str | None] | None:
-        """How `write` reaches `path`: (length of the key path written, the value written
-        there, its `~`/`=` flags, the reference text when the path lies inside the rendered
-        value of a reference written above it), or None when the write does not reach it."""
-        node = write.value
-        through: tuple[int, Interpolation, str] | None = None  # a reference on the way
-        flag = ""
-        for depth in range(len(path) + 1):
-            if through is None:
-                flag = ""
-                while type(node) is Stack:
-                    layer = node.layers[-1]
-                    flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
-                    node = layer.value
-                if type(node) is Interpolation:
-                    if depth == len(path):
-                        return depth, node, flag, None
-                    resolved = self.resolved.get(id(node))
-                    if resolved is None or resolved[0] is not node:
-                        return None  # never rendered: its value reached nothing
-                    through = (depth, node, flag)
-                    node = resolved[1]
-            if depth == len(path):
-                break
-            if isinstance(node, dict) and path[depth] in node:
-                node = node[path[depth]]
-            else:
-                return None
-        if through is None:
-            return len(path), node, flag, None
-        return through[0], through[1], through[2], through[1].text
-
-
-def _may_reach(value: Any, path: tuple) -> bool:
-    """Whether a prepared tree may hold `path` (a reference or a stack on the way may)."""
-    node = value
-    for key in path:
-        kind = type(node)
-        if kind is Stack or kind is Interpolation:
-            return True
-        if not isinstance(node, dict) or key not in node:
-            return False
-        node = node[key]
-    return True
-
-
-def _alive_at(write: _EntityWrite, path: tuple) -> bool:
-    kills = write.kills
-    if not kills:
-        return True
-    return not any(path[:length] in kills for length in range(len(path) + 1))
-
-
-def _fate(write: _EntityWrite, path: tuple) -> tuple[_Kill, tuple] | None:
-    """The first kill on the way from the entity write down to `path`, and where it was."""
-    kills = write.kills
-    if not kills:
-        return None
-    best: tuple[_Kill, tuple] | None = None
-    for length in range(len(path) + 1):
-        kill = kills.get(path[:length])
-        if kill is not None and (best is None or kill.seq < best[0].seq):
-            best = kill, path[:length]
-    return best
 
 
 class Write:
@@ -312,6 +104,21 @@ class MergedEntity:
         return self.entity.source.path if self.entity.source else None
 
 
+class MappedClass:
+    """Where a class the node got from `class_mappings` comes from: the first entry of the
+    setting (`index`, counted from 0; `entry` as written) that gives the node the class."""
+
+    __slots__ = ("name", "index", "entry")
+
+    def __init__(self, name: str, index: int, entry: str) -> None:
+        self.name = name
+        self.index = index
+        self.entry = entry
+
+    def __repr__(self) -> str:
+        return f"MappedClass({self.name!r}, {self.index}, {self.entry!r})"
+
+
 class NodeReads:
     """What a node's render read: for incremental re-rendering, the facts that, when they
     change, change the node."""
@@ -340,12 +147,15 @@ class NodeProvenance:
     """
 
     def __init__(self, node: str, settings: Settings, entities: list[MergedEntity],
-                 reads: NodeReads, sections: dict[str, _SectionRecorder],
+                 reads: NodeReads, sections: dict[str, SectionRecorder],
                  nodeinfo: dict[str, Any] | None, error: ReclassError | None,
-                 positions: KeyPositions) -> None:
+                 positions: KeyPositions,
+                 class_mappings: dict[str, MappedClass] | None = None) -> None:
         self.node = node
         self.settings = settings
         self.entities = entities
+        # class name -> the class_mappings entry giving it (see mapped_class)
+        self.class_mappings: dict[str, MappedClass] = class_mappings or {}
         self.reads = reads
         self.nodeinfo = nodeinfo
         self.error = error
@@ -354,6 +164,11 @@ class NodeProvenance:
         self.merged = nodeinfo is not None
         self._sections = sections
         self._positions = positions
+
+    def mapped_class(self, name: str) -> MappedClass | None:
+        """The class_mappings entry that gave the node class `name` (None when no entry
+        gives it: the class is listed by a file, or not a class of the node)."""
+        return self.class_mappings.get(name)
 
     def value(self, path: Sequence[object], section: str = "parameters") -> Any:
         """The rendered value at `path` (list items by position), or MISSING."""
@@ -383,7 +198,7 @@ class NodeProvenance:
             write = self._write(recorder, section, entity_write, leaf)
             if write is None:
                 continue
-            fate = _fate(entity_write, leaf)
+            fate = recorder.fate(entity_write, leaf)
             if fate is None:
                 write.effect = entity_write.notes.get(leaf, "set")
                 write.final = present
@@ -412,7 +227,7 @@ class NodeProvenance:
         found.sort(key=lambda w: (w.order, w.effect == "removes"))
         return found
 
-    def _write(self, recorder: _SectionRecorder, section: str, entity_write: _EntityWrite,
+    def _write(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
                path: tuple) -> Write | None:
         anchor = recorder.anchor(entity_write, path)
         if anchor is None:
@@ -459,60 +274,12 @@ class NodeProvenance:
         return [target for at, target in self._sections[section].reference_log if at == wanted]
 
 
-class ProvenanceRecorder(RenderObserver):
-    """The observer behind NodeProvenance: records one node's render."""
 
-    def __init__(self, node: str, settings: Settings,
-                 positions: KeyPositions | None = None) -> None:
-        self.node = node
-        self.settings = settings
-        self.positions = positions or KeyPositions()
-        counter = itertools.count()
-        self.sections = {section: _SectionRecorder(counter) for section in SECTIONS}
-        self.merged_entities: list[tuple[Entity, Entity | None]] = []
-        self.merged = False  # set by whoever drives the render, once the merge completed
-        self.reads = NodeReads(settings)
 
-    def writes(self, section: str) -> WriteObserver | None:
-        """See the base class."""
-        return self.sections[section]
+def __getattr__(name: str) -> Any:
+    # The recorder imports the record types: importing it back lazily avoids the cycle.
+    if name == "ProvenanceRecorder":
+        from reclass_ng.provenance_recorder import ProvenanceRecorder
 
-    def node_read(self, name: str, path: str | None) -> None:
-        """See the base class."""
-        self.reads.node_file = path
-
-    def class_read(self, name: str, path: str | None) -> None:
-        """See the base class."""
-        self.reads.classes.setdefault(name, path)
-
-    def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
-        """See the base class."""
-        self.merged_entities.append((entity, listed_by))
-        for section in self.sections.values():
-            section.next_order = len(self.merged_entities)
-
-    def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
-        """See the base class."""
-        self.reads.exports.setdefault(node, set()).add(path)
-        self.reads.node_list = True
-
-    def query_run(self) -> None:
-        """See the base class."""
-        self.reads.node_list = True
-
-    def result(self, nodeinfo: dict[str, Any] | None, error: ReclassError | None
-               ) -> NodeProvenance:
-        """The NodeProvenance of what was recorded."""
-        by_entity: dict[int, MergedEntity] = {}
-        entities = []
-        for order, (entity, _) in enumerate(self.merged_entities):
-            merged = MergedEntity(entity, None, order)
-            by_entity[id(entity)] = merged
-            entities.append(merged)
-        for merged, (_, listed_by) in zip(entities, self.merged_entities, strict=True):
-            if listed_by is not None:
-                merged.listed_by = by_entity.get(id(listed_by))
-        provenance = NodeProvenance(self.node, self.settings, entities, self.reads,
-                                    self.sections, nodeinfo, error, self.positions)
-        provenance.merged = self.merged
-        return provenance
+        return ProvenanceRecorder
+    raise AttributeError(f"module 'reclass_ng.provenance' has no attribute {name!r}")

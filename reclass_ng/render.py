@@ -18,6 +18,7 @@ from reclass_ng.classes import (
     ClassLoader,
     ClassMapping,
     SharedClassWalks,
+    first_mappings,
     mapped_classes,
     parse_class_mapping,
 )
@@ -232,14 +233,18 @@ class NodeRenderer:
                "environment": entity.environment}
         return self.preparer.entity(raw, source, entity.name)
 
+    def mapping_subject(self, name: str) -> str:
+        """What class_mappings patterns match for node `name`: its name, or with
+        class_mappings_match_path its file's path in the nodes directory."""
+        if self.settings.class_mappings_match_path:
+            node_file = self.storage.nodes.get(name)
+            return node_file.pathname if node_file else name
+        return name
+
     def _base_entity(self, name: str, environment: str) -> Entity:
         classes: tuple[str, ...] = ()
         if self.mappings:
-            subject = name
-            if self.settings.class_mappings_match_path:
-                node_file = self.storage.nodes.get(name)
-                subject = node_file.pathname if node_file else name
-            classes = mapped_classes(self.mappings, subject)
+            classes = mapped_classes(self.mappings, self.mapping_subject(name))
         uri = "class_mappings" + (f" in {self.settings.config_file}"
                                   if self.settings.config_file else "")
         params = automatic_parameters(name, environment) if self.settings.automatic_parameters else {}
@@ -341,6 +346,13 @@ class InventoryRenderer:
         self.renderer.interpolate(node, self.queries.evaluator_for(node, scope_environment=scope))
         return self.renderer.nodeinfo(node)
 
+    def prepared_entity(self, document: dict[str, Any], source: Source,
+                        relative_base: str = "") -> Entity:
+        """An entity from a document shaped like a node or class file (`classes`,
+        `parameters`, ...), its values parsed as a file's are, for `nodeinfo(extra=...)`;
+        `.x` class names are relative to `relative_base`."""
+        return self.renderer.preparer.entity(document, source, relative_base)
+
     def render_serially(self, progress: Callable[[int, int], None] | None = None, *,
                         share_subtrees: bool = True) -> dict[str, Any]:
         """The `--inventory` structure, rendered in this thread (two progress steps a node).
@@ -373,9 +385,16 @@ class InventoryRenderer:
         A node that fails to render still gets the record of what was merged until then, with
         the error in `NodeProvenance.error`.
         """
-        from reclass_ng.provenance import ProvenanceRecorder
+        from reclass_ng.provenance import MappedClass
+        from reclass_ng.provenance_recorder import ProvenanceRecorder
 
         recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
+        mappings = self.renderer.mappings
+        if mappings:
+            found = first_mappings(mappings, self.renderer.mapping_subject(name))
+            recorder.class_mappings = {class_name: MappedClass(class_name, index,
+                                                               mappings[index].text)
+                                       for class_name, index in found.items()}
         try:
             node = self.renderer.merge(name, observer=recorder)
             recorder.merged = True

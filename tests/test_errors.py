@@ -64,6 +64,33 @@ CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]
     ("query syntax error, with a caret in the query",
      {"nodes/n1.yml": "parameters:\n  y: $[ exports:a iff exports:b == 1 ]\n"},
      {}, "n1", errors.ParseError, 65, ["y", " exports:a iff exports:b == 1 \n", " " * 10 + "^"]),
+    ("missing reference, errors not grouped",
+     {"nodes/n1.yml": "parameters:\n  url: http://${prot}/\n"},
+     {"group_errors": False}, "n1", errors.ResolveError, 65, ["n1", "url", "${prot}", "n1.yml:2"]),
+    ("missing reference inside a reference",
+     {"nodes/n1.yml": "parameters:\n  x: ${a:${missing}}\n  a: {}\n"},
+     {"group_errors": False}, "n1", errors.BadReferencesError, 65,
+     ["n1", "x", "${missing}", "nodes/n1.yml:2"]),
+    ("reference default that is not YAML",
+     {"nodes/n1.yml": "parameters:\n  x: ${b::[1,}\n"},
+     {"reference_defaults": True}, "n1", errors.ReferenceDefaultError, 65,
+     ["n1", "x", "${b::[1,}", "nodes/n1.yml:2"]),
+    ("class name from a reference that does not resolve",
+     {"nodes/n1.yml": "classes: [a]\n", "classes/a.yml": "classes: ['${nope}']\n"},
+     {}, "n1", errors.ClassNameResolveError, 65, ["n1", "${nope}", "classes/a.yml:1"]),
+    ("two files for one node name",
+     {"nodes/n1.yml": "parameters: {}\n", "nodes/sub/n1.yml": "parameters: {}\n"},
+     {}, "n1", errors.DuplicateNameError, 65, ["n1", "nodes/sub/n1.yml", "nodes/n1.yml"]),
+    ("query test without an export",
+     {"nodes/n1.yml": "parameters:\n  x: $[ exports:a if 1 == 1 ]\n"},
+     {}, "n1", errors.ExpressionError, 65, ["n1", "x", "1 == 1", "nodes/n1.yml:2"]),
+    ("query reading exports that do not render",
+     {"nodes/n1.yml": "parameters:\n  x: $[ exports:a ]\n",
+      "nodes/n2.yml": "exports:\n  a: ${nope}\n"},
+     {}, "n1", errors.InvQueryError, 65, ["n1", "$[ exports:a ]", "n2", "${nope}"]),
+    ("query reading a node that does not merge",
+     {"nodes/n1.yml": "parameters:\n  x: $[ exports:a ]\n", "nodes/n2.yml": "classes: [nope]\n"},
+     {}, "n1", errors.InventoryQueryNodeError, 65, ["n1", "n2", "nope", "nodes/n2.yml"]),
 ]
 
 
@@ -81,6 +108,85 @@ def test_error_kinds(load_inventory, what: str, files: dict[str, str],
     message = "\n".join(err.report_lines())  # with where it is written, chain, suggestions
     for fragment in fragments:
         assert fragment in message, (fragment, message)
+
+
+def _two_node_errors(load_inventory: Any) -> errors.MultipleErrors:
+    inventory = load_inventory({"nodes/n1.yml": "classes: [nope]\n",
+                                "nodes/n2.yml": "parameters:\n  x: ${y}\n"})
+    found = []
+    for node in ("n1", "n2"):
+        with pytest.raises(errors.ReclassError) as raised:
+            inventory.nodeinfo(node)
+        found.append(raised.value)
+    return errors.MultipleErrors(found)
+
+
+def _load_raising(make_inventory: Any, **settings: Any) -> Any:
+    base = make_inventory({"nodes/n1.yml": "parameters: {}\n", "classes/a.yml": "{}\n"})
+    import reclass_ng
+
+    return reclass_ng.load(str(base), read_config=False, **settings)
+
+
+# Errors raised outside one node's render: (what, a call raising it, type, exit code, fragments).
+OTHER_CASES: list[tuple[str, Any, type, int, list[str]]] = [
+    ("a setting of the wrong type",
+     lambda make, load: _load_raising(make, ignore_class_notfound="maybe"),
+     errors.ConfigError, 78, ["ignore_class_notfound", "true or false", "'maybe'"]),
+    ("a class mapping that does not parse",
+     lambda make, load: _load_raising(make, class_mappings=["'n1 a"]),
+     errors.MappingFormatError, 65, ["'n1 a", "missing closing quote"]),
+    ("no classes directory",
+     lambda make, load: _load_raising(make, classes_uri="nowhere"),
+     errors.NotFoundError, 74, ["No such directory", "nowhere"]),
+    ("an unknown output format",
+     lambda make, load: __import__("reclass_ng.output").output.dump({}, "toml"),
+     errors.UsageError, 2, ["toml", "json", "yaml"]),
+    ("a class name that is a path, asked of the storage",
+     lambda make, load: _load_raising(make).storage.class_uri("/etc/passwd"),
+     errors.UnsafeClassNameError, 65, ["/etc/passwd", "not paths"]),
+    ("the errors of several nodes together, the first one's exit code",
+     lambda make, load: (_ for _ in ()).throw(_two_node_errors(load)),
+     errors.MultipleErrors, 65, ["n1", "nope", "n2", "${y}"]),
+]
+
+
+@pytest.mark.parametrize(("what", "call", "kind", "code", "fragments"), OTHER_CASES,
+                         ids=[case[0] for case in OTHER_CASES])
+def test_error_kinds_outside_a_render(make_inventory, load_inventory, what: str, call: Any,
+                                      kind: type, code: int, fragments: list[str]) -> None:
+    with pytest.raises(errors.ReclassError) as raised:
+        call(make_inventory, load_inventory)
+    err = raised.value
+    assert type(err) is kind, (type(err), err.message)
+    assert err.exit_code == code
+    message = "\n".join(err.report_lines())
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
+# Kinds only ever raised as one of their subclasses (each in a table above).
+BASE_KINDS = (errors.ReclassError, errors.LocatedError, errors.ValueAtPathError,
+              errors.TwoSidedError)
+
+
+def test_the_tables_cover_every_error_kind() -> None:
+    import inspect
+
+    import reclass_ng.errors.base
+    import reclass_ng.errors.files
+    import reclass_ng.errors.values
+
+    defined = {cls for module in (reclass_ng.errors.base, reclass_ng.errors.files,
+                                  reclass_ng.errors.values)
+               for cls in vars(module).values()
+               if inspect.isclass(cls) and issubclass(cls, errors.ReclassError)
+               and cls.__module__ == module.__name__}
+    tabled = {case[4] for case in CASES} | {case[2] for case in OTHER_CASES}
+    assert len(defined) >= 30
+    assert defined - tabled - set(BASE_KINDS) == set()
+    for base in BASE_KINDS:
+        assert any(issubclass(kind, base) for kind in tabled - {base}), base
 
 
 # -- where messages point ------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.observe import RenderObserver
 from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "conformance"
@@ -127,33 +126,6 @@ def test_a_failing_node_keeps_what_was_merged_and_its_error(load_inventory) -> N
     assert (ignored.source.name, ignored.effect) == ("b", "ignored")
 
 
-class CountingObserver(RenderObserver):
-    def __init__(self) -> None:
-        self.classes: list[str] = []
-        self.merged: list[str] = []
-
-    def class_read(self, name: str, path: str | None) -> None:
-        self.classes.append(name)
-
-    def entity_merged(self, entity: Any, listed_by: Any) -> None:
-        self.merged.append(entity.name)
-
-
-def test_an_observer_is_told_every_read_though_caches_and_shared_walks_saved_them(
-        load_inventory) -> None:
-    files = {f"nodes/n{i}.yml": "classes: [b]\n" for i in range(3)}
-    inventory = load_inventory({**files, "classes/a.yml": "parameters: {x: 1}\n",
-                                "classes/b.yml": "classes: [a]\n"})
-    plain = inventory.inventory()["nodes"]  # shared walks and the class cache are now warm
-    for name in ("n0", "n1"):
-        observer = CountingObserver()
-        node = inventory.renderer.merge(name, observer=observer)
-        inventory.renderer.interpolate(node, observer=observer)
-        assert observer.classes == ["b", "a"]
-        assert observer.merged == [name, "a", "b", name]
-        assert inventory.renderer.nodeinfo(node)["parameters"] == plain[name]["parameters"]
-
-
 def test_explain_after_a_failed_inventory_render_still_sees_the_classes(load_inventory) -> None:
     inventory = load_inventory({"classes/web.yml": "parameters:\n  port: 80\n",
                                 "nodes/a0.yml": "classes: [missing]\n",
@@ -195,3 +167,18 @@ def test_a_recorded_render_is_the_plain_render_on_the_whole_corpus() -> None:
                         assert (value is MISSING) == (not finals), (scenario.parent.name, path)
             checked += 1
     assert checked > 200
+
+
+def test_a_mapped_class_names_the_first_class_mappings_entry_giving_it(load_inventory) -> None:
+    inventory = load_inventory({
+        "classes/web.yml": "parameters:\n  web: 1\n",
+        "classes/base.yml": "parameters:\n  base: 1\n",
+        "nodes/web1.yml": "classes: [base]\n",
+    }, class_mappings=["db* base", r"/^(web)\d$/ \\1 base", "* base"])
+    provenance = inventory.provenance("web1")
+    web, base = provenance.mapped_class("web"), provenance.mapped_class("base")
+    assert (web.name, web.index, web.entry) == ("web", 1, r"/^(web)\d$/ \\1 base")
+    assert (base.index, base.entry) == (1, r"/^(web)\d$/ \\1 base")
+    assert provenance.mapped_class("other") is None
+    assert [m.entity.name for m in provenance.entities if m.listed_by
+            and m.listed_by.kind == "automatic"] == ["web", "base"]

@@ -48,8 +48,7 @@ def _group_entity(inventory: reclass_ng.Inventory, steps: ClassificationSteps) -
     }
     # Entities given to nodeinfo(extra=...) are merged as they are; preparing this one like a
     # file parses its `${}` references, which group variables and class parameters may hold.
-    preparer = inventory.renderer.preparer
-    return preparer.entity(raw, Source(uri, f"groups of {steps.name}", "extra"), "")
+    return inventory.prepared_entity(raw, Source(uri, f"groups of {steps.name}", "extra"))
 
 
 def _classes_from(parameters: dict[str, Any], applications: list[str], origin: Source
@@ -86,7 +85,7 @@ def render_classification(inventory: reclass_ng.Inventory, steps: Classification
     info = inventory.nodeinfo(steps.name, extra=[entity], node_optional=True)
     parameters = dict(info["parameters"])
     parameters.pop(AUTOMATIC_PARAMETER, None)
-    node_file = inventory.renderer.storage.nodes.get(steps.name)
+    node_file = inventory.storage.nodes.get(steps.name)
     origin = Source(node_file.uri, steps.name, "node", node_file.path) if node_file \
         else entity.origin
     classes = _classes_from(parameters, list(info["applications"]), origin)

@@ -317,14 +317,9 @@ def _listed_index(entries: list[Any], name: str, base: str) -> int | None:
 
 def _mapping_place(trace: NodeTrace, name: str) -> dict[str, Any]:
     """The class_mappings entry that gave the node class `name`."""
-    renderer = trace.inventory.renderer
-    subject = trace.node
-    if trace.settings.class_mappings_match_path:
-        node_file = trace.inventory.storage.nodes.get(trace.node)
-        subject = node_file.pathname if node_file else subject
+    mapped = trace.provenance.mapped_class(name)
+    if mapped is None:
+        return {"file": None, "line": None, "listed": name}
     config = trace.settings.config_file
-    for index, mapping in enumerate(renderer.mappings):
-        if name in mapping.classes_for(subject):
-            line = trace.line_of(config, ("class_mappings", index)) if config else None
-            return {"file": trace.display_file(config), "line": line, "listed": mapping.text}
-    return {"file": None, "line": None, "listed": name}
+    line = trace.line_of(config, ("class_mappings", mapped.index)) if config else None
+    return {"file": trace.display_file(config), "line": line, "listed": mapped.entry}

@@ -22,7 +22,7 @@ from reclass_ng.lint.nodes import render_nodes
 from reclass_ng.lint.write_rules import write_rules
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
-from reclass_ng.storage.yaml_fs import _walk_yaml_files
+from reclass_ng.storage.yaml_fs import walk_yaml_files
 
 __all__ = ["RULES", "Finding", "LintResult", "lint_inventory", "check_rule_names"]
 
@@ -90,7 +90,7 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
     dirs = [os.path.join(root, os.path.expanduser(d))
             for d in (settings.nodes_uri, settings.classes_uri)
             if isinstance(d, str)]  # yaml_git/mixed options are mappings: no directory here
-    files = [path for d in dirs if os.path.isdir(d) for path, _ in _walk_yaml_files(d)]
+    files = [path for d in dirs if os.path.isdir(d) for path, _ in walk_yaml_files(d)]
     index = LineIndex(root)
     prefixes = settings.dict_key_override_prefix + settings.dict_key_constant_prefix
     found.extend(check_files(files, settings.delimiter, prefixes, index))

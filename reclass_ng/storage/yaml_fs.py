@@ -105,7 +105,7 @@ class NodeFiles(Mapping[str, NodeFile]):
         return len(self._everything())
 
 
-def _walk_yaml_files(top: str) -> list[tuple[str, str]]:
+def walk_yaml_files(top: str) -> list[tuple[str, str]]:
     """(absolute path, path relative to top) of every YAML file, in a stable order."""
     return [(os.path.join(directory, name), relative + name)
             for directory, relative, names in _walk_dirs(top) for name in names]
@@ -281,7 +281,7 @@ class YamlFsStorage:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.nodes_dir is not None
-        for path, relative in _walk_yaml_files(self.nodes_dir):
+        for path, relative in walk_yaml_files(self.nodes_dir):
             name = node_name_for(relative, compose_node_name)[0]
             if name in paths:
                 raise DuplicateNameError("node", name, path, paths[name])
@@ -305,7 +305,7 @@ class YamlFsStorage:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.classes_dir is not None
-        for path, relative in _walk_yaml_files(self.classes_dir):
+        for path, relative in walk_yaml_files(self.classes_dir):
             name = class_name_for(relative)
             if name in paths:
                 raise DuplicateNameError("class", name, path, paths[name])

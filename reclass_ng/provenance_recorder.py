@@ -1,0 +1,333 @@
+"""The provenance recorder: the observer that keeps, while a node renders, the raw facts a
+NodeProvenance (reclass_ng.provenance) answers questions from.
+
+How the facts are kept, cheaply: an entity's parameters (or exports) are one *entity write*,
+its tree as prepared from the file; nothing is copied per key. The engine then reports only the
+decisions that end or combine values: a layer stack made at a key (`stacked`), a value ignored
+because of a constant, a list appended, and how each layer of a stack folded (replaced, replaced
+by `~`, merged, appended). A fold that replaces is kept as one *ending* at its path: which
+earlier entity writes it ended is worked out only when a path at or below it is asked about
+(most never are), from which entity writes reach that path (through their trees, or through a
+reference whose rendered value holds it) and the endings above it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from reclass_ng.observe import RenderObserver, WriteObserver
+from reclass_ng.positions import KeyPositions
+from reclass_ng.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
+from reclass_ng.values import Interpolation, Layer, Source, Stack
+
+if TYPE_CHECKING:
+    from reclass_ng.entity import Entity
+    from reclass_ng.errors import ReclassError
+    from reclass_ng.settings import Settings
+
+SECTIONS = ("parameters", "exports")
+CANDIDATE_DEPTH = 2  # key paths indexed this deep for the entity writes reaching them
+
+
+class Kill:
+    """The end of (part of) an entity write at one path, by the write of `by` (a piece)."""
+
+    __slots__ = ("seq", "kind", "by", "override")
+
+    def __init__(self, seq: int, kind: str, by: tuple[EntityWrite, tuple] | None,
+                 override: bool) -> None:
+        self.seq = seq
+        self.kind = kind  # "ignored" or "replaced"
+        self.by = by
+        self.override = override
+
+
+class Ending:
+    """A decision that ends values at one path, as the engine reported it: a constant that
+    ignored `target` (kind "ignored"), or a fold that replaced everything alive there but the
+    entity writes in `keep` (kind "replaced"). Which writes a "replaced" ended is worked out
+    only when a path at or below it is asked about (SectionRecorder.kills_at)."""
+
+    __slots__ = ("kill", "target", "keep")
+
+    def __init__(self, kill: Kill, target: EntityWrite | None, keep: frozenset[int]) -> None:
+        self.kill = kill
+        self.target = target
+        self.keep = keep
+
+
+class EntityWrite:
+    """One entity's section as merged: its prepared tree, and what became of parts of it."""
+
+    __slots__ = ("source", "value", "order", "notes")
+
+    def __init__(self, source: Source, value: Any, order: int) -> None:
+        self.source = source
+        self.value = value
+        self.order = order
+        self.notes: dict[tuple, str] = {}  # path -> "appended" or "merged"
+
+
+Piece = tuple[EntityWrite, tuple]
+
+
+class SectionRecorder(WriteObserver):
+    """Keeps the writes of one section of one node (see the module docstring)."""
+
+    def __init__(self, counter: itertools.count) -> None:
+        self.counter = counter
+        self.writes: list[EntityWrite] = []
+        self.by_source: dict[int, EntityWrite] = {}
+        self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
+        self.layer_pieces: dict[int, tuple[Layer, EntityWrite, tuple]] = {}
+        self.resolved: dict[int, tuple[Interpolation, Any]] = {}
+        self.reference_log: list[tuple[tuple, str]] = []  # (path rendered, reference path read)
+        self.endings: dict[tuple, list[Ending]] = {}  # path -> what ended values there, in order
+        self.kills: dict[tuple, dict[int, Kill]] = {}  # path -> id(entity write) -> its end there
+        self.current: EntityWrite | None = None
+        self.merging: list[EntityWrite | None] = []
+        self.next_order = 0
+
+    # -- what the engine reports ------------------------------------------------------------
+
+    def entity_written(self, source: Source, value: Any) -> None:
+        """See the base class."""
+        write = EntityWrite(source, value, self.next_order)
+        self.writes.append(write)
+        self.by_source[id(source)] = write
+        if self.reaching:
+            self.reaching.clear()
+        self.current = write
+
+    def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
+        """See the base class."""
+        if self.current is not None:
+            for layer in new_layers:
+                self.layer_pieces[id(layer)] = (layer, self.current, path)
+
+    def ignored(self, path: tuple, constant: Layer) -> None:
+        """See the base class."""
+        if self.current is not None:
+            kill = Kill(next(self.counter), "ignored", self.piece_of(constant, path), False)
+            self._end(path, Ending(kill, self.current, frozenset()))
+
+    def appended(self, path: tuple) -> None:
+        """See the base class."""
+        if self.current is not None:
+            self.current.notes.setdefault(path, "appended")
+
+    def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
+               value: Any) -> None:
+        """See the base class."""
+        layer = layers[index]
+        if type(layer.value) is Interpolation:
+            self.resolved[id(layer.value)] = (layer.value, value)
+        if index == 0:
+            return  # the first layer: nothing before it to replace
+        piece = self.piece_of(layer, path)
+        if outcome == "replace" or outcome == "override":
+            # Which earlier writes this ends is worked out when a path is asked (kills_at):
+            # most replaced paths are never asked about.
+            keep = []
+            for later in layers[index:]:
+                later_piece = self.piece_of(later, path)
+                if later_piece is not None:
+                    keep.append(id(later_piece[0]))
+            kill = Kill(next(self.counter), "replaced", piece, outcome == "override")
+            self._end(path, Ending(kill, None, frozenset(keep)))
+            return
+        if piece is not None:
+            if outcome == "merge":
+                piece[0].notes.setdefault(path, "merged")
+            elif outcome == "append":
+                piece[0].notes.setdefault(path, "appended")
+        if outcome == "merge":
+            self.merging.append(self.current)
+            self.current = piece[0] if piece is not None else None
+
+    def fold_merged(self) -> None:
+        """See the base class."""
+        self.current = self.merging.pop()
+
+    def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
+        """See the base class."""
+        self.resolved[id(interpolation)] = (interpolation, value)
+
+    def reference(self, path: tuple, target: str) -> None:
+        """See the base class."""
+        self.reference_log.append((path, target))
+
+    def candidates(self, path: tuple) -> list[EntityWrite]:
+        """The entity writes that may reach `path` (a superset: checked with `anchor`), from
+        an index of the first keys of the paths asked so far."""
+        prefix = path[:CANDIDATE_DEPTH]
+        found = self.reaching.get(prefix)
+        if found is None:
+            wider = self.candidates(prefix[:-1]) if prefix else self.writes
+            found = self.reaching[prefix] = [write for write in wider
+                                             if _may_reach(write.value, prefix)]
+        return found
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    def piece_of(self, layer: Layer, path: tuple) -> Piece | None:
+        """The entity write (and path) a layer of a stack at `path` comes from."""
+        known = self.layer_pieces.get(id(layer))
+        if known is not None and known[0] is layer:
+            return known[1], known[2]
+        write = self.by_source.get(id(layer.source)) if layer.source is not None else None
+        return (write, path) if write is not None else None
+
+    def _end(self, path: tuple, ending: Ending) -> None:
+        endings = self.endings.get(path)
+        if endings is None:
+            self.endings[path] = [ending]
+        else:
+            endings.append(ending)
+
+    def kills_at(self, path: tuple) -> dict[int, Kill]:
+        """The entity writes (by id) that ended at `path` exactly, and how: the first ending
+        there of a write still alive (not ended above `path` before it) that reaches `path`.
+        Only asked once the render is over (the record is complete); kept per path."""
+        found = self.kills.get(path)
+        if found is not None:
+            return found
+        found = {}
+        endings = self.endings.get(path)
+        if endings:
+            above = [self.kills_at(path[:length]) for length in range(len(path))]
+            for ending in endings:
+                kill = ending.kill
+                if ending.target is not None:  # an ignored write: ended whether alive or not
+                    found.setdefault(id(ending.target), kill)
+                    continue
+                for write in self.candidates(path):
+                    key = id(write)
+                    if key in ending.keep or key in found:
+                        continue
+                    if any((earlier := kills.get(key)) is not None and earlier.seq < kill.seq
+                           for kills in above):
+                        continue  # ended above before: nothing of it was alive here
+                    if self.anchor(write, path) is not None:
+                        found[key] = kill
+        self.kills[path] = found
+        return found
+
+    def fate(self, write: EntityWrite, path: tuple) -> tuple[Kill, tuple] | None:
+        """The first end on the way from the entity write down to `path`, and where it was."""
+        best: tuple[Kill, tuple] | None = None
+        key = id(write)
+        for length in range(len(path) + 1):
+            kill = self.kills_at(path[:length]).get(key)
+            if kill is not None and (best is None or kill.seq < best[0].seq):
+                best = kill, path[:length]
+        return best
+
+    def anchor(self, write: EntityWrite, path: tuple) -> tuple[int, Any, str, str | None] | None:
+        """How `write` reaches `path`: (length of the key path written, the value written
+        there, its `~`/`=` flags, the reference text when the path lies inside the rendered
+        value of a reference written above it), or None when the write does not reach it."""
+        node = write.value
+        through: tuple[int, Interpolation, str] | None = None  # a reference on the way
+        flag = ""
+        for depth in range(len(path) + 1):
+            if through is None:
+                flag = ""
+                while type(node) is Stack:
+                    layer = node.layers[-1]
+                    flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
+                    node = layer.value
+                if type(node) is Interpolation:
+                    if depth == len(path):
+                        return depth, node, flag, None
+                    resolved = self.resolved.get(id(node))
+                    if resolved is None or resolved[0] is not node:
+                        return None  # never rendered: its value reached nothing
+                    through = (depth, node, flag)
+                    node = resolved[1]
+            if depth == len(path):
+                break
+            if isinstance(node, dict) and path[depth] in node:
+                node = node[path[depth]]
+            else:
+                return None
+        if through is None:
+            return len(path), node, flag, None
+        return through[0], through[1], through[2], through[1].text
+
+
+def _may_reach(value: Any, path: tuple) -> bool:
+    """Whether a prepared tree may hold `path` (a reference or a stack on the way may)."""
+    node = value
+    for key in path:
+        kind = type(node)
+        if kind is Stack or kind is Interpolation:
+            return True
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+class ProvenanceRecorder(RenderObserver):
+    """The observer behind NodeProvenance: records one node's render."""
+
+    def __init__(self, node: str, settings: Settings,
+                 positions: KeyPositions | None = None) -> None:
+        self.node = node
+        self.settings = settings
+        self.positions = positions or KeyPositions()
+        counter = itertools.count()
+        self.sections = {section: SectionRecorder(counter) for section in SECTIONS}
+        self.merged_entities: list[tuple[Entity, Entity | None]] = []
+        self.merged = False  # set by whoever drives the render, once the merge completed
+        # class name -> the class_mappings entry giving it, told by whoever drives the render
+        self.class_mappings: dict[str, MappedClass] = {}
+        self.reads = NodeReads(settings)
+
+    def writes(self, section: str) -> WriteObserver | None:
+        """See the base class."""
+        return self.sections[section]
+
+    def node_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        self.reads.node_file = path
+
+    def class_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        self.reads.classes.setdefault(name, path)
+
+    def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
+        """See the base class."""
+        self.merged_entities.append((entity, listed_by))
+        for section in self.sections.values():
+            section.next_order = len(self.merged_entities)
+
+    def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
+        """See the base class."""
+        self.reads.exports.setdefault(node, set()).add(path)
+        self.reads.node_list = True
+
+    def query_run(self) -> None:
+        """See the base class."""
+        self.reads.node_list = True
+
+    def result(self, nodeinfo: dict[str, Any] | None, error: ReclassError | None
+               ) -> NodeProvenance:
+        """The NodeProvenance of what was recorded."""
+        by_entity: dict[int, MergedEntity] = {}
+        entities = []
+        for order, (entity, _) in enumerate(self.merged_entities):
+            merged = MergedEntity(entity, None, order)
+            by_entity[id(entity)] = merged
+            entities.append(merged)
+        for merged, (_, listed_by) in zip(entities, self.merged_entities, strict=True):
+            if listed_by is not None:
+                merged.listed_by = by_entity.get(id(listed_by))
+        provenance = NodeProvenance(self.node, self.settings, entities, self.reads,
+                                    self.sections, nodeinfo, error, self.positions,
+                                    self.class_mappings)
+        provenance.merged = self.merged
+        return provenance

@@ -1,0 +1,150 @@
+"""Tools and integrations use the engine through its public API only (doc/explain.rst,
+"From Python: the provenance record"; STYLE.md): no engine class subclassed, no engine
+attribute assigned, no engine internal read. An AST scan of their packages, plus planted
+violations that the scan must find.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "reclass_ng"
+# Tools and integrations: everything else under reclass_ng/ is the engine.
+TOOL_PACKAGES = ("explain", "lint", "diff", "explorer", "adapters", "server", "classifier",
+                 "kapitan")
+# Engine modules whose classes hold the render machinery (what a tool once swapped parts of).
+MACHINERY_MODULES = ("api", "render", "classes", "merge", "resolve", "queries", "prepare",
+                     "subtrees", "storage.base", "storage.yaml_fs")
+# What a render produces rather than what renders: its fields are plain data names.
+RESULT_CLASSES = ("MergedNode", "ExportView")
+# Engine classes made to be extended: error types and the observer seam.
+EXTENSION_POINTS = ("reclass_ng.observe.RenderObserver", "reclass_ng.observe.WriteObserver")
+
+
+def _engine_module(module: str | None) -> bool:
+    if module is None or not (module == "reclass_ng" or module.startswith("reclass_ng.")):
+        return False
+    parts = module.split(".")
+    return len(parts) < 2 or parts[1] not in TOOL_PACKAGES
+
+
+def _machinery_attributes() -> frozenset[str]:
+    """Attribute names the engine's machinery classes set on themselves (`self.x = ...`,
+    `__slots__`): assigning one of them from outside is replacing an engine part."""
+    names: set[str] = set()
+    for module in MACHINERY_MODULES:
+        tree = ast.parse((PACKAGE / (module.replace(".", "/") + ".py")).read_text())
+        for cls in ast.walk(tree):
+            if not isinstance(cls, ast.ClassDef) or cls.name in RESULT_CLASSES:
+                continue
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                        and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    names.add(node.attr)
+    return frozenset(names)
+
+
+MACHINERY_ATTRIBUTES = _machinery_attributes()
+
+
+def _is_engine_class(module: str, name: str) -> bool:
+    from reclass_ng.errors import ReclassError
+
+    found = getattr(importlib.import_module(module), name, None)
+    if not inspect.isclass(found):
+        return False
+    if issubclass(found, ReclassError):
+        return False  # a tool's own error type is a ReclassError, so the CLI prints it
+    return f"{found.__module__}.{found.__qualname__}" not in EXTENSION_POINTS
+
+
+def engine_reaches(source: str, filename: str = "<tool>") -> list[str]:
+    """Every place in a tool's `source` that reaches past the engine's public API."""
+    tree = ast.parse(source, filename)
+    imported: dict[str, tuple[str, str]] = {}  # local name -> (engine module, name)
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and _engine_module(node.module):
+            for alias in node.names:
+                imported[alias.asname or alias.name] = (node.module or "", alias.name)
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{filename}:{node.lineno}: imports private {alias.name} "
+                                 f"from {node.module}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                origin = imported.get(base.id) if isinstance(base, ast.Name) else None
+                if origin is not None and _is_engine_class(*origin):
+                    found.append(f"{filename}:{node.lineno}: class {node.name} subclasses the "
+                                 f"engine class {origin[1]}")
+        elif isinstance(node, ast.Attribute):
+            owner = node.value
+            is_self = isinstance(owner, ast.Name) and owner.id in ("self", "cls")
+            if isinstance(node.ctx, (ast.Store, ast.Del)) and not is_self:
+                root = owner
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if node.attr in MACHINERY_ATTRIBUTES or (isinstance(root, ast.Name)
+                                                         and root.id in imported):
+                    found.append(f"{filename}:{node.lineno}: assigns engine attribute "
+                                 f"{ast.unparse(node)}")
+            if node.attr == "renderer" or (node.attr.startswith("_")
+                                           and not node.attr.startswith("__") and not is_self):
+                found.append(f"{filename}:{node.lineno}: reads engine internal "
+                             f"{ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("setattr", "delattr") and node.args \
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+            found.append(f"{filename}:{node.lineno}: {node.func.id} on "
+                         f"{ast.unparse(node.args[0])}")
+    return found
+
+
+def _tool_files() -> list[Path]:
+    return sorted(path for package in TOOL_PACKAGES for path in (PACKAGE / package).rglob("*.py"))
+
+
+def test_tools_and_integrations_use_only_public_engine_api():
+    assert len(_tool_files()) > 20
+    found = [reach for path in _tool_files()
+             for reach in engine_reaches(path.read_text(), str(path.relative_to(PACKAGE)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from reclass_ng.merge import Merger\nclass RecordingMerger(Merger):\n    pass\n",
+     "subclasses the engine class Merger"),
+    ("from reclass_ng.classes import ClassExpander as Base\nclass Tracing(Base):\n    pass\n",
+     "subclasses the engine class ClassExpander"),
+    ("def hook(inventory, merger):\n    inventory.renderer.expander.merger = merger\n",
+     "assigns engine attribute"),
+    ("def hook(inventory, queries):\n    inventory.queries = queries\n",
+     "assigns engine attribute"),
+    ("from reclass_ng import merge\ndef hook(fold):\n    merge.Merger.fold = fold\n",
+     "assigns engine attribute"),
+    ("def hook(inventory, expander):\n    setattr(inventory, 'expander', expander)\n",
+     "setattr on inventory"),
+    ("def mappings(inventory):\n    return inventory.renderer.mappings\n",
+     "reads engine internal inventory.renderer"),
+    ("def entities(renderer):\n    return renderer._node_entities\n",
+     "reads engine internal renderer._node_entities"),
+    ("from reclass_ng.storage.yaml_fs import _walk_dirs\n", "imports private _walk_dirs"),
+])
+def test_a_planted_reach_past_the_public_api_is_found(source, expected):
+    found = engine_reaches(source)
+    assert any(expected in reach for reach in found), found
+
+
+@pytest.mark.parametrize("source", [
+    "from reclass_ng.errors import ReclassError\nclass ToolError(ReclassError):\n    pass\n",
+    "from reclass_ng.observe import RenderObserver\nclass Watcher(RenderObserver):\n    pass\n",
+    "class Own:\n    def __init__(self, inventory):\n        self.inventory = inventory\n",
+    "def label(target, value):\n    target.epilog = value\n",
+])
+def test_the_public_extension_points_are_allowed(source):
+    assert engine_reaches(source) == []
