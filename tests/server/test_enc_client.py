@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from server_helpers import TOKEN, free_port, serve_example_copy
+from server_helpers import TOKEN, serve_example_copy
+from server_process import refusing_port
 
 RECLASS_PUPPET = str(Path(sys.executable).parent / "reclass-puppet")
 
@@ -106,8 +107,10 @@ def test_wrong_or_missing_token(server, facts_dir):
 
 
 def test_server_down(facts_dir):
-    base = f"http://127.0.0.1:{free_port()}"
-    result = reclass_puppet("--server", base, "--facts-dir", str(facts_dir), "web2.example.com")
+    with refusing_port() as port:
+        base = f"http://127.0.0.1:{port}"
+        result = reclass_puppet("--server", base, "--facts-dir", str(facts_dir),
+                                "web2.example.com")
     assert_clean_failure(result, f"{base}/v1/classified/nodes/web2.example.com",
                          "Cannot reach the classifier", "web2.example.com")
     assert result.returncode == 74

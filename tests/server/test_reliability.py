@@ -19,7 +19,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -35,11 +34,13 @@ from server_helpers import (
     client,
     copy_inventory,
     cpu_seconds,
-    free_port,
     has_open,
     running_server,
     running_server_process,
+    serve_command,
+    server_log,
 )
+from server_process import start_server_process, stop_server_process
 
 import reclass_ng
 from reclass_ng.classifier.group_files import read_group_files
@@ -310,37 +311,21 @@ def test_half_sent_requests_are_cut_off_and_connections_capped(inventory, tmp_pa
         assert http.get("/v1/groups").status_code == 200
 
 
-def _serve(inventory: Path, state: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "RECLASS_NG_TOKEN": TOKEN}
-    return subprocess.Popen([sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b",
-                             str(inventory), "--listen", f"127.0.0.1:{port}", "--state-db",
-                             str(state), "--log-level", "critical"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def _wait_until_up(base: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(base + "/openapi.json", timeout=1)
-            return
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+def _serve(inventory: Path, state: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A server to kill: started and waited for, but stopped by the test itself."""
+    return start_server_process(serve_command(inventory, state), server_log(state),
+                                env={**os.environ, "RECLASS_NG_TOKEN": TOKEN})
 
 
 def test_kill_9_during_writes_leaves_whole_files(inventory, tmp_path):
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     for round_number in range(3):
-        process = _serve(inventory, tmp_path / "state.sqlite3", port)
+        process, base = _serve(inventory, tmp_path / "state.sqlite3")
         try:
-            _wait_until_up(base)
             stop = threading.Event()
             landed: list[int] = []
 
             def write(index: int, stop: threading.Event = stop, landed: list[int] = landed,
-                      round_number: int = round_number) -> None:
+                      round_number: int = round_number, base: str = base) -> None:
                 with client(base) as http:
                     number = 0
                     while not stop.is_set():
@@ -374,15 +359,13 @@ def test_kill_9_during_writes_leaves_whole_files(inventory, tmp_path):
         groups, problems = read_group_files(inventory)
         assert not problems, problems
     # A new server cleans what the killed writes left behind.
-    process = _serve(inventory, tmp_path / "state.sqlite3", port)
+    process, base = _serve(inventory, tmp_path / "state.sqlite3")
     try:
-        _wait_until_up(base)
         with client(base) as http:
             assert http.post(f"/v1/groups/{WEB_ID}", json={"description": "done"}
                              ).status_code == 200
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_server_process(process)
     assert_inventory_loads(inventory)
 
 
