@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -166,12 +166,24 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower())[:80].strip("-") or "group"
 
 
+def group_file_name(group: Group, taken: Callable[[str], bool]) -> str:
+    """The file name for a new group in groups/: `<slug of its name>.yml`, or, when `taken`
+    says that name is used, `<slug>-<first 8 characters of its id>.yml`."""
+    name = f"{_slug(group.name)}.yml"
+    return f"{_slug(group.name)}-{group.id[:8]}.yml" if taken(name) else name
+
+
+def group_file_text(group: Group, current: str | None, file: str) -> str:
+    """The YAML text of `group`'s file: edited into the file's `current` text (its comments,
+    key order and the defaults it spelled out survive) or written anew (None), then read back
+    and compared with the group (checked_render: 422 when YAML cannot carry it). `file` names
+    the file in that error."""
+    return checked_render(current, _file_data(group, _existing_mapping(current or "")), file)
+
+
 def _new_group_path(state: InventoryState, group: Group) -> Path:
     directory = state.inventory_dir / GROUPS_DIR_NAME
-    path = directory / f"{_slug(group.name)}.yml"
-    if path.exists():
-        path = directory / f"{_slug(group.name)}-{group.id[:8]}.yml"
-    return path
+    return directory / group_file_name(group, lambda name: (directory / name).exists())
 
 
 def _existing_mapping(text: str) -> Mapping[str, Any]:
@@ -198,7 +210,7 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
     _check_tree(snapshot, proposed)
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
     shown = str(path.relative_to(state.inventory_dir))
-    text = checked_render(current, _file_data(group, _existing_mapping(current or "")), shown)
+    text = group_file_text(group, current, shown)
     atomic_write(path, text)
     return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
                        True)
