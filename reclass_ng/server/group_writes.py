@@ -13,10 +13,11 @@ compared with what was meant before it replaces the old one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,20 @@ def check_uuid(text: str) -> str:
     if not is_uuid(text):
         raise ApiError(400, MALFORMED_UUID, f"{text!r} is not a UUID", text)
     return text.lower()
+
+
+@contextlib.contextmanager
+def locked_group(state: InventoryState, group_id: str, url: str
+                 ) -> Iterator[tuple[Snapshot, Group]]:
+    """Hold the inventory lock for the block and yield the groups as they are on disk now (the
+    write snapshot) with the group `group_id` (an id check_uuid returned); 404 naming `url`
+    when there is no such group."""
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.write_snapshot()
+        group = snapshot.group(group_id)
+        if group is None:
+            raise not_found(url)
+        yield snapshot, group
 
 
 def group_view(snapshot: Snapshot, group: Group, data: dict[str, Any] | None = None
@@ -275,11 +290,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
         raise ApiError(400, CONFLICTING_IDS,
                        f"The id in the body ({delta['id']}) differs from the id in the URL "
                        f"({group_id}).", {"submitted": delta["id"], "fromUrl": group_id})
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        old = snapshot.group(group_id)
-        if old is None:
-            raise not_found(f"/v1/groups/{group_id}")
+    with locked_group(state, group_id, f"/v1/groups/{group_id}") as (snapshot, old):
         if old.is_root and "rule" in delta and delta["rule"] != ROOT_RULE_DATA:
             raise ApiError(422, ROOT_RULE_EDIT,
                            "Changing the root group's rule is not allowed; none of the delta's "
@@ -299,11 +310,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
 def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> None:
     """DELETE /v1/groups/<id>: remove the group's file; never the root or a parent."""
     group_id = check_uuid(group_id)
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        group = snapshot.group(group_id)
-        if group is None:
-            raise not_found(f"/v1/groups/{group_id}")
+    with locked_group(state, group_id, f"/v1/groups/{group_id}") as (snapshot, group):
         if group.is_root:
             raise ApiError(422, ROOT_DELETE, "The root group cannot be deleted.", group.to_data())
         children = [g for g in snapshot.groups if g.parent == group.id and g.id != group.id]

@@ -232,7 +232,11 @@ def test_check_in_history_is_bounded_and_nodes_are_paged(inventory, tmp_path):
         assert "link" not in second.headers
 
 
-def test_a_held_lock_delays_only_writes(inventory, tmp_path):
+@pytest.mark.parametrize(("write", "answer"), [
+    ({"url": f"/v1/groups/{WEB_ID}", "json": {"description": "after the lock"}}, 200),
+    ({"url": f"/v1/groups/{WEB_ID}/pin", "json": {"nodes": ["web9.example.com"]}}, 204),
+], ids=["group-update", "pin"])
+def test_a_held_lock_delays_only_writes(inventory, tmp_path, write, answer):
     """An external holder of the lock file: reads and classifications go on while a write
     waits for the lock, and the write goes through once the lock is released.
 
@@ -245,8 +249,8 @@ def test_a_held_lock_delays_only_writes(inventory, tmp_path):
     with running_server_process(inventory, tmp_path / "state.sqlite3") as (base, server), \
             client(base) as http:
         statuses: list[int] = []
-        writer = threading.Thread(target=lambda: statuses.append(client(base).post(
-            f"/v1/groups/{WEB_ID}", json={"description": "after the lock"}).status_code))
+        writer = threading.Thread(target=lambda: statuses.append(
+            client(base).post(**write).status_code))
         writer.start()
         deadline = time.monotonic() + 60
         while not has_open(server.pid, lock_path):
@@ -259,7 +263,7 @@ def test_a_held_lock_delays_only_writes(inventory, tmp_path):
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
         lock.close()
         writer.join(timeout=60)
-        assert statuses == [200]
+        assert statuses == [answer]
 
 
 def test_a_catastrophic_regex_does_not_stall_classification(inventory, tmp_path):
