@@ -83,19 +83,13 @@ def read_token(token_file: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reclass_ng.cli.http_serving import (
-        existing_inventory_dir,
-        import_uvicorn,
-        listening_socket,
-        serve_on,
-        socket_url,
-    )
+    from reclass_ng.cli import http_serving
 
-    uvicorn = import_uvicorn("serve")
+    uvicorn = http_serving.import_uvicorn("serve")
     from reclass_ng.server import ServerConfig, create_app, default_state_path
     from reclass_ng.server.http_protocol import bounded_protocol
 
-    inventory_dir = existing_inventory_dir(args)
+    inventory_dir = http_serving.existing_inventory_dir(args)
     host, port = parse_listen(args.listen)
     token = read_token(args.token_file)
     state_path = args.state_db or str(default_state_path(inventory_dir))
@@ -114,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
                           check_in_history=args.check_in_history,
                           worker_threads=args.worker_threads)
     app = create_app(config)
-    sock = listening_socket(host, port, f"--listen {args.listen}")
+    sock = http_serving.listening_socket(host, port, f"--listen {args.listen}")
     if token is None and tokens_file is None and not args.read_only:
         print(f"reclass-ng serve: no token ({TOKEN_VARIABLE} or --token-file): reads are open, "
               "writes are refused", file=sys.stderr)
@@ -122,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     # The one line a script or a test reads for the address, with the real port (--listen
     # ADDR:0); printed once the socket listens, so the address answers from now on.
-    print(f"{LISTENING_PREFIX}{socket_url(sock)}", flush=True)
-    return serve_on(uvicorn, sock, app, log_level=args.log_level,
-                    http=bounded_protocol(args.header_timeout, args.max_connections),
-                    limit_concurrency=args.max_connections, timeout_keep_alive=5,
-                    h11_max_incomplete_event_size=64 * 1024)
+    print(f"{LISTENING_PREFIX}{http_serving.socket_url(sock)}", flush=True)
+    return http_serving.serve_on(
+        uvicorn, sock, app, log_level=args.log_level,
+        http=bounded_protocol(args.header_timeout, args.max_connections),
+        limit_concurrency=args.max_connections, timeout_keep_alive=5,
+        h11_max_incomplete_event_size=64 * 1024)

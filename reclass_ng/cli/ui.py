@@ -29,25 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from reclass_ng.cli.http_serving import (
-        existing_inventory_dir,
-        import_uvicorn,
-        listening_socket,
-        serve_on,
-        socket_url,
-    )
+    from reclass_ng.cli import http_serving
 
-    uvicorn = import_uvicorn("ui")
+    uvicorn = http_serving.import_uvicorn("ui")
     from reclass_ng.server import ServerConfig, create_app, default_state_path
 
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port: expected 0-65535, got {args.port}")
-    inventory_dir = existing_inventory_dir(args)
+    inventory_dir = http_serving.existing_inventory_dir(args)
     state_path = args.state_db or str(default_state_path(inventory_dir))
     config = ServerConfig(inventory_dir=inventory_dir, state_path=state_path, token=None,
                           read_only=True, open_reads=True)
     app = create_app(config)
-    sock = listening_socket(HOST, args.port, f"--port {args.port}")
-    print(f"reclass-ng explorer: {socket_url(sock)}/ui/", flush=True)
+    sock = http_serving.listening_socket(HOST, args.port, f"--port {args.port}")
+    print(f"reclass-ng explorer: {http_serving.socket_url(sock)}/ui/", flush=True)
     print(f"reclass-ng ui: inventory {inventory_dir}; Ctrl-C stops it", file=sys.stderr)
-    return serve_on(uvicorn, sock, app, log_level=args.log_level)
+    return http_serving.serve_on(uvicorn, sock, app, log_level=args.log_level)
