@@ -244,10 +244,12 @@ def test_a_held_lock_delays_only_writes(inventory, tmp_path, write, answer):
     opens the file to wait and closes it when it gives up after LOCK_TIMEOUT_SECONDS), so reads
     that return while it is still open did not wait for the write."""
     lock_path = inventory / ".reclass-ng.lock"
-    lock = open(lock_path, "a")  # noqa: SIM115 (held across threads)
-    fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
     with running_server_process(inventory, tmp_path / "state.sqlite3") as (base, server), \
             client(base) as http:
+        # Taken once the server has started (its start-up cleanup waits for the lock too).
+        assert http.get("/v1/groups").status_code == 200
+        lock = open(lock_path, "a")  # noqa: SIM115 (held across threads)
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         statuses: list[int] = []
         writer = threading.Thread(target=lambda: statuses.append(
             client(base).post(**write).status_code))
