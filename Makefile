@@ -20,7 +20,7 @@ $(TEST_EXTRAS_STAMP): setup.cfg pyproject.toml | $(BIN)/python
 	touch $@
 
 # Real Puppet (apt, root only), Salt and Ansible for the integration tests, and kapicorp-reclass
-# 2.0.0 in its own virtualenv for the byte-compatibility tests.
+# 2.0.0 in its own virtualenv for the byte-compatibility tests, the bench's peers (bench/.peers).
 tools: install
 	sh scripts/install-test-tools.sh $(BIN)
 

@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import random
-import socket
+import select
 import statistics
 import subprocess
 import sys
@@ -92,42 +92,39 @@ def write_inventory(directory: Path, groups: list[dict[str, Any]]) -> None:
         (directory / "groups" / f"group-{number:03d}.yml").write_text(json.dumps(group) + "\n")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+LISTENING_PREFIX = "reclass-ng serve: listening on "  # the line serve prints (doc/service.rst)
 
 
 @contextlib.contextmanager
 def running_server(inventory: Path, state_db: Path) -> Iterator[str]:
-    """`reclass-ng serve` as its own process; yields the base URL."""
-    port = free_port()
+    """`reclass-ng serve` as its own process on a free port (`--listen 127.0.0.1:0`, the port
+    read from the line it prints, so no other process can take it first); yields the base URL."""
     env = {**os.environ, "RECLASS_NG_TOKEN": TOKEN}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
-         "--listen", f"127.0.0.1:{port}", "--state-db", str(state_db), "--log-level", "warning"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"reclass-ng serve exited: {process.stderr.read()}")
-            try:
-                httpx.get(base + "/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("reclass-ng serve did not start within 60 s") from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
+             "--listen", "127.0.0.1:0", "--state-db", str(state_db), "--log-level", "warning"],
+            env=env, stdout=subprocess.PIPE, stderr=log, text=True)
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            assert process.stdout is not None
+            # Serve prints nothing else on stdout: the first line, or end of file if it failed.
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            line = process.stdout.readline() if ready else ""
+            if not line.startswith(LISTENING_PREFIX):
+                process.kill()
+                process.wait()
+                log.seek(0)
+                raise SystemExit("reclass-ng serve exited, or printed no address within 60 s: "
+                                 + log.read().decode(errors="replace"))
+            yield line[len(LISTENING_PREFIX):].strip()
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()
 
 
 def run_clients(clients: int, jobs: list[Any], work, deadline: float) -> tuple[list[float], int]:

@@ -6,7 +6,8 @@
 #   - chromium and chromium-driver from Debian's packages (the explorer's browser tests),
 #   - salt and ansible-core from PyPI into the virtualenv,
 #   - Kapitan from PyPI into .venv-kapitan in the checkout (see below),
-#   - kapicorp-reclass 2.0.0 from PyPI into a virtualenv of its own (see the end).
+#   - kapicorp-reclass 2.0.0 from PyPI into a virtualenv of its own (see the end),
+#   - the benchmark's peers (kapicorp-reclass 2.0.0, reclass-rs) into bench/.peers/venv.
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
 # a second run installs nothing and prints nothing.
 set -eu
@@ -102,3 +103,12 @@ if [ ! -x "$KAPICORP_VENV/bin/reclass" ]; then
     "$BIN/python" -m venv "$KAPICORP_VENV"
     "$KAPICORP_VENV/bin/pip" install --quiet --disable-pip-version-check "$KAPICORP_REQUIREMENT"
 fi
+
+# The benchmark's peers, kapicorp-reclass 2.0.0 and reclass-rs from PyPI, in bench/.peers/venv:
+# tests/test_bench_generator.py renders generated inventories with both. The bench's own
+# ensure_peers creates them (nothing when they are there: one version probe).
+if [ ! -x "$REPO_DIR/bench/.peers/venv/bin/reclass" ]; then
+    echo "install-test-tools: installing the bench's peers into $REPO_DIR/bench/.peers/venv" >&2
+fi
+"$BIN/python" -c 'import sys; sys.path.insert(0, sys.argv[1]); import implementations
+implementations.ensure_peers(lambda message: None)' "$REPO_DIR/bench"

@@ -2,8 +2,8 @@
 
 The generator is driven through its command line, and the files it writes are
 parsed independently with PyYAML. The last test renders a generated inventory
-with kapicorp-reclass and reclass-rs when the bench's peers virtualenv exists
-(bench/run.py creates it); otherwise it is skipped, so no network is needed.
+with kapicorp-reclass and reclass-rs from the bench's peers virtualenv (bench/.peers, which
+`make tools` and bench/run.py create); without it the test is skipped, and fails in CI.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from missing_tools import INSTALL_HINT, missing_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -286,10 +287,13 @@ def test_report_becomes_restructuredtext_in_the_results_section(tmp_path):
         update_document(document, rst)
 
 
-@pytest.mark.skipif(not PEERS_PYTHON.exists(),
-                    reason="bench/.peers venv not created (bench/run.py does that)")
 @pytest.mark.parametrize("shape", ["mcp", "kapitan"])
 def test_kapicorp_reclass_and_reclass_rs_render_generated_inventories_identically(tmp_path, shape):
+    """The bench compares implementations on generated inventories: the two peers must agree on
+    them, or a difference the bench reports could be the generator's fault, not reclass-ng's."""
+    if not PEERS_PYTHON.exists():
+        missing_tool(f"{PEERS_PYTHON} (kapicorp-reclass and reclass-rs) is not installed; "
+                     f"{INSTALL_HINT}, as does bench/run.py")
     out = tmp_path / shape
     assert generate(out, shape, 12, seed=5).returncode == 0
     kapicorp = subprocess.run([str(PEERS_PYTHON.parent / "reclass"), "-b", str(out), "--inventory",

@@ -16,9 +16,7 @@ exactly as run_corpus.py does. RECLASS_NG_CONFORMANCE points at another corpus d
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import os
 import shlex
 import sys
@@ -27,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from cli_in_process import run_reclass_in_process
 
 VENDORED_CORPUS = Path(__file__).resolve().parent / "conformance"
 CORPUS_DIR = Path(os.environ.get("RECLASS_NG_CONFORMANCE") or VENDORED_CORPUS)
@@ -52,22 +51,9 @@ SCENARIOS: list[dict[str, Any]] = RUNNER.load_scenarios(str(CORPUS_DIR)) if RUNN
 
 def run_in_process(cmd: str, cwd: str, timeout: float) -> tuple[int, str, str]:
     """run_corpus.run_command, but calling the CLI's main() here instead of a shell."""
-    from reclass_ng.cli.reclass import main
-
     argv = shlex.split(cmd)
     assert argv[0] == "reclass", cmd
-    out, err = io.StringIO(), io.StringIO()
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = main(argv[1:])
-            except SystemExit as exc:  # argparse usage errors and --version
-                status = exc.code if isinstance(exc.code, int) else 2
-    finally:
-        os.chdir(previous)
-    return status, out.getvalue(), err.getvalue()
+    return run_reclass_in_process(argv[1:], cwd)
 
 
 def _scenario_id(scenario: dict[str, Any]) -> str:

@@ -32,7 +32,8 @@ about the next literal block or, for ``setup`` and ``serve``, about the rest of 
     The document's examples run in a copy of the repository's files (as a fresh clone has them)
     instead of a directory with ``inventory-example/`` alone: for the README's setup command.
 ``.. doc-example: serve ARGS``
-    Starts ``reclass-ng serve ARGS`` on a free loopback port with the token ``doc-token``;
+    Starts ``reclass-ng serve ARGS --listen 127.0.0.1:0`` (a free loopback port, read from the
+    line it prints) with the token ``doc-token``;
     later blocks see ``$URL`` (``http://127.0.0.1:PORT``) and ``$RECLASS_NG_TOKEN``. The
     server is stopped when the document's test ends.
 ``.. runs-against: inventory-example``
@@ -52,15 +53,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from server_process import start_server_process, stop_server_process
 
 REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = sorted([REPO / "README.rst", *(REPO / "doc").glob("*.rst")])
@@ -339,47 +338,26 @@ def copy_checkout(work: Path) -> None:
             shutil.copy2(source, target)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start_server(session: Session, args: str) -> list[str]:
-    port = _free_port()
+    number = len(session.servers)
     env = dict(session.env, RECLASS_NG_TOKEN=TOKEN)
-    log = open(session.work / f"serve-{port}.log", "w")  # noqa: SIM115 - closed with the server
-    server = subprocess.Popen(
-        ["bash", "-c", f"exec reclass-ng serve {session.map_paths(args)} "
-                       f"--listen 127.0.0.1:{port} --state-db serve-{port}.sqlite3 "
-                       "--log-level warning"],
-        cwd=session.work, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    # exec: the server is the process itself, in its own process group (stopped as a group).
+    command = ["bash", "-c", f"exec reclass-ng serve {session.map_paths(args)} "
+                             f"--listen 127.0.0.1:0 --state-db serve-{number}.sqlite3 "
+                             "--log-level warning"]
+    try:
+        server, url = start_server_process(command, session.work / f"serve-{number}.log",
+                                           env=env, cwd=session.work, new_session=True)
+    except AssertionError as failure:
+        return [f"reclass-ng serve {args}: {failure}"]
     session.servers.append(server)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            return [f"reclass-ng serve {args} exited with {server.returncode}:\n"
-                    + (session.work / f"serve-{port}.log").read_text()]
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        return [f"reclass-ng serve {args} did not listen within 60 s"]
-    session.env.update(URL=f"http://127.0.0.1:{port}", RECLASS_NG_TOKEN=TOKEN, T=TOKEN)
+    session.env.update(URL=url, RECLASS_NG_TOKEN=TOKEN, T=TOKEN)
     return []
 
 
 def stop_servers(session: Session) -> None:
     for server in session.servers:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGTERM)
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+        stop_server_process(server)
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)

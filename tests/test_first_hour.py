@@ -3,12 +3,16 @@ settings, unknown nodes, --version, a busy port. Each driven as the user would."
 
 from __future__ import annotations
 
+import re
+import shutil
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+from server_process import server_process
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "inventory-example"
@@ -84,6 +88,21 @@ def test_serve_on_a_busy_port_is_one_clear_line_and_exit_69(tmp_path: Path) -> N
     assert done.returncode == 69
     assert f"127.0.0.1:{port}: the port is already in use" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_serve_on_port_0_listens_on_a_free_port_and_prints_it(tmp_path: Path) -> None:
+    """`--listen 127.0.0.1:0`: the server binds a free port and prints the real address on
+    stdout, so a script starts it without picking a port first (doc/service.rst)."""
+    inventory = tmp_path / "inventory"  # a copy: the server may leave its lock file there
+    shutil.copytree(EXAMPLE, inventory)
+    command = [str(BIN / "reclass-ng"), "serve", "-b", str(inventory), "--listen", "127.0.0.1:0",
+               "--state-db", str(tmp_path / "state.sqlite3"), "--open-reads"]
+    with server_process(command, tmp_path / "serve.log") as (_, url):
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url) and not url.endswith(":0"), url
+        with urllib.request.urlopen(f"{url}/v1/groups", timeout=60) as response:
+            assert response.status == 200
+            assert "All Nodes" in response.read().decode()
+    assert f"\nreclass-ng serve: listening on {url}\n" in (tmp_path / "serve.log").read_text()
 
 
 def test_make_installs_test_extras_into_a_venv_the_setup_command_made(tmp_path: Path) -> None:

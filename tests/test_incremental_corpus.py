@@ -6,8 +6,6 @@ The same scenario through `Inventory.refresh()` must give what a fresh `load()` 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import shlex
@@ -17,29 +15,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_in_process import run_reclass_in_process
 from test_corpus import RUNNER, SCENARIOS, TEMPLATE
 from test_incremental import without_timestamps
 
 import reclass_ng
-from reclass_ng.cli.reclass import build_parser, main, settings_from_args
+from reclass_ng.cli.reclass import build_parser, settings_from_args
 from reclass_ng.errors import ReclassError
 
 _TIMESTAMP = re.compile(r'("?timestamp"?:\s*)("[^"\n]*"|[^\n,}]*)')
 
 
 def run_cli(argv: list[str], cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    previous = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = main(argv)
-            except SystemExit as exc:
-                status = exc.code if isinstance(exc.code, int) else 2
-    finally:
-        os.chdir(previous)
-    return status, _TIMESTAMP.sub(r"\1T", out.getvalue()), err.getvalue()
+    """`reclass ARGV` in this process, with the output's timestamps masked."""
+    status, out, err = run_reclass_in_process(argv, cwd)
+    return status, _TIMESTAMP.sub(r"\1T", out), err
 
 
 def touch_every_file(root: Path) -> None:

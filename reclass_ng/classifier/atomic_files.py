@@ -1,7 +1,9 @@
 """Replacing files and directories so a reader (or a crash) sees the old state or the new one.
 
-The class catalogue and an imported group hierarchy are written here: a temporary file (or
-directory) next to the target, flushed, then renamed over it.
+The files people keep in the inventory or configuration are written here (the service's group
+and node files, the class catalogue, the tokens file, an imported group hierarchy): a temporary file (or
+directory) next to the target, written and fsynced, renamed over it, then the directory fsynced
+so that the rename itself survives a power cut.
 """
 
 from __future__ import annotations
@@ -12,12 +14,31 @@ import shutil
 import tempfile
 from pathlib import Path
 
+# Temporary files of a write start with this (hidden, so no loader reads them); one left behind
+# by a killed process is removed by the service (server/yaml_files.remove_stale_temp_files).
+TEMP_PREFIX = ".reclass-ng-tmp."
+
+
+def fsync_directory(directory: str | os.PathLike[str]) -> None:
+    """Flush a directory's entries (a rename into it) to disk. Where a directory cannot be
+    opened for that (not POSIX), the rename is still atomic, only its durability is the
+    system's."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, AttributeError):
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text`: temp file in the same directory, fsync, then os.replace."""
+    """Replace `path` with `text` (UTF-8): temp file in the same directory, fsync, os.replace,
+    fsync of the directory. The file keeps its permissions (new files: 0644)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -29,6 +50,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+    fsync_directory(path.parent)
 
 
 def replace_directory(target: str | os.PathLike[str], files: dict[str, str | bytes]) -> None:
@@ -50,17 +72,21 @@ def replace_directory(target: str | os.PathLike[str], files: dict[str, str | byt
                 stream.write(text.encode("utf-8") if isinstance(text, str) else text)
                 stream.flush()
                 os.fsync(stream.fileno())
+        for directory in {staging, *((staging / relative).parent for relative in files)}:
+            fsync_directory(directory)
         os.chmod(staging, target.stat().st_mode & 0o777 if target.exists() else 0o755)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     if target.exists() and _exchange(staging, target):
+        fsync_directory(target.parent)
         shutil.rmtree(staging, ignore_errors=True)  # it now holds the old tree
         return
     old = target.parent / f".{target.name}.old.{os.getpid()}"
     if target.exists():
         os.replace(target, old)
     os.replace(staging, target)
+    fsync_directory(target.parent)
     shutil.rmtree(old, ignore_errors=True)
 
 

@@ -7,22 +7,23 @@ line, where every user of the machine could read it in the process list.
 from __future__ import annotations
 
 import argparse
-import errno
 import os
-import socket
 import sys
 
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
-from reclass_ng.errors import ConfigError, ReclassError, UsageError
+from reclass_ng.cli.groups import add_inventory_argument
+from reclass_ng.errors import ConfigError, UsageError
 
 TOKEN_VARIABLE = "RECLASS_NG_TOKEN"
 DEFAULT_LISTEN = "127.0.0.1:1261"  # the standalone classifier's HTTP port
+LISTENING_PREFIX = "reclass-ng serve: listening on "  # + the URL, on stdout (doc/service.rst)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inventory_argument(parser)
     parser.add_argument("--listen", metavar="ADDR:PORT", default=DEFAULT_LISTEN,
-                        help=f"address and port to listen on (default: {DEFAULT_LISTEN})")
+                        help=f"address and port to listen on; port 0: a free one (default: "
+                             f"{DEFAULT_LISTEN}); the address is printed on stdout as "
+                             f"'{LISTENING_PREFIX}http://ADDR:PORT'")
     parser.add_argument("--token-file", metavar="FILE",
                         help=f"file holding the API token (else ${TOKEN_VARIABLE}); without a "
                              "token, reads are open and writes are refused")
@@ -60,38 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_listen(text: str) -> tuple[str, int]:
-    """`ADDR:PORT` (IPv6 as `[::1]:PORT`) -> (host, port)."""
+    """`ADDR:PORT` (IPv6 as `[::1]:PORT`) -> (host, port); port 0 asks for a free port."""
     host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
         raise UsageError(f"--listen: expected ADDR:PORT (e.g. {DEFAULT_LISTEN}), got {text!r}")
     return host.strip("[]"), int(port)
-
-
-class ListenError(ReclassError):
-    """The address to listen on cannot be used (port taken, address not on this machine)."""
-
-    exit_code = 69  # EX_UNAVAILABLE (doc/usage.rst, exit codes)
-
-
-def check_listen(host: str, port: int) -> None:
-    """Bind the address once before starting uvicorn, so that a busy port is one clear line
-    (uvicorn logs it and exits 3, which says nothing to a script)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as err:
-        raise ListenError(f"--listen {host}:{port}: unknown address ({err.strerror})") from None
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as err:
-            if err.errno == errno.EADDRINUSE:
-                raise ListenError(f"--listen {host}:{port}: the port is already in use (another "
-                                  "reclass-ng serve?); choose another with --listen ADDR:PORT"
-                                  ) from None
-            raise ListenError(f"--listen {host}:{port}: cannot listen there ({err.strerror})"
-                              ) from None
 
 
 def read_token(token_file: str | None) -> str | None:
@@ -109,19 +83,14 @@ def read_token(token_file: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    from reclass_ng.cli import http_serving
 
-        from reclass_ng.server import ServerConfig, create_app, default_state_path
-    except ImportError as err:
-        raise ConfigError(f"reclass-ng serve needs the `server` extra ({err.name} is missing): "
-                          "from a checkout, pip install '.[server]'") from err
+    uvicorn = http_serving.import_uvicorn("serve")
+    from reclass_ng.server import ServerConfig, create_app, default_state_path
+    from reclass_ng.server.http_protocol import bounded_protocol
 
-    inventory_dir = os.path.abspath(inventory_dir_from_args(args))
-    if not os.path.isdir(inventory_dir):
-        raise ConfigError(f"inventory directory {inventory_dir} does not exist")
+    inventory_dir = http_serving.existing_inventory_dir(args)
     host, port = parse_listen(args.listen)
-    check_listen(host, port)
     token = read_token(args.token_file)
     state_path = args.state_db or str(default_state_path(inventory_dir))
     tokens_file = os.path.abspath(args.tokens_file) if args.tokens_file else None
@@ -138,15 +107,18 @@ def run(args: argparse.Namespace) -> int:
                           record_anonymous=args.record_anonymous_check_ins,
                           check_in_history=args.check_in_history,
                           worker_threads=args.worker_threads)
+    app = create_app(config)
+    sock = http_serving.listening_socket(host, port, f"--listen {args.listen}")
     if token is None and tokens_file is None and not args.read_only:
         print(f"reclass-ng serve: no token ({TOKEN_VARIABLE} or --token-file): reads are open, "
               "writes are refused", file=sys.stderr)
     print(f"reclass-ng serve: inventory {inventory_dir}, observed state in {state_path}",
           file=sys.stderr)
-    from reclass_ng.server.http_protocol import bounded_protocol
-
-    uvicorn.run(create_app(config), host=host, port=port, log_level=args.log_level,
-                http=bounded_protocol(args.header_timeout, args.max_connections),
-                limit_concurrency=args.max_connections, timeout_keep_alive=5,
-                h11_max_incomplete_event_size=64 * 1024)
-    return 0
+    # The one line a script or a test reads for the address, with the real port (--listen
+    # ADDR:0); printed once the socket listens, so the address answers from now on.
+    print(f"{LISTENING_PREFIX}{http_serving.socket_url(sock)}", flush=True)
+    return http_serving.serve_on(
+        uvicorn, sock, app, log_level=args.log_level,
+        http=bounded_protocol(args.header_timeout, args.max_connections),
+        limit_concurrency=args.max_connections, timeout_keep_alive=5,
+        h11_max_incomplete_event_size=64 * 1024)

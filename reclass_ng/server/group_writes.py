@@ -13,10 +13,11 @@ compared with what was meant before it replaces the old one.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,20 @@ def check_uuid(text: str) -> str:
     if not is_uuid(text):
         raise ApiError(400, MALFORMED_UUID, f"{text!r} is not a UUID", text)
     return text.lower()
+
+
+@contextlib.contextmanager
+def locked_group(state: InventoryState, group_id: str, url: str
+                 ) -> Iterator[tuple[Snapshot, Group]]:
+    """Hold the inventory lock for the block and yield the groups as they are on disk now (the
+    write snapshot) with the group `group_id` (an id check_uuid returned); 404 naming `url`
+    when there is no such group."""
+    with inventory_lock(state.inventory_dir):
+        snapshot = state.write_snapshot()
+        group = snapshot.group(group_id)
+        if group is None:
+            raise not_found(url)
+        yield snapshot, group
 
 
 def group_view(snapshot: Snapshot, group: Group, data: dict[str, Any] | None = None
@@ -166,12 +181,24 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower())[:80].strip("-") or "group"
 
 
+def group_file_name(group: Group, taken: Callable[[str], bool]) -> str:
+    """The file name for a new group in groups/: `<slug of its name>.yml`, or, when `taken`
+    says that name is used, `<slug>-<first 8 characters of its id>.yml`."""
+    name = f"{_slug(group.name)}.yml"
+    return f"{_slug(group.name)}-{group.id[:8]}.yml" if taken(name) else name
+
+
+def group_file_text(group: Group, current: str | None, file: str) -> str:
+    """The YAML text of `group`'s file: edited into the file's `current` text (its comments,
+    key order and the defaults it spelled out survive) or written anew (None), then read back
+    and compared with the group (checked_render: 422 when YAML cannot carry it). `file` names
+    the file in that error."""
+    return checked_render(current, _file_data(group, _existing_mapping(current or "")), file)
+
+
 def _new_group_path(state: InventoryState, group: Group) -> Path:
     directory = state.inventory_dir / GROUPS_DIR_NAME
-    path = directory / f"{_slug(group.name)}.yml"
-    if path.exists():
-        path = directory / f"{_slug(group.name)}-{group.id[:8]}.yml"
-    return path
+    return directory / group_file_name(group, lambda name: (directory / name).exists())
 
 
 def _existing_mapping(text: str) -> Mapping[str, Any]:
@@ -198,7 +225,7 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
     _check_tree(snapshot, proposed)
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
     shown = str(path.relative_to(state.inventory_dir))
-    text = checked_render(current, _file_data(group, _existing_mapping(current or "")), shown)
+    text = group_file_text(group, current, shown)
     atomic_write(path, text)
     return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
                        True)
@@ -263,11 +290,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
         raise ApiError(400, CONFLICTING_IDS,
                        f"The id in the body ({delta['id']}) differs from the id in the URL "
                        f"({group_id}).", {"submitted": delta["id"], "fromUrl": group_id})
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        old = snapshot.group(group_id)
-        if old is None:
-            raise not_found(f"/v1/groups/{group_id}")
+    with locked_group(state, group_id, f"/v1/groups/{group_id}") as (snapshot, old):
         if old.is_root and "rule" in delta and delta["rule"] != ROOT_RULE_DATA:
             raise ApiError(422, ROOT_RULE_EDIT,
                            "Changing the root group's rule is not allowed; none of the delta's "
@@ -287,11 +310,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
 def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> None:
     """DELETE /v1/groups/<id>: remove the group's file; never the root or a parent."""
     group_id = check_uuid(group_id)
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        group = snapshot.group(group_id)
-        if group is None:
-            raise not_found(f"/v1/groups/{group_id}")
+    with locked_group(state, group_id, f"/v1/groups/{group_id}") as (snapshot, group):
         if group.is_root:
             raise ApiError(422, ROOT_DELETE, "The root group cannot be deleted.", group.to_data())
         children = [g for g in snapshot.groups if g.parent == group.id and g.id != group.id]

@@ -25,11 +25,11 @@ from reclass_ng.classifier.rule_translation import (
     translate_rule,
 )
 from reclass_ng.server.errors import ApiError, error_responses, from_problems
-from reclass_ng.server.group_writes import _existing_mapping, _file_data, _slug
+from reclass_ng.server.group_writes import group_file_name, group_file_text
 from reclass_ng.server.http import blocking, json_body, require_auth, service
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_referents
-from reclass_ng.server.yaml_files import checked_render, inventory_lock
+from reclass_ng.server.yaml_files import inventory_lock
 
 router = APIRouter()
 
@@ -81,15 +81,12 @@ def _new_files(state: InventoryState, snapshot: Snapshot, groups: list[Group]
             if old.to_data() == group.to_data():
                 files[relative] = current  # unchanged: the same bytes (a re-dump may reflow)
             else:
-                files[relative] = checked_render(
-                    current, _file_data(group, _existing_mapping(current)), str(old.file))
+                files[relative] = group_file_text(group, current, str(old.file))
         else:
             pending.append(group)
     for group in pending:
-        name = f"{_slug(group.name)}.yml"
-        if name in files:
-            name = f"{_slug(group.name)}-{group.id[:8]}.yml"
-        files[name] = checked_render(None, _file_data(group, {}), f"{GROUPS_DIR_NAME}/{name}")
+        name = group_file_name(group, files.__contains__)
+        files[name] = group_file_text(group, None, f"{GROUPS_DIR_NAME}/{name}")
     return files
 
 

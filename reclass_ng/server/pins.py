@@ -19,7 +19,7 @@ from typing import Any
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
 from reclass_ng.classifier.groups import Group
 from reclass_ng.server import group_writes
-from reclass_ng.server.errors import ApiError, not_found
+from reclass_ng.server.errors import ApiError
 from reclass_ng.server.inventory_state import InventoryState
 from reclass_ng.server.yaml_files import inventory_lock
 
@@ -103,11 +103,8 @@ def _rewrite(state: InventoryState, snapshot: Any, old: Group, data: dict[str, A
 def pin(state: InventoryState, group_id: str, nodes: list[str]) -> None:
     """POST /v1/groups/<id>/pin: OR the nodes' name conditions into the group's rule."""
     group_id = group_writes.check_uuid(group_id)
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        old = snapshot.group(group_id)
-        if old is None:
-            raise not_found(f"/v1/groups/{group_id}/pin")
+    with group_writes.locked_group(state, group_id, f"/v1/groups/{group_id}/pin"
+                                   ) as (snapshot, old):
         if old.is_root:
             return  # the root's rule matches every node already (and may not be edited)
         missing = [n for n in nodes if n not in pinned_nodes(old)]
@@ -139,11 +136,8 @@ def _unpinned_data(group: Group, nodes: set[str]) -> dict[str, Any] | None:
 def unpin(state: InventoryState, group_id: str, nodes: list[str]) -> None:
     """POST /v1/groups/<id>/unpin: take the nodes' pins out of the group."""
     group_id = group_writes.check_uuid(group_id)
-    with inventory_lock(state.inventory_dir):
-        snapshot = state.write_snapshot()
-        old = snapshot.group(group_id)
-        if old is None:
-            raise not_found(f"/v1/groups/{group_id}/unpin")
+    with group_writes.locked_group(state, group_id, f"/v1/groups/{group_id}/unpin"
+                                   ) as (snapshot, old):
         data = _unpinned_data(old, set(nodes))
         if data is not None:
             _rewrite(state, snapshot, old, data)

@@ -4,7 +4,8 @@ keeping the file's comments and key order.
 People review these files in git, so a write changes only the values that changed: the file is
 loaded with ruamel.yaml's round-trip loader and updated in place (a plain dump would drop every
 comment and reorder keys). A write goes to a hidden temporary file in the same directory and is
-renamed over the old one, so a reader (or a crash) sees the old file or the new one, never half.
+renamed over the old one, so a reader (or a crash) sees the old file or the new one, never half
+(classifier.atomic_files, shared with every other file the project writes).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import io
 import math
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -28,6 +28,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+from reclass_ng.classifier.atomic_files import TEMP_PREFIX, atomic_write_text
 from reclass_ng.server.errors import INVENTORY_LOCKED, UNREPRESENTABLE_VALUE, ApiError
 from reclass_ng.values import to_plain
 
@@ -35,9 +36,9 @@ LOCK_FILE_NAME = ".reclass-ng.lock"
 # How long a write waits for the inventory lock before answering 503 (someone holds it: another
 # server, a person's script); the worker thread is then free again.
 LOCK_TIMEOUT_SECONDS = 10.0
-# Temporary files of a write start with this; one left behind (a killed process) is removed by
-# the next write in the same directory, under the lock, when no write of ours can be running.
-TEMP_PREFIX = ".reclass-ng-tmp."
+# Temporary files of a write start with TEMP_PREFIX; one left behind (a killed process) is
+# removed by the next write in the same directory, under the lock, when no write of ours can be
+# running.
 _SafeLoader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
 # Lists under these keys read best on one line, as the example inventory writes them.
 FLOW_STYLE_KEYS = ("rule", "pinned", "reclass_classes")
@@ -128,26 +129,10 @@ def remove_stale_temp_files_below(inventory_dir: str | os.PathLike[str]) -> None
 
 
 def atomic_write(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text`: temp file in the same directory, fsync, then os.replace.
-    Call under the inventory lock (it also clears temp files of earlier killed writes)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temp_files(path.parent)
-    fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    """Replace `path` with `text` atomically and durably (classifier.atomic_files). Call under
+    the inventory lock: it also clears temp files of earlier killed writes in that directory."""
+    remove_stale_temp_files(Path(path).parent)
+    atomic_write_text(path, text)
 
 
 def _styled(key: str | None, value: Any) -> Any:

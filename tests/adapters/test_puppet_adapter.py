@@ -8,6 +8,7 @@ import pytest
 import yaml
 from adapter_helpers import EXAMPLE_INVENTORY, fake_nodeinfo, run_command, write_inventory
 from puppet_facts import write_fact_cache
+from server_process import refusing_port
 
 from reclass_ng.adapters import puppet
 
@@ -173,14 +174,10 @@ def test_groups_mode_refuses_the_none_rule(tmp_path) -> None:
 # Client mode (`--server URL`): tests against a running service are in tests/server/
 # test_enc_client.py and tests/integration/test_puppet_server.py; these need no server.
 def test_client_mode_with_nothing_listening_names_url_and_node(tmp_path) -> None:
-    import socket
-
-    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     write_fact_cache(tmp_path, "web2.example.com", "web")
-    result = run_command("reclass-puppet", "--server", f"http://127.0.0.1:{port}",
-                         "--facts-dir", str(tmp_path), "web2.example.com")
+    with refusing_port() as port:
+        result = run_command("reclass-puppet", "--server", f"http://127.0.0.1:{port}",
+                             "--facts-dir", str(tmp_path), "web2.example.com")
     assert result.returncode == 74 and result.stdout == ""
     assert f"http://127.0.0.1:{port}/v1/classified/nodes/web2.example.com" in result.stderr
     assert "Traceback" not in result.stderr

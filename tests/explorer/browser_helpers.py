@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from server_helpers import stop_process
+from server_helpers import server_log
+from server_process import UI_LISTENING, server_process
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -61,24 +59,8 @@ def explorer_ui(inventory: Path, state_db: Path) -> Iterator[str]:
     """`reclass-ng ui -b INVENTORY`: yields the URL it prints; stopped afterwards."""
     command = [sys.executable, "-m", "reclass_ng.cli.main", "ui", "-b", str(inventory),
                "--state-db", str(state_db)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
-    try:
-        deadline = time.monotonic() + 30
-        assert process.stdout is not None
-        printed = []
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            printed.append(line)
-            found = re.search(r"(http://127\.0\.0\.1:\d+/ui/)", line)
-            if found:
-                yield found.group(1)
-                return
-            if not line and process.poll() is not None:
-                break
-        raise AssertionError("reclass-ng ui printed no URL:\n" + "".join(printed))
-    finally:
-        stop_process(process)
+    with server_process(command, server_log(state_db), listening=UI_LISTENING) as (_, base):
+        yield f"{base}/ui/"
 
 
 def save_screenshot(driver: object, directory: Path, name: str) -> Path:

@@ -7,14 +7,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import NoReturn
 
-import pytest
+from missing_tools import INSTALL_HINT, missing_tool
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_INVENTORY = REPO / "inventory-example"
 VENV_BIN = Path(sys.executable).parent
-INSTALL_HINT = "`make test` installs it (scripts/install-test-tools.sh)"
 
 
 def find_tool(name: str, *extra_dirs: str) -> str | None:
@@ -23,15 +21,6 @@ def find_tool(name: str, *extra_dirs: str) -> str | None:
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
     return shutil.which(name) or shutil.which(name, path=os.pathsep.join(extra_dirs) or None)
-
-
-def missing_tool(message: str) -> NoReturn:
-    """Skip the test, saying what is missing; in CI (CI set, as CI services and .ci/run set
-    it) fail it instead: `make test` installs every tool, so a missing one is a broken install
-    and must not pass as a skip."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{message} (CI is set: every tool must be installed)")
-    pytest.skip(message)
 
 
 def require_tool(name: str, *extra_dirs: str) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from server_process import server_process
 
 EXAMPLE_INVENTORY = Path(__file__).resolve().parents[2] / "inventory-example"
 TOKEN = "test-token-0123456789"
@@ -28,65 +28,43 @@ def copy_inventory(target: Path) -> Path:
     return target
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextlib.contextmanager
 def running_server(inventory: Path, state_db: Path, *args: str, token: str | None = TOKEN,
                    token_file: Path | None = None) -> Iterator[str]:
-    """Start the server, wait until it answers, yield its base URL, stop it."""
+    """Start the server, wait until it listens, yield its base URL, stop it."""
     with running_server_process(inventory, state_db, *args, token=token,
                                 token_file=token_file) as (base, _process):
         yield base
 
 
+def serve_command(inventory: Path, state_db: Path, *args: str) -> list[str]:
+    """`reclass-ng serve` of this checkout on a free loopback port (`--listen 127.0.0.1:0`)."""
+    return [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
+            "--listen", "127.0.0.1:0", "--state-db", str(state_db), "--log-level", "warning",
+            *args]
+
+
+def server_log(state_db: Path) -> Path:
+    """A new log file for a server, next to its state database (a test may start several)."""
+    descriptor, name = tempfile.mkstemp(prefix=f"{state_db.name}-", suffix=".log",
+                                        dir=state_db.parent)
+    os.close(descriptor)
+    return Path(name)
+
+
 @contextlib.contextmanager
 def running_server_process(inventory: Path, state_db: Path, *args: str,
                            token: str | None = TOKEN, token_file: Path | None = None
-                           ) -> Iterator[tuple[str, subprocess.Popen]]:
+                           ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`running_server`, yielding (base URL, the server's process)."""
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"}
     if token is not None and token_file is None:
         env["RECLASS_NG_TOKEN"] = token
-    command = [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
-               "--listen", f"127.0.0.1:{port}", "--state-db", str(state_db),
-               "--log-level", "warning", *args]
+    command = serve_command(inventory, state_db, *args)
     if token_file is not None:
         command += ["--token-file", str(token_file)]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"server exited early: {process.stdout.read()}")
-            try:
-                httpx.get(base + "/openapi.json", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise AssertionError("server did not start within 30 s") from None
-                time.sleep(0.1)
+    with server_process(command, server_log(state_db), env=env) as (process, base):
         yield base, process
-    finally:
-        stop_process(process)
-
-
-def stop_process(process: subprocess.Popen) -> None:
-    """SIGTERM, SIGKILL when it has not exited 10 s later; closes its stdout pipe."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
 
 
 def cpu_seconds(pid: int) -> float:

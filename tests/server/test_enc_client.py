@@ -10,19 +10,12 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from server_helpers import TOKEN, free_port, serve_example_copy
+from puppet_facts import write_fact_cache
+from server_helpers import TOKEN, serve_example_copy
+from server_process import refusing_port
 
 RECLASS_PUPPET = str(Path(sys.executable).parent / "reclass-puppet")
 
-FACT_CACHE = """\
---- !ruby/object:Puppet::Node::Facts
-name: {name}
-values:
-  role: {role}
-  processors:
-    count: {processors}
-timestamp: 2026-11-22 08:00:00.000000000 +00:00
-"""
 NODES = {"web2.example.com": ("web", 8), "web1.staging.example.com": ("web", 2),
          "db1.example.com": ("db", 4)}
 
@@ -37,8 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory):
 def facts_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     facts = tmp_path_factory.mktemp("facts")
     for name, (role, processors) in NODES.items():
-        (facts / f"{name}.yaml").write_text(
-            FACT_CACHE.format(name=name, role=role, processors=processors))
+        write_fact_cache(facts, name, role, processors)
     return facts
 
 
@@ -106,8 +98,10 @@ def test_wrong_or_missing_token(server, facts_dir):
 
 
 def test_server_down(facts_dir):
-    base = f"http://127.0.0.1:{free_port()}"
-    result = reclass_puppet("--server", base, "--facts-dir", str(facts_dir), "web2.example.com")
+    with refusing_port() as port:
+        base = f"http://127.0.0.1:{port}"
+        result = reclass_puppet("--server", base, "--facts-dir", str(facts_dir),
+                                "web2.example.com")
     assert_clean_failure(result, f"{base}/v1/classified/nodes/web2.example.com",
                          "Cannot reach the classifier", "web2.example.com")
     assert result.returncode == 74

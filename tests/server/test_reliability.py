@@ -19,7 +19,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -35,11 +34,13 @@ from server_helpers import (
     client,
     copy_inventory,
     cpu_seconds,
-    free_port,
     has_open,
     running_server,
     running_server_process,
+    serve_command,
+    server_log,
 )
+from server_process import start_server_process, stop_server_process
 
 import reclass_ng
 from reclass_ng.classifier.group_files import read_group_files
@@ -231,7 +232,11 @@ def test_check_in_history_is_bounded_and_nodes_are_paged(inventory, tmp_path):
         assert "link" not in second.headers
 
 
-def test_a_held_lock_delays_only_writes(inventory, tmp_path):
+@pytest.mark.parametrize(("write", "answer"), [
+    ({"url": f"/v1/groups/{WEB_ID}", "json": {"description": "after the lock"}}, 200),
+    ({"url": f"/v1/groups/{WEB_ID}/pin", "json": {"nodes": ["web9.example.com"]}}, 204),
+], ids=["group-update", "pin"])
+def test_a_held_lock_delays_only_writes(inventory, tmp_path, write, answer):
     """An external holder of the lock file: reads and classifications go on while a write
     waits for the lock, and the write goes through once the lock is released.
 
@@ -239,13 +244,15 @@ def test_a_held_lock_delays_only_writes(inventory, tmp_path):
     opens the file to wait and closes it when it gives up after LOCK_TIMEOUT_SECONDS), so reads
     that return while it is still open did not wait for the write."""
     lock_path = inventory / ".reclass-ng.lock"
-    lock = open(lock_path, "a")  # noqa: SIM115 (held across threads)
-    fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
     with running_server_process(inventory, tmp_path / "state.sqlite3") as (base, server), \
             client(base) as http:
+        # Taken once the server has started (its start-up cleanup waits for the lock too).
+        assert http.get("/v1/groups").status_code == 200
+        lock = open(lock_path, "a")  # noqa: SIM115 (held across threads)
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         statuses: list[int] = []
-        writer = threading.Thread(target=lambda: statuses.append(client(base).post(
-            f"/v1/groups/{WEB_ID}", json={"description": "after the lock"}).status_code))
+        writer = threading.Thread(target=lambda: statuses.append(
+            client(base).post(**write).status_code))
         writer.start()
         deadline = time.monotonic() + 60
         while not has_open(server.pid, lock_path):
@@ -258,7 +265,7 @@ def test_a_held_lock_delays_only_writes(inventory, tmp_path):
         fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
         lock.close()
         writer.join(timeout=60)
-        assert statuses == [200]
+        assert statuses == [answer]
 
 
 def test_a_catastrophic_regex_does_not_stall_classification(inventory, tmp_path):
@@ -310,37 +317,21 @@ def test_half_sent_requests_are_cut_off_and_connections_capped(inventory, tmp_pa
         assert http.get("/v1/groups").status_code == 200
 
 
-def _serve(inventory: Path, state: Path, port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "RECLASS_NG_TOKEN": TOKEN}
-    return subprocess.Popen([sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b",
-                             str(inventory), "--listen", f"127.0.0.1:{port}", "--state-db",
-                             str(state), "--log-level", "critical"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def _wait_until_up(base: str) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            httpx.get(base + "/openapi.json", timeout=1)
-            return
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
+def _serve(inventory: Path, state: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A server to kill: started and waited for, but stopped by the test itself."""
+    return start_server_process(serve_command(inventory, state), server_log(state),
+                                env={**os.environ, "RECLASS_NG_TOKEN": TOKEN})
 
 
 def test_kill_9_during_writes_leaves_whole_files(inventory, tmp_path):
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     for round_number in range(3):
-        process = _serve(inventory, tmp_path / "state.sqlite3", port)
+        process, base = _serve(inventory, tmp_path / "state.sqlite3")
         try:
-            _wait_until_up(base)
             stop = threading.Event()
             landed: list[int] = []
 
             def write(index: int, stop: threading.Event = stop, landed: list[int] = landed,
-                      round_number: int = round_number) -> None:
+                      round_number: int = round_number, base: str = base) -> None:
                 with client(base) as http:
                     number = 0
                     while not stop.is_set():
@@ -374,15 +365,13 @@ def test_kill_9_during_writes_leaves_whole_files(inventory, tmp_path):
         groups, problems = read_group_files(inventory)
         assert not problems, problems
     # A new server cleans what the killed writes left behind.
-    process = _serve(inventory, tmp_path / "state.sqlite3", port)
+    process, base = _serve(inventory, tmp_path / "state.sqlite3")
     try:
-        _wait_until_up(base)
         with client(base) as http:
             assert http.post(f"/v1/groups/{WEB_ID}", json={"description": "done"}
                              ).status_code == 200
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_server_process(process)
     assert_inventory_loads(inventory)
 
 

@@ -1,0 +1,99 @@
+"""What `reclass-ng serve` and `reclass-ng ui` share: the `server` extra, the inventory directory,
+and uvicorn run on a socket this module binds itself.
+
+Binding here rather than inside uvicorn gives a busy or unusable address one clear line (uvicorn
+logs it and exits 3, which says nothing to a script), and lets port 0 mean "a free port" whose
+real number is printed before serving: a caller (a test, a script) starts the server with
+`--listen 127.0.0.1:0` and reads the address from that line, instead of picking a free port first
+and hoping nobody takes it before the server binds it.
+
+Imported only when one of those commands runs (the socket module is not needed at every start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import os
+import socket
+from types import ModuleType
+from typing import Any
+
+from reclass_ng.cli.groups import inventory_dir_from_args
+from reclass_ng.errors import ConfigError, ReclassError
+
+# Connections made between the bind and uvicorn's start wait in this queue, so the printed
+# address answers at once.
+LISTEN_BACKLOG = 128
+
+
+class ListenError(ReclassError):
+    """The address to listen on cannot be used (port taken, address not on this machine)."""
+
+    exit_code = 69  # EX_UNAVAILABLE (doc/usage.rst, exit codes)
+
+
+def import_uvicorn(command: str) -> ModuleType:
+    """uvicorn, after checking that the `server` extra (FastAPI, uvicorn, ruamel.yaml) is
+    installed: reclass_ng.server imports at once afterwards."""
+    try:
+        import uvicorn
+
+        import reclass_ng.server  # noqa: F401 - imported to check the extra
+    except ImportError as err:
+        raise ConfigError(f"reclass-ng {command} needs the `server` extra ({err.name} is "
+                          "missing): from a checkout, pip install '.[server]'") from err
+    return uvicorn
+
+
+def existing_inventory_dir(args: argparse.Namespace) -> str:
+    """The absolute inventory directory of `-b` (or its default); ConfigError if it is missing."""
+    inventory_dir = os.path.abspath(inventory_dir_from_args(args))
+    if not os.path.isdir(inventory_dir):
+        raise ConfigError(f"inventory directory {inventory_dir} does not exist")
+    return inventory_dir
+
+
+def listening_socket(host: str, port: int, option: str) -> socket.socket:
+    """A socket bound to (host, port) and listening; port 0 binds a free port. `option` names
+    what the user gave (e.g. `--listen 127.0.0.1:80`) in the ListenError of an unusable address.
+
+    The address family follows uvicorn's rule (IPv6 when the host has a colon), so a name such
+    as `localhost` is an IPv4 address, as it was when uvicorn bound it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        infos = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)
+    except socket.gaierror as err:
+        raise ListenError(f"{option}: unknown address ({err.strerror})") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(LISTEN_BACKLOG)
+    except OSError as err:
+        sock.close()
+        if err.errno == errno.EADDRINUSE:
+            raise ListenError(f"{option}: the port is already in use (another reclass-ng "
+                              "serve?); choose another port, or port 0 for a free one") from None
+        raise ListenError(f"{option}: cannot listen there ({err.strerror})") from None
+    return sock
+
+
+def socket_url(sock: socket.socket) -> str:
+    """`http://HOST:PORT` of a bound socket, with the port it really has (IPv6 in brackets)."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if sock.family == socket.AF_INET6 else f"http://{host}:{port}"
+
+
+def serve_on(uvicorn: ModuleType, sock: socket.socket, app: Any, **options: Any) -> int:
+    """Run uvicorn with `options` (uvicorn.Config's) on the listening socket until it is stopped
+    (Ctrl-C, SIGTERM); 0, or 3 as uvicorn.run exits when the application failed to start."""
+    server = uvicorn.Server(uvicorn.Config(app, **options))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # a second Ctrl-C while uvicorn was already stopping
+        pass
+    finally:
+        sock.close()
+    return 0 if server.started else 3
