@@ -8,7 +8,7 @@ import sys
 from inventory_writer import write_inventory
 
 NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurrent.futures",
-              "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale")
+              "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing")
 
 PROBE = """
 import contextlib, io, sys
