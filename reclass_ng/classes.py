@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable
 
 from reclass_ng.entity import Entity
@@ -41,7 +41,7 @@ class ClassLoader:
         self.storage = storage
         self.preparer = preparer
         self._cache: dict[str, Entity | None] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def get(self, name: str) -> Entity | None:
         """The class entity `name`, or None when no such class file exists."""

@@ -8,8 +8,8 @@ reads what is shared (parsed files, settings), so nodes can be rendered in paral
 from __future__ import annotations
 
 import sys
-import threading
 import time
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Sequence
 
 from reclass_ng.classes import (
@@ -54,7 +54,7 @@ class _RecursionLimit:
     raised for good. So the first render in raises it and the last one out restores it."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._holders = 0
         self._saved = 0
 

@@ -11,7 +11,7 @@ Files are parsed only when a node needs them, each at most once per process.
 from __future__ import annotations
 
 import os
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
@@ -233,7 +233,7 @@ class YamlFsStorage:
                 raise NotFoundError(f"No such directory: {directory}")
         self.nodes = NodeFiles(self._scan_nodes, self._find_node)
         self._parsed: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
         self._class_files: dict[str, str] = {}
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}

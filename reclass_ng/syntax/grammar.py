@@ -31,7 +31,7 @@ not nest, no escape character, no query) takes a shorter path.
 from __future__ import annotations
 
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 
@@ -71,7 +71,7 @@ class ValueParser:
         self._query_stops = (q_close, esc + q_close, esc + esc + q_close)
         self._after_double_escape = (r_open, q_open, r_close, q_close)
         self._cache: dict[str, Template] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def may_contain_syntax(self, text: str) -> bool:
         """Cheap test: only strings containing an opening sentinel need parsing."""

@@ -12,7 +12,7 @@ Words are separated by whitespace; keywords and options are case-insensitive.
 from __future__ import annotations
 
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.records import Record
 from reclass_ng.syntax.grammar import SyntaxProblem
@@ -117,7 +117,7 @@ class QueryParser:
         self.delimiter = delimiter
         self._grammar: pp.ParserElement | None = None  # built on the first query (pyparsing)
         self._cache: dict[str, QueryExpr] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def parse(self, text: str) -> QueryExpr:
         cached = self._cache.get(text)
