@@ -14,7 +14,7 @@ import reclass_ng
 
 NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurrent.futures",
               "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing",
-              "contextlib", "threading", "json")
+              "contextlib", "threading", "json", "fnmatch", "shlex", "importlib", "warnings")
 
 PROBE = """
 import io, sys

@@ -91,15 +91,16 @@ def _operand_text(operand: Any) -> str:
     return str(operand)
 
 
-_INT = re.compile(r"-?\d+\Z")
-_REAL = re.compile(r"-?(\d+\.\d*|\.\d+)\Z")
+# Compiled on first use (re keeps them): only a node with queries needs them.
+_INT = r"-?\d+\Z"
+_REAL = r"-?(\d+\.\d*|\.\d+)\Z"
 
 
 def _operand(word: str, delimiter: str) -> Any:
     lower = word.lower()
-    if _INT.match(word):
+    if re.match(_INT, word):
         return int(word)
-    if _REAL.match(word):
+    if re.match(_REAL, word):
         return float(word)
     if lower in ("true", "false"):
         return lower == "true"
