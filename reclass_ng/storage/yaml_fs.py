@@ -17,15 +17,20 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
-from reclass_ng.storage.lookup import ClassFinder, directory_identity, find_node_files
+from reclass_ng.storage.lookup import (
+    EXTENSIONS,
+    FILE,
+    WALKED_DIRECTORY,
+    ClassFinder,
+    directory_identity,
+    entry_kind,
+    find_node_files,
+)
 from reclass_ng.storage.yaml_load import load_yaml_file
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
-
-EXTENSIONS = (".yml", ".yaml")
-SKIPPED_DIRS = {"CVS", "SCCS"}
 
 
 class NodeFile(Record):
@@ -149,14 +154,10 @@ def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], 
     subdirs = []
     for name in sorted(entries):
         entry = entries[name]
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            if name[0] != "." and name not in SKIPPED_DIRS:
-                subdirs.append(entry)
-        elif name.endswith(EXTENSIONS):
+        kind = entry_kind(entry)
+        if kind is WALKED_DIRECTORY:
+            subdirs.append(entry)
+        elif kind is FILE and name.endswith(EXTENSIONS):
             files.append(name)
     found.append((path, relpath, files))
     for entry in subdirs:
