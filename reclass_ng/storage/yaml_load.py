@@ -215,6 +215,8 @@ def _deepest_point(data: bytes) -> yaml.Mark | None:
 
 
 def _check_depth(data: bytes) -> None:
+    if len(data) <= _DEEP_SCAN_THRESHOLD:
+        return  # every indicator is at least a byte: a file this small has too few to count
     indicators = data.count(b"[") + data.count(b"{") + sum(
         data.count(indicator + space) for indicator in (b"-", b"?")
         for space in (b" ", b"\n", b"\t", b"\r"))
