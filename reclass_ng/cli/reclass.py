@@ -100,11 +100,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports) takes about
-# as long as the exact pure-Python writer needs for ten MCP-sized nodes (50 kB of JSON each):
-# up to this many nodes the whole document is written by that writer (the same text, which
-# tests/test_cli_reclass.py checks against the orjson writer).
-FEW_NODES_FOR_ORJSON = 8
+# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports: about 58 M
+# instructions) costs as much as the exact pure-Python writer needs for about 11,000 values
+# (5 k instructions each; an `mcp` node has about 1,400, a node of reclass-rs's test inventory
+# about 30): a document of at most this many values is written by that writer (the same text,
+# which tests/test_cli_reclass.py checks against the orjson writer). Counting stops there.
+FEW_VALUES_FOR_ORJSON = 10_000
+
+
+def has_at_most_values(data: Any, limit: int) -> bool:
+    """Whether `data` holds at most `limit` values, containers and scalars alike (a walk that
+    stops once it has counted more)."""
+    pending = [data]
+    count = 0
+    while pending:
+        value = pending.pop()
+        count += 1
+        if count > limit:
+            return False
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend(value)
+    return True
 
 
 class InventoryOutput:
@@ -143,7 +161,7 @@ class InventoryOutput:
         if self.jobs > 1 and count > 1:
             for piece in pieces:
                 sys.stdout.write(piece)
-        elif settings.output == "json" and len(data["nodes"]) <= FEW_NODES_FOR_ORJSON:
+        elif settings.output == "json" and has_at_most_values(data, FEW_VALUES_FOR_ORJSON):
             from reclass_ng.output import dump
 
             sys.stdout.write(dump(data, "json", settings.pretty_print))
