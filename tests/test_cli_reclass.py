@@ -244,7 +244,7 @@ def test_inventory_json_of_few_values_is_what_the_orjson_writer_writes(
     import re
 
     import reclass_ng
-    from reclass_ng.cli.reclass import FEW_VALUES_FOR_ORJSON, has_at_most_values
+    from reclass_ng.cli.reclass import few_values_for_orjson
     from reclass_ng.output import write
 
     files = {"classes/c.yml": "parameters:\n  tiny: 1.5e-07\n  big: 123456789012345678901\n"
@@ -256,7 +256,7 @@ def test_inventory_json_of_few_values_is_what_the_orjson_writer_writes(
     result = reclass(["-b", str(root), "--inventory", "-o", "json"])
     assert result.returncode == 0, result.stderr
     data = reclass_ng.load(str(root), read_config=False).inventory()
-    assert has_at_most_values(data, FEW_VALUES_FOR_ORJSON) == (size == 1)
+    assert few_values_for_orjson(data["nodes"]) == (size == 1)
     expected = io.StringIO()
     write(data, expected, "json", True)
 

@@ -103,25 +103,33 @@ def run(args: argparse.Namespace) -> int:
 # `import orjson` (with dataclasses, inspect, uuid and platform, which it imports: about 58 M
 # instructions) costs as much as the exact pure-Python writer needs for about 11,000 values
 # (5 k instructions each; an `mcp` node has about 1,400, a node of reclass-rs's test inventory
-# about 30): a document of at most this many values is written by that writer (the same text,
-# which tests/test_cli_reclass.py checks against the orjson writer). Counting stops there.
+# about 30): an inventory whose first node, times the number of nodes, holds at most this many
+# values is written by that writer (the same text, which tests/test_cli_reclass.py checks
+# against the orjson writer). Counting all values would cost half of what writing them does.
 FEW_VALUES_FOR_ORJSON = 10_000
 
 
+def few_values_for_orjson(nodes: dict[str, Any]) -> bool:
+    """Whether an inventory of these rendered nodes is estimated to hold at most
+    FEW_VALUES_FOR_ORJSON values (its first node's count times the number of nodes)."""
+    if not nodes:
+        return True
+    first = next(iter(nodes.values()))
+    return has_at_most_values(first, FEW_VALUES_FOR_ORJSON // len(nodes))
+
+
 def has_at_most_values(data: Any, limit: int) -> bool:
-    """Whether `data` holds at most `limit` values, containers and scalars alike (a walk that
-    stops once it has counted more)."""
-    pending = [data]
-    count = 0
+    """Whether `data` holds at most `limit` values, containers and scalars alike (a walk over
+    its containers that stops once it has counted more)."""
+    count = 1
+    pending = [data] if isinstance(data, (dict, list, tuple)) else []
     while pending:
-        value = pending.pop()
-        count += 1
+        container = pending.pop()
+        items = container.values() if isinstance(container, dict) else container
+        count += len(items)
         if count > limit:
             return False
-        if isinstance(value, dict):
-            pending.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            pending.extend(value)
+        pending += [item for item in items if isinstance(item, (dict, list, tuple))]
     return True
 
 
@@ -161,7 +169,7 @@ class InventoryOutput:
         if self.jobs > 1 and count > 1:
             for piece in pieces:
                 sys.stdout.write(piece)
-        elif settings.output == "json" and has_at_most_values(data, FEW_VALUES_FOR_ORJSON):
+        elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
             from reclass_ng.output import dump
 
             sys.stdout.write(dump(data, "json", settings.pretty_print))
