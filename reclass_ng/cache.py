@@ -7,7 +7,7 @@ that says how much it may keep.
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
@@ -33,7 +33,7 @@ class BoundedCache(Generic[K, V]):
             raise ValueError("a BoundedCache keeps at least one entry")
         self.size = size
         self._entries: OrderedDict[K, V] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def get(self, key: K, make: Callable[[K], V]) -> V:
         """The value of `key`, made with `make(key)` (outside the lock) when not kept."""

@@ -8,10 +8,8 @@ others, is an error naming the loop.
 
 from __future__ import annotations
 
-import fnmatch
 import re
-import shlex
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable
 
 from reclass_ng.entity import Entity
@@ -41,7 +39,7 @@ class ClassLoader:
         self.storage = storage
         self.preparer = preparer
         self._cache: dict[str, Entity | None] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def get(self, name: str) -> Entity | None:
         """The class entity `name`, or None when no such class file exists."""
@@ -82,11 +80,15 @@ class ClassMapping(Record):
         if self.regex is not None:
             match = self.regex.search(subject)
             return [match.expand(c) for c in self.classes] if match else []
+        import fnmatch  # here: only class mappings use it, not every start
+
         return list(self.classes) if fnmatch.fnmatchcase(subject, self.glob or "") else []
 
 
 def parse_class_mapping(text: str) -> ClassMapping:
     """Split a mapping like a POSIX shell does; a leading `/` quotes a regular expression."""
+    import shlex  # here: only class mappings use it, not every start
+
     lexer = shlex.shlex(text, posix=True)
     lexer.whitespace_split = True
     lexer.commenters = ""

@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import re
 from collections.abc import Iterable
-from json.encoder import (  # type: ignore[attr-defined]
-    INFINITY,
-    c_make_encoder,
-    encode_basestring_ascii,
-)
 
 import yaml
 
@@ -23,6 +17,19 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
 FORMATS = ("yaml", "json")
+
+# The json module's own C encoder functions, taken from its accelerator: `import json` (its
+# decoder and scanner compile six regular expressions) was 3% of a `--nodeinfo` start, and
+# only compact output and a rare check need the module itself.
+try:
+    from _json import encode_basestring_ascii
+    from _json import make_encoder as c_make_encoder
+except ImportError:  # an interpreter without the accelerator: what json.encoder falls back to
+    from json.encoder import (  # type: ignore[attr-defined,no-redef,unused-ignore]
+        c_make_encoder,
+        encode_basestring_ascii,
+    )
+INFINITY = float("inf")
 
 _BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -55,6 +62,8 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
     if fmt == "json":
         if pretty:
             return pretty_json(data) + "\n"
+        import json
+
         return json.dumps(data, separators=(",", ":"), default=_json_default) + "\n"
     if fmt == "yaml":
         if pretty:
@@ -199,10 +208,12 @@ def _json_array(items: list | tuple, indent: str) -> str:
 # take the exact path above. It costs 30 ms to import, so only whole inventories use it.
 
 _orjson: Any = None
-# A line of indented JSON holding a number: `  "key": -1.5e-07,` or `  0.00001`.
-_NUMBER_LINE = re.compile(rb' *(?:"(?:[^"\\]|\\.)*": )?-?[0-9][0-9.eE+-]*,?')
-# What json escapes above \x1f; a negated class: compiling the range up to U+10FFFF took 8 ms.
-_NON_ASCII = re.compile("[^\x00-\x7e]")
+# Two patterns, compiled on first use (re keeps them): a start that writes a node by the exact
+# path above never needs them. A line of indented JSON holding a number: `  "key": -1.5e-07,`
+# or `  0.00001`; what json escapes above \x1f (a negated class: compiling the range up to
+# U+10FFFF took 8 ms).
+_NUMBER_LINE = rb' *(?:"(?:[^"\\]|\\.)*": )?-?[0-9][0-9.eE+-]*,?'
+NON_ASCII_PATTERN = "[^\x00-\x7e]"
 
 
 def fast_pretty_json(value: Any, indent: str = "") -> str:
@@ -236,25 +247,28 @@ def _orjson_text(value: Any) -> str | None:
         return None
     if data.isascii():
         text = data.decode("ascii")
-        return _NON_ASCII.sub(_escaped, text) if "\x7f" in text else text
-    return _NON_ASCII.sub(_escaped, data.decode("utf-8"))
+        return re.compile(NON_ASCII_PATTERN).sub(_escaped, text) if "\x7f" in text else text
+    return re.compile(NON_ASCII_PATTERN).sub(_escaped, data.decode("utf-8"))
 
 
 def _has_small_float(data: bytes) -> bool:
     """Whether a number line of orjson's output holds `e-` or `0.0000` (a float below 1e-4)."""
+    number_line = re.compile(_NUMBER_LINE)
     for marker in (b"e-", b"0.0000"):
         at = data.find(marker)
         while at >= 0:
             start = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at)
             end = len(data) if end < 0 else end
-            if _NUMBER_LINE.fullmatch(data, start, end):
+            if number_line.fullmatch(data, start, end):
                 return True
             at = data.find(marker, end)
     return False
 
 
 def _has_non_finite_float(value: Any) -> bool:
+    import json
+
     try:
         json.dumps(value, allow_nan=False, check_circular=False, separators=(",", ":"),
                    default=_json_default)

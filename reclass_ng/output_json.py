@@ -16,13 +16,14 @@ re-indent or encode of the text. orjson's text differs from json's in four place
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from reclass_ng.output import (
-    _NON_ASCII,
+    NON_ASCII_PATTERN,
     _escaped,
     _has_non_finite_float,
     _has_small_float,
@@ -32,6 +33,7 @@ from reclass_ng.output import (
 )
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME
+_NON_ASCII = re.compile(NON_ASCII_PATTERN)
 # Nodes dumped per orjson call: few calls, and a bounded piece of text at a time.
 NODES_PER_PIECE = 16
 

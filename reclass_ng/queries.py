@@ -9,7 +9,7 @@ the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable
 
 from reclass_ng.errors import (
@@ -48,7 +48,7 @@ class ExportView:
         params = renderer.resolver(self.node.parameters, group_errors=False)
         self.exports = renderer.resolver(self.node.exports, group_errors=False, refs=params)
         self.delimiter = renderer.settings.delimiter
-        self.lock = threading.Lock()
+        self.lock = allocate_lock()
 
     def export(self, keys: tuple[str, ...]) -> tuple[bool, Any]:
         """(found, value) of an export path, rendered."""
@@ -86,7 +86,7 @@ class QueryEngine:
         self.parser = QueryParser(self.settings.delimiter)
         self.watcher = watcher or ViewWatcher()
         self._views: dict[str, ExportView | ReclassError] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
                       scope_environment: str | None = None,

@@ -24,9 +24,11 @@ bounded; the plain render (without one) is the reference the tests compare it wi
 
 from __future__ import annotations
 
-from typing import Any
-
 from reclass_ng.values import OwnedDict, OwnedList
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 # Values inside a rendered tree that are complete as they are.
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -229,26 +229,36 @@ def test_deep_reference_chain_has_no_traceback(reclass, make_inventory) -> None:
     assert result.returncode != 1
 
 
-@pytest.mark.parametrize("count", [8, 9])  # either side of FEW_NODES_FOR_ORJSON
-def test_inventory_json_of_few_nodes_is_what_the_orjson_writer_writes(reclass, make_inventory,
-                                                                       count: int) -> None:
+def test_has_at_most_values_counts_containers_and_scalars() -> None:
+    from reclass_ng.cli.reclass import has_at_most_values
+
+    data = {"a": [1, {"b": None}], "c": (2, 3)}  # 8 values: the dict, a, its list, ...
+    assert has_at_most_values(data, 8) and not has_at_most_values(data, 7)
+
+
+# Either side of FEW_VALUES_FOR_ORJSON: many small nodes (the exact writer), few large ones.
+@pytest.mark.parametrize("count, size", [(30, 1), (3, 4000)])
+def test_inventory_json_of_few_values_is_what_the_orjson_writer_writes(
+        reclass, make_inventory, count: int, size: int) -> None:
     import io
     import re
 
     import reclass_ng
-    from reclass_ng.cli.reclass import FEW_NODES_FOR_ORJSON
+    from reclass_ng.cli.reclass import few_values_for_orjson
     from reclass_ng.output import write
 
-    assert FEW_NODES_FOR_ORJSON == 8
     files = {"classes/c.yml": "parameters:\n  tiny: 1.5e-07\n  big: 123456789012345678901\n"
-                              "  text: \"caf\u00e9 \\x7f \\t\"\n  nested: {a: [1, {b: null}]}\n"}
+                              "  text: \"caf\u00e9 \\x7f \\t\"\n  nested: {a: [1, {b: null}]}\n"
+                              f"  many: {list(range(size))}\n"}
     files.update({f"nodes/n{i}.yml": f"classes: [c]\nparameters: {{i: {i}, f: {i}.25}}\n"
                   for i in range(count)})
     root = make_inventory(files)
     result = reclass(["-b", str(root), "--inventory", "-o", "json"])
     assert result.returncode == 0, result.stderr
+    data = reclass_ng.load(str(root), read_config=False).inventory()
+    assert few_values_for_orjson(data["nodes"]) == (size == 1)
     expected = io.StringIO()
-    write(reclass_ng.load(str(root), read_config=False).inventory(), expected, "json", True)
+    write(data, expected, "json", True)
 
     def without_timestamp(text: str) -> str:
         return re.sub(r'"timestamp": "[^"]*"', '"timestamp": ""', text)

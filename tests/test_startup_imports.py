@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import os
+import site
 import subprocess
 import sys
+from pathlib import Path
 
 from inventory_writer import write_inventory
 
+import reclass_ng
+
 NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurrent.futures",
-              "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale")
+              "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing",
+              "contextlib", "threading", "json", "fnmatch", "shlex", "importlib", "warnings")
 
 PROBE = """
-import contextlib, io, sys
+import io, sys
 from reclass_ng.cli.reclass import main
-with contextlib.redirect_stdout(io.StringIO()) as out:
-    status = main(sys.argv[1:])
+sys.stdout = out = io.StringIO()
+status = main(sys.argv[1:])
+sys.stdout = sys.__stdout__
 assert status == 0 and "parameters" in out.getvalue(), out.getvalue()
 print(" ".join(name for name in {names!r} if name in sys.modules))
 """
+
+
+def _without_site_hooks() -> dict[str, str]:
+    # `python -S` with this interpreter's packages on PYTHONPATH: an editable install's .pth
+    # hook (and whatever else a virtualenv's site runs) imports contextlib and more before
+    # reclass_ng does, which would hide those imports from the test.
+    paths = [str(Path(reclass_ng.__file__).resolve().parents[1]), *site.getsitepackages()]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def test_nodeinfo_imports_nothing_it_does_not_use(tmp_path):
@@ -26,7 +41,7 @@ def test_nodeinfo_imports_nothing_it_does_not_use(tmp_path):
         "nodes/n1.yml": "classes: [base]\nparameters:\n  d: x\n"})
     for fmt in ("yaml", "json"):
         result = subprocess.run(
-            [sys.executable, "-c", PROBE.format(names=NOT_NEEDED), "-b", str(root),
+            [sys.executable, "-S", "-c", PROBE.format(names=NOT_NEEDED), "-b", str(root),
              "--nodeinfo", "n1", "-o", fmt],
-            capture_output=True, text=True, cwd=tmp_path, check=True)
+            capture_output=True, text=True, cwd=tmp_path, check=True, env=_without_site_hooks())
         assert result.stdout.split() == [], f"-o {fmt} imported {result.stdout}"

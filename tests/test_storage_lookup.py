@@ -140,3 +140,18 @@ def test_names_not_found_are_not_kept(make_inventory) -> None:
         assert found.class_path(f"missing.{index}") is None
     assert found.nodes.get("n1") is not None and found.class_path("a") is not None
     assert list(found.nodes._made) == ["n1"] and list(found._class_files) == ["a"]
+
+
+def test_entry_kind_is_the_one_rule_of_every_scan(tmp_path):
+    for name in ("walked", ".hidden", "CVS", "SCCS"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "file.yml").write_text("")
+    (tmp_path / "to-walked").symlink_to(tmp_path / "walked")
+    (tmp_path / ".to-walked").symlink_to(tmp_path / "walked")
+    (tmp_path / "dangling.yml").symlink_to(tmp_path / "missing")
+    kinds = {entry.name: lookup.entry_kind(entry) for entry in os.scandir(tmp_path)}
+    assert kinds == {
+        "walked": lookup.WALKED_DIRECTORY, "to-walked": lookup.WALKED_DIRECTORY,
+        ".hidden": lookup.SKIPPED_DIRECTORY, ".to-walked": lookup.SKIPPED_DIRECTORY,
+        "CVS": lookup.SKIPPED_DIRECTORY, "SCCS": lookup.SKIPPED_DIRECTORY,
+        "file.yml": lookup.FILE, "dangling.yml": lookup.FILE}

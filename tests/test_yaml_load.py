@@ -174,3 +174,38 @@ def test_the_loaders_memo_tables_stay_bounded(tmp_path, monkeypatch):
     assert len(yaml_load._FastLoader._plain_tags) <= 50
     # Loading again, with the tables refilled from empty, gives the same values.
     assert load_yaml_file(str(path)) == {"numbers": numbers, "words": words}
+
+
+# plain_scalar_tag, the fast path, against PyYAML's resolver (the reference).
+_RESOLVER = yaml.resolver.Resolver()
+_PLAIN_WORDS = ["yes", "Yes", "YES", "yEs", "no", "NO", "nO", "on", "ON", "off", "Off", "n", "y",
+                "true", "TRUE", "tRue", "false", "null", "Null", "NULL", "nULL", "~", "~~", "0",
+                "00", "01", "08", "10", "123", "1_0", "0x1f", "0b1", "0o7", "1:30", "1.5", "1e3",
+                "2001-12-14", "-1", "+1", ".5", ".inf", "<<", "=", "", "\u0661\u0662", "node01"]
+
+
+def _pyyaml_tag(value: str) -> str:
+    return _RESOLVER.resolve(yaml.ScalarNode, value, (True, False))
+
+
+def test_plain_scalar_tags_are_pyyamls_for_common_words():
+    from reclass_ng.storage.yaml_load import _standard_resolver_table, plain_scalar_tag
+
+    assert _standard_resolver_table()  # the installed PyYAML: the fast path answers
+    answered = 0
+    for value in _PLAIN_WORDS + [w + "\n" for w in _PLAIN_WORDS] + [w + " x" for w in _PLAIN_WORDS]:
+        tag = plain_scalar_tag(value)
+        if tag is not None:
+            answered += 1
+            assert tag == _pyyaml_tag(value), value
+    assert answered > len(_PLAIN_WORDS)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="yYesnNotTrufaFlOL~0123456789_.:+-xbe<=! \n\u0661", max_size=8)
+       | st.sampled_from(_PLAIN_WORDS))
+def test_plain_scalar_tag_is_pyyamls_or_none(value):
+    from reclass_ng.storage.yaml_load import plain_scalar_tag
+
+    tag = plain_scalar_tag(value)
+    assert tag is None or tag == _pyyaml_tag(value)

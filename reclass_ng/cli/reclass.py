@@ -100,11 +100,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports) takes about
-# as long as the exact pure-Python writer needs for ten MCP-sized nodes (50 kB of JSON each):
-# up to this many nodes the whole document is written by that writer (the same text, which
-# tests/test_cli_reclass.py checks against the orjson writer).
-FEW_NODES_FOR_ORJSON = 8
+# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports: about 58 M
+# instructions) costs as much as the exact pure-Python writer needs for about 11,000 values
+# (5 k instructions each; an `mcp` node has about 1,400, a node of reclass-rs's test inventory
+# about 30): an inventory whose first node, times the number of nodes, holds at most this many
+# values is written by that writer (the same text, which tests/test_cli_reclass.py checks
+# against the orjson writer). Counting all values would cost half of what writing them does.
+FEW_VALUES_FOR_ORJSON = 10_000
+
+
+def few_values_for_orjson(nodes: dict[str, Any]) -> bool:
+    """Whether an inventory of these rendered nodes is estimated to hold at most
+    FEW_VALUES_FOR_ORJSON values (its first node's count times the number of nodes)."""
+    if not nodes:
+        return True
+    first = next(iter(nodes.values()))
+    return has_at_most_values(first, FEW_VALUES_FOR_ORJSON // len(nodes))
+
+
+def has_at_most_values(data: Any, limit: int) -> bool:
+    """Whether `data` holds at most `limit` values, containers and scalars alike (a walk over
+    its containers that stops once it has counted more)."""
+    count = 1
+    pending = [data] if isinstance(data, (dict, list, tuple)) else []
+    while pending:
+        container = pending.pop()
+        items = container.values() if isinstance(container, dict) else container
+        count += len(items)
+        if count > limit:
+            return False
+        pending += [item for item in items if isinstance(item, (dict, list, tuple))]
+    return True
 
 
 class InventoryOutput:
@@ -143,7 +169,7 @@ class InventoryOutput:
         if self.jobs > 1 and count > 1:
             for piece in pieces:
                 sys.stdout.write(piece)
-        elif settings.output == "json" and len(data["nodes"]) <= FEW_NODES_FOR_ORJSON:
+        elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
             from reclass_ng.output import dump
 
             sys.stdout.write(dump(data, "json", settings.pretty_print))

@@ -8,8 +8,6 @@ through it (`parsed`), each file named by its path, which is also its origin in 
 
 from __future__ import annotations
 
-import importlib
-import re
 from collections.abc import Mapping
 
 from reclass_ng.errors import ConfigError
@@ -21,7 +19,8 @@ if TYPE_CHECKING:
 else:  # nothing checks these at run time: they describe what the engine calls
     Protocol = object
 
-_STORAGE_MODULE = re.compile(r"[a-z][a-z0-9_]*")
+# What a storage type may be: a module name of [a-z][a-z0-9_]* (no dots, no path).
+_STORAGE_MODULE_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 class NodeRecord(Protocol):
@@ -76,11 +75,14 @@ def open_storage(settings: Settings, reuse: object = None) -> Storage:
     """The storage `settings.storage_type` names; `reuse` is an open storage it may return when
     it reads the same files (the yaml_fs trees of a long-running process)."""
     name = settings.storage_type
-    if not _STORAGE_MODULE.fullmatch(name) or name in ("base", "split", "git_trees", "yaml_load"):
+    if not (name[:1].isalpha() and _STORAGE_MODULE_CHARACTERS.issuperset(name)) \
+            or name in ("base", "split", "git_trees", "yaml_load"):
         raise ConfigError(f"Storage type {name!r} is not supported; reclass-ng reads yaml_fs, "
                           "yaml_git and mixed inventories")
     try:
-        module = importlib.import_module(f"reclass_ng.storage.{name}")
+        # __import__ with a fromlist returns the submodule itself; importlib.import_module
+        # would import importlib (and warnings) into every start.
+        module = __import__(f"reclass_ng.storage.{name}", fromlist=["open_storage"])
     except ModuleNotFoundError as err:
         if err.name != f"reclass_ng.storage.{name}":
             raise

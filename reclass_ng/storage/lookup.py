@@ -18,6 +18,9 @@ import os
 EXTENSIONS = (".yml", ".yaml")
 SKIPPED_DIRS = frozenset({"CVS", "SCCS"})
 
+# What a directory entry is to a scan (entry_kind).
+FILE, WALKED_DIRECTORY, SKIPPED_DIRECTORY = "file", "walked directory", "skipped directory"
+
 # stem -> file names with that stem (two: `x.yml` and `x.yaml`, a duplicate), and
 # sub-directory name -> its path, of one directory.
 Listing = tuple[dict[str, list[str]], dict[str, str]]
@@ -36,6 +39,21 @@ def directory_identity(entry: os.DirEntry[str], device: int) -> tuple[int, int] 
         return None
 
 
+def entry_kind(entry: os.DirEntry[str]) -> str:
+    """WALKED_DIRECTORY for a directory a scan descends into, SKIPPED_DIRECTORY for a hidden
+    one (`.git`) or a version-control one (CVS, SCCS), FILE for anything else: an entry that
+    cannot be stat'ed (a dangling symlink) counts as a file, as in os.walk. The one rule of
+    every scan of yaml_fs trees, the full ones (yaml_fs) and the lookups here."""
+    try:
+        is_dir = entry.is_dir()
+    except OSError:
+        return FILE
+    if not is_dir:
+        return FILE
+    name = entry.name
+    return SKIPPED_DIRECTORY if name[0] == "." or name in SKIPPED_DIRS else WALKED_DIRECTORY
+
+
 def list_directory(directory: str) -> Listing:
     """The YAML files and the sub-directories a scan descends into, of one directory (an
     unreadable directory lists nothing, as in the full scan)."""
@@ -45,14 +63,10 @@ def list_directory(directory: str) -> Listing:
         with os.scandir(directory) as scan:
             for entry in scan:
                 name = entry.name
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
-                if is_dir:
-                    if name[0] != "." and name not in SKIPPED_DIRS:
-                        subdirs[name] = entry.path
-                elif name.endswith(EXTENSIONS):
+                kind = entry_kind(entry)
+                if kind is WALKED_DIRECTORY:
+                    subdirs[name] = entry.path
+                elif kind is FILE and name.endswith(EXTENSIONS):
                     stem = name[:-4] if name[-4:] == ".yml" else name[:-5]
                     files.setdefault(stem, []).append(name)
     except OSError:
@@ -129,16 +143,13 @@ def find_node_files(nodes_dir: str, name: str, compose_node_name: bool
             continue
         with scan:
             for entry in scan:
-                try:
-                    is_dir = entry.is_dir()
-                except OSError:
-                    is_dir = False
+                kind = entry_kind(entry)
                 entry_name = entry.name
-                if not is_dir:
+                if kind is FILE:
                     if entry_name == stem + ".yml" or entry_name == stem + ".yaml":
                         found.append((directory, entry_name, relative))
                     continue
-                if entry_name[0] == "." or entry_name in SKIPPED_DIRS:
+                if kind is SKIPPED_DIRECTORY:
                     continue
                 below = _stem_below(stem, entry_name, relative, name, compose_node_name)
                 if below is None:

@@ -11,21 +11,26 @@ Files are parsed only when a node needs them, each at most once per process.
 from __future__ import annotations
 
 import os
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
-from reclass_ng.storage.lookup import ClassFinder, directory_identity, find_node_files
+from reclass_ng.storage.lookup import (
+    EXTENSIONS,
+    FILE,
+    WALKED_DIRECTORY,
+    ClassFinder,
+    directory_identity,
+    entry_kind,
+    find_node_files,
+)
 from reclass_ng.storage.yaml_load import load_yaml_file
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
-
-EXTENSIONS = (".yml", ".yaml")
-SKIPPED_DIRS = {"CVS", "SCCS"}
 
 
 class NodeFile(Record):
@@ -149,14 +154,10 @@ def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], 
     subdirs = []
     for name in sorted(entries):
         entry = entries[name]
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            if name[0] != "." and name not in SKIPPED_DIRS:
-                subdirs.append(entry)
-        elif name.endswith(EXTENSIONS):
+        kind = entry_kind(entry)
+        if kind is WALKED_DIRECTORY:
+            subdirs.append(entry)
+        elif kind is FILE and name.endswith(EXTENSIONS):
             files.append(name)
     found.append((path, relpath, files))
     for entry in subdirs:
@@ -233,7 +234,7 @@ class YamlFsStorage:
                 raise NotFoundError(f"No such directory: {directory}")
         self.nodes = NodeFiles(self._scan_nodes, self._find_node)
         self._parsed: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
         self._class_files: dict[str, str] = {}
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}

@@ -33,6 +33,7 @@ _MERGE, _VALUE = _TAG + "merge", _TAG + "value"
 # Scalars whose value the safe constructor computes (and which are immutable, so shareable).
 _SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
 _FLOAT = _TAG + "float"
+_BOOL, _NULL, _INT = _TAG + "bool", _TAG + "null", _TAG + "int"
 
 
 class _LoadedFloats:
@@ -64,6 +65,65 @@ MAX_MEMO_ENTRIES = 20_000
 # composed directly (the constructor then counts the depth); larger ones are scanned event by
 # event first (about 13% of the load time of such a file).
 _DEEP_SCAN_THRESHOLD = 16_000
+
+
+# -- implicit tags of common plain scalars, without PyYAML's regular expressions ---------
+# The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver
+# matches it against regular expressions, each compiled on first use (cli/yaml_import.py) at
+# about half a million instructions. Words, booleans, nulls and decimal integers are told apart
+# here; anything else (floats, timestamps, octal and sexagesimal numbers, merge keys, a newline)
+# is left to PyYAML. This is exact only for PyYAML's own table of implicit resolvers, which is
+# checked once, on first use; with any other table PyYAML decides every scalar.
+_BOOL_SPELLINGS = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+_NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
+_DIGITS = "0123456789"
+# First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
+_STANDARD_RESOLVERS = {
+    "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
+    "-": ["float", "int"], ".": ["float"], "<": ["merge"], "=": ["value"], "~": ["null"],
+    **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
+    **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
+
+
+class _PlainTags:
+    """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
+
+    usable: bool | None = None  # None: not checked yet
+
+
+def _standard_resolver_table() -> bool:
+    table = SafeLoader.yaml_implicit_resolvers
+    return not SafeLoader.yaml_path_resolvers and {
+        first: [tag[len(_TAG):] for tag, _ in resolvers] for first, resolvers in table.items()
+    } == _STANDARD_RESOLVERS
+
+
+def plain_scalar_tag(value: str) -> str | None:
+    """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
+    (words, booleans, nulls, decimal integers); None for the others, which it must decide.
+    tests/test_yaml_load.py compares it with PyYAML's resolver."""
+    usable = _PlainTags.usable
+    if usable is None:
+        usable = _PlainTags.usable = _standard_resolver_table()
+    if not usable or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
+        return None
+    first = value[0]
+    if first in _DIGITS:
+        # Decimal digits only, without a leading zero: no float, and the int pattern's
+        # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
+        if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
+            return _INT
+        return None
+    if first in "yYtTfFoOnN":
+        if value in _BOOL_SPELLINGS:
+            return _BOOL
+        if first in "nN" and value in _NULL_SPELLINGS:
+            return _NULL
+        return _STR
+    if first == "~":
+        return _NULL if value == "~" else _STR
+    return None if first in _STANDARD_RESOLVERS else _STR
 
 
 class _TooDeep(Exception):
@@ -118,7 +178,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 return _STR  # quoted: always a string
             tag = self._plain_tags.get(value)
             if tag is None:
-                tag = super().resolve(kind, value, implicit)
+                tag = plain_scalar_tag(value) or super().resolve(kind, value, implicit)
                 if tag == _MERGE or tag == _VALUE:
                     self.merge_keys = True
                 elif len(value) < 40:
@@ -215,6 +275,8 @@ def _deepest_point(data: bytes) -> yaml.Mark | None:
 
 
 def _check_depth(data: bytes) -> None:
+    if len(data) <= _DEEP_SCAN_THRESHOLD:
+        return  # every indicator is at least a byte: a file this small has too few to count
     indicators = data.count(b"[") + data.count(b"{") + sum(
         data.count(indicator + space) for indicator in (b"-", b"?")
         for space in (b" ", b"\n", b"\t", b"\r"))

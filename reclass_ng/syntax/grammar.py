@@ -31,7 +31,7 @@ not nest, no escape character, no query) takes a shorter path.
 from __future__ import annotations
 
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 
@@ -64,14 +64,25 @@ class ValueParser:
         self.escape = escape
         esc, r_open, r_close = escape, self.ref_open, self.ref_close
         q_open, q_close = self.query_open, self.query_close
-        self._top_text = _text_pattern([r_open, esc + r_open, esc + esc + r_open,
-                                        q_open, esc + q_open, esc + esc + q_open])
-        self._ref_text = _text_pattern([r_open, esc + r_open, esc + esc + r_open,
-                                        r_close, esc + r_close, esc + esc + r_close])
+        # What ends plain text at the top level and inside a reference; the patterns are
+        # compiled on first use (text_patterns): simple_template reads most strings without.
+        self._top_stops = [r_open, esc + r_open, esc + esc + r_open,
+                           q_open, esc + q_open, esc + esc + q_open]
+        self._ref_stops = [r_open, esc + r_open, esc + esc + r_open,
+                           r_close, esc + r_close, esc + esc + r_close]
+        self._text_patterns: tuple[re.Pattern[str], re.Pattern[str]] | None = None
         self._query_stops = (q_close, esc + q_close, esc + esc + q_close)
         self._after_double_escape = (r_open, q_open, r_close, q_close)
         self._cache: dict[str, Template] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
+
+    def text_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """(plain text at the top level, plain text inside a reference), compiled once."""
+        patterns = self._text_patterns
+        if patterns is None:
+            patterns = self._text_patterns = (_text_pattern(self._top_stops),
+                                              _text_pattern(self._ref_stops))
+        return patterns
 
     def may_contain_syntax(self, text: str) -> bool:
         """Cheap test: only strings containing an opening sentinel need parsing."""
@@ -150,7 +161,7 @@ class _Reading:
         p = self.p
         return (self.reference(pos) or self.query(pos) or self.double_escape(pos)
                 or self.escaped(pos, p.ref_open) or self.escaped(pos, p.query_open)
-                or self.text_run(pos, p._top_text))
+                or self.text_run(pos, p.text_patterns()[0]))
 
     def reference(self, pos: int) -> Item | None:
         p, text = self.p, self.text
@@ -162,7 +173,7 @@ class _Reading:
         while True:
             found = (self.reference(at) or self.double_escape(at)
                      or self.escaped(at, p.ref_open) or self.escaped(at, p.ref_close)
-                     or self.text_run(at, p._ref_text))
+                     or self.text_run(at, p.text_patterns()[1]))
             if found is None:
                 break
             items.append(found[0])

@@ -12,7 +12,7 @@ Words are separated by whitespace; keywords and options are case-insensitive.
 from __future__ import annotations
 
 import re
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.records import Record
 from reclass_ng.syntax.grammar import SyntaxProblem
@@ -91,15 +91,16 @@ def _operand_text(operand: Any) -> str:
     return str(operand)
 
 
-_INT = re.compile(r"-?\d+\Z")
-_REAL = re.compile(r"-?(\d+\.\d*|\.\d+)\Z")
+# Compiled on first use (re keeps them): only a node with queries needs them.
+_INT = r"-?\d+\Z"
+_REAL = r"-?(\d+\.\d*|\.\d+)\Z"
 
 
 def _operand(word: str, delimiter: str) -> Any:
     lower = word.lower()
-    if _INT.match(word):
+    if re.match(_INT, word):
         return int(word)
-    if _REAL.match(word):
+    if re.match(_REAL, word):
         return float(word)
     if lower in ("true", "false"):
         return lower == "true"
@@ -117,7 +118,7 @@ class QueryParser:
         self.delimiter = delimiter
         self._grammar: pp.ParserElement | None = None  # built on the first query (pyparsing)
         self._cache: dict[str, QueryExpr] = {}
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     def parse(self, text: str) -> QueryExpr:
         cached = self._cache.get(text)
