@@ -132,8 +132,10 @@ class Resolver:
             if kind is Interpolation or kind is Stack:
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
-                # One value to render alone is no cheaper to look up in the memo.
-                if self.subtrees is not None and len(value.dirty) > 1:
+                # One value to render alone is no cheaper to look up in the memo; a shared
+                # walk's merged containers read what their few nodes set (measured: more
+                # misses than hits).
+                if self.subtrees is not None and len(value.dirty) > 1 and not value.merged:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
