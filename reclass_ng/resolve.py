@@ -210,7 +210,7 @@ class Resolver:
                 kept = by_values.get(values_key) if values_key is not None else None
                 if kept is not None:
                     container[key] = kept[1]
-                    subtrees.hits += 1
+                    subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
                         for ref_path, read in kept[0]:
                             outer.read(ref_path, self._split[ref_path], read)
