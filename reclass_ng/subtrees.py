@@ -66,7 +66,7 @@ class RenderedSubtrees:
     """
 
     def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
-                 max_unused: int = 8) -> None:
+                 max_unused: int = 32) -> None:
         self.max_entries = max_entries
         self.max_variants = max_variants
         self.max_unused = max_unused
