@@ -341,10 +341,10 @@ def _owned_where_merged(value: Any, frozen: Any, new: Any, last: bool) -> Any:
     (copied unless `last`) along the keys `new` sets, frozen elsewhere."""
     if type(value) is not OwnedDict or type(new) not in SHARED_DICT_TYPES:
         return value if last else owned_copy(value)
-    copy = OwnedDict.from_source(value, value.src)
+    copy = OwnedDict.from_source(frozen, value.src)  # the same keys, in the same order
     if value.origin:
         copy.origin = dict(value.origin)
-    for key in value:
-        copy[key] = _owned_where_merged(value[key], frozen[key], new[key], last) \
-            if key in new else frozen[key]
+    for key in new:  # a node's few keys, not the walk's many (_param: hundreds)
+        if key in value:
+            copy[key] = _owned_where_merged(value[key], frozen[key], new[key], last)
     return copy
