@@ -6,6 +6,13 @@ installed (reclass-rs lives in the peers virtualenv, reclass-ng in the
 project's). Prints one JSON line: {"render_seconds": ...}, the time of the
 API calls alone; the runner also times the whole process from outside.
 
+The result is written with orjson where the interpreter has it (the
+runner only compares the data), else with the standard library's json,
+and the process then exits without freeing it, as the command lines do:
+json.dump of a 2,000-node mcp inventory took 4.6 s of CPU against 0.2 s
+for orjson and 2.7 s for the render itself, so the row measured the
+bench's own writer more than the API.
+
     render_api.py --impl reclass-rs|reclass-ng --inventory DIR
                   [--nodeinfo NODE] [--output FILE]
 """
@@ -57,12 +64,30 @@ def main() -> int:
     elapsed = time.perf_counter() - started
     if args.output:
         temporary = args.output + ".tmp"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, default=str)
+        with open(temporary, "wb") as handle:
+            handle.write(json_bytes(data))
         os.replace(temporary, args.output)
     print(json.dumps({"render_seconds": elapsed}))
     return 0
 
 
+def json_bytes(data: dict) -> bytes:
+    """`data` as JSON, the same data json.dump(data, default=str) writes (not the same
+    spacing): through orjson when it is importable and accepts the data."""
+    try:
+        import orjson
+    except ImportError:
+        orjson = None
+    if orjson is not None:
+        try:
+            # dates through default=str too, as json writes them
+            return orjson.dumps(data, default=str, option=orjson.OPT_PASSTHROUGH_DATETIME)
+        except TypeError:  # keys that are not strings, integers beyond 64 bits, ...
+            pass
+    return json.dumps(data, default=str).encode("utf-8")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # without freeing the rendered data one object at a time

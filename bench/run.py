@@ -334,6 +334,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--also-reclass-ng", action="append", default=[], metavar="LABEL=PATH",
                         help="another reclass-ng reclass script to measure as a CLI row "
                              "labelled LABEL (e.g. pure=/tmp/pure/bin/reclass); repeatable")
+    parser.add_argument("--skip", default="", metavar="KEYS",
+                        help="comma-separated rows to leave out: ng-cli, ng-api, rs (reclass-rs "
+                             "takes minutes at 2,000 nodes); kapicorp is the reference")
     parser.add_argument("--format", choices=("json", "yaml"), default="json",
                         help="output format of the command-line rows (yaml: the API and "
                              "reclass-rs rows, which write JSON, are left out)")
@@ -365,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, reason in env.unavailable.items():
         log(f"{name} not available: {reason}")
     configure_rows(env, args.also_reclass_ng, args.format)
+    skipped = {key for key in args.skip.split(",") if key and key != "kapicorp"}
+    env.implementations = [impl for impl in env.implementations if impl.key not in skipped]
     bench = Bench(args, env)
     cases: list[tuple[dict, CaseResult]] = []
     variants = {"no": [False], "also": [False, True], "only": [True]}[args.queries]

@@ -29,7 +29,18 @@ from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
 from reclass_ng.suggestions import similar_names
-from reclass_ng.values import Interpolation, Source, owned_copy
+from reclass_ng.values import (
+    SHARED_DICT_TYPES,
+    Interpolation,
+    OwnedDict,
+    Source,
+    frozen_copy,
+    owned_copy,
+)
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ClassLoader:
@@ -238,6 +249,8 @@ class SharedClassWalks:
         self.expander = expander
         self._left: dict[tuple[str, ...], int] = {}  # class list -> nodes still to merge
         self._walks: dict[tuple[str, ...], tuple[MergedNode, set[str]]] = {}
+        # class list -> frozen copies of its walk's parameters and exports (see _take)
+        self._frozen: dict[tuple[str, ...], tuple[dict, dict]] = {}
         self._unsafe: set[tuple[str, ...]] = set()
 
     def expect(self, class_lists: Iterable[tuple[str, ...]]) -> None:
@@ -247,6 +260,7 @@ class SharedClassWalks:
             counts[classes] = counts.get(classes, 0) + 1
         self._left = {classes: n for classes, n in counts.items() if n > 1 and classes}
         self._walks.clear()
+        self._frozen.clear()
 
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
                      observer: RenderObserver | None = None) -> bool:
@@ -266,14 +280,20 @@ class SharedClassWalks:
             self._unsafe.add(key)  # e.g. a class setting _reclass_: merged in order instead
             self._walks.pop(key, None)
             return False
+        frozen = self._frozen.get(key)
+        if frozen is None:
+            frozen = ({k: frozen_copy(v) for k, v in shared.parameters.items()},
+                      {k: frozen_copy(v) for k, v in shared.exports.items()})
         if left == 1:
             del self._left[key]
             self._walks.pop(key, None)
-            _take(node, shared, last=True)
+            self._frozen.pop(key, None)
+            _take(node, shared, frozen, entity, last=True)
         else:
             self._left[key] = left - 1
             self._walks[key] = walk
-            _take(node, shared, last=False)
+            self._frozen[key] = frozen
+            _take(node, shared, frozen, entity, last=False)
         seen.update(walked)
         if observer is not None:
             storage = self.expander.loader.storage
@@ -299,11 +319,20 @@ class SharedClassWalks:
         return scratch, seen
 
 
-def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
-    """Put a shared walk's result into a node (a copy of it, unless this is its last node)."""
-    for mine, theirs in ((node.parameters, shared.parameters), (node.exports, shared.exports)):
+def _take(node: MergedNode, shared: MergedNode, frozen: tuple[dict, dict], entity: Entity,
+          last: bool) -> None:
+    """Put a shared walk's result into a node, which merges `entity` into it next.
+
+    What the node's own merge reaches (the keys its entity sets, where both are mappings
+    down to the first key that is not) is an owned copy, with the files that set each key;
+    everything else is the walk's frozen copy (values.frozen_copy), shared by its nodes and
+    copied by each one only where it renders references."""
+    sections = ((node.parameters, shared.parameters, frozen[0], entity.parameters),
+                (node.exports, shared.exports, frozen[1], entity.exports))
+    for mine, theirs, theirs_frozen, new in sections:
         for key, value in theirs.items():
-            mine[key] = value if last else owned_copy(value)
+            mine[key] = _owned_where_merged(value, theirs_frozen[key], new[key], last) \
+                if key in new else theirs_frozen[key]
         if theirs.origin:
             if mine.origin is None:
                 mine.origin = {}
@@ -313,3 +342,17 @@ def _take(node: MergedNode, shared: MergedNode, last: bool) -> None:
     node.applications.extend(shared.applications)
     if shared.environment is not None:
         node.environment = shared.environment
+
+
+def _owned_where_merged(value: Any, frozen: Any, new: Any, last: bool) -> Any:
+    """`value` of a shared walk as a node holds it when `new` is merged over it: owned
+    (copied unless `last`) along the keys `new` sets, frozen elsewhere."""
+    if type(value) is not OwnedDict or type(new) not in SHARED_DICT_TYPES:
+        return value if last else owned_copy(value)
+    copy = OwnedDict.from_source(frozen, value.src)  # the same keys, in the same order
+    if value.origin:
+        copy.origin = dict(value.origin)
+    for key in new:  # a node's few keys, not the walk's many (_param: hundreds)
+        if key in value:
+            copy[key] = _owned_where_merged(value[key], frozen[key], new[key], last)
+    return copy

@@ -132,8 +132,10 @@ class Resolver:
             if kind is Interpolation or kind is Stack:
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
-                # One value to render alone is no cheaper to look up in the memo.
-                if self.subtrees is not None and len(value.dirty) > 1:
+                # One value to render alone is no cheaper to look up in the memo; a shared
+                # walk's merged containers read what their few nodes set (measured: more
+                # misses than hits).
+                if self.subtrees is not None and len(value.dirty) > 1 and not value.merged:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
@@ -208,7 +210,7 @@ class Resolver:
                 kept = by_values.get(values_key) if values_key is not None else None
                 if kept is not None:
                     container[key] = kept[1]
-                    subtrees.hits += 1
+                    subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
                         for ref_path, read in kept[0]:
                             outer.read(ref_path, self._split[ref_path], read)

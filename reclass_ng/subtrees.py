@@ -61,18 +61,26 @@ class RenderedSubtrees:
     paths its references read and the values they read there (`read_key`).
 
     Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
-    (then nothing more is kept). Owned by the render that made it.
+    (then nothing more is kept). A container whose first `max_unused` copies were never
+    reused (its references read values of each node's own, such as its name) is rendered
+    plainly from then on: recording its reads costs more than it saves. Owned by the render
+    that made it.
     """
 
-    def __init__(self, max_entries: int = 200_000, max_variants: int = 64) -> None:
+    def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
+                 max_unused: int = 32) -> None:
         self.max_entries = max_entries
         self.max_variants = max_variants
+        self.max_unused = max_unused
         # id(container) -> (container, {read paths: {read_key of the values: rendered copy}})
         self._entries: dict[int, tuple[Any, dict[tuple[str, ...], dict[tuple, Any]]]] = {}
         self._count = 0
         # What produced a container met once (its dict key only): recorded at the second
         # meeting, as most containers that are met once (a node's own) are never met again.
         self._met: set[Any] = set()
+        self._reused: set[Any] = set()  # what produced a kept copy that was reused
+        self._given_up: set[Any] = set()  # what produced max_unused copies never reused
+        self.given_up = 0
         self.hits = 0
         self.misses = 0
 
@@ -91,11 +99,17 @@ class RenderedSubtrees:
         entry = self._entries.get(made_by)
         return None if entry is None else entry[1]
 
+    def reused(self, made_by: Any) -> None:
+        """A kept copy of what `made_by` produced was reused."""
+        self.hits += 1
+        self._reused.add(made_by)
+
     def met_before(self, made_by: Any) -> bool:
         """Whether something with the key `made_by` was met before (a hint, not a fact: ids
-        are reused once their objects are gone); remembers this meeting."""
+        are reused once their objects are gone); remembers this meeting. False from when it
+        was given up on (see the class)."""
         if made_by in self._met:
-            return True
+            return made_by not in self._given_up
         if len(self._met) < self.max_entries:
             self._met.add(made_by)
         return False
@@ -110,7 +124,15 @@ class RenderedSubtrees:
         entry = self._entries.get(made_by)
         if entry is None:
             entry = self._entries[made_by] = (producers, {})
-        by_values = entry[1].setdefault(tuple(path for path, _ in reads), {})
+        by_paths = entry[1]
+        if made_by not in self._reused \
+                and sum(map(len, by_paths.values())) >= self.max_unused:
+            self._given_up.add(made_by)  # the entry stays: it holds the container (its id)
+            self.given_up += 1
+            self._count -= sum(map(len, by_paths.values()))
+            by_paths.clear()
+            return
+        by_values = by_paths.setdefault(tuple(path for path, _ in reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
             by_values[key] = (reads, rendered)
             self._count += 1

@@ -46,29 +46,33 @@ class UnresolvedDict(dict):
     """A mapping from a file that still has something to interpolate inside (shared).
 
     `dirty` names the keys that need work, so a node's copy is rendered without visiting
-    the plain values around them.
+    the plain values around them. `merged`: made by merging files (`frozen_copy`), not
+    written in one.
     """
 
-    __slots__ = ("dirty",)
+    __slots__ = ("dirty", "merged")
 
-    def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
+    def __init__(self, data: Any = (), dirty: tuple | None = None, merged: bool = False) -> None:
         super().__init__(data)
         self.dirty = tuple(k for k, v in self.items() if type(v) in NEEDS_RESOLVING) \
             if dirty is None else dirty
+        self.merged = merged
 
 
 class UnresolvedList(list):
     """A list from a file that still has something to interpolate inside (shared).
 
-    `dirty` holds the indexes that need work, as for UnresolvedDict.
+    `dirty` holds the indexes that need work, and `merged` says how it was made, as for
+    UnresolvedDict.
     """
 
-    __slots__ = ("dirty",)
+    __slots__ = ("dirty", "merged")
 
-    def __init__(self, data: Any = (), dirty: tuple | None = None) -> None:
+    def __init__(self, data: Any = (), dirty: tuple | None = None, merged: bool = False) -> None:
         super().__init__(data)
         self.dirty = tuple(i for i, v in enumerate(self) if type(v) in NEEDS_RESOLVING) \
             if dirty is None else dirty
+        self.merged = merged
 
 
 class OwnedDict(dict):
@@ -231,6 +235,43 @@ def owned_copy(value: Any) -> Any:
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change
         return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
                             layer.constant) for layer in value.layers])
+    return value
+
+
+def frozen_copy(value: Any) -> Any:
+    """A copy of a merged value in the shared types of a file's tree: owned mappings and lists
+    become `UnresolvedDict`/`UnresolvedList` (with their keys to render) or plain `dict`/`list`,
+    owned stacks shared ones. Nothing changes it afterwards (a node copies what it renders into,
+    as it does a file's containers), so several nodes can hold it at once. Which file set each
+    key (`OwnedDict.origin`) is not kept: only a merge over it would need that."""
+    kind = type(value)
+    if kind is OwnedDict:
+        out = {}
+        dirty = []
+        for key, item in value.items():
+            kind = type(item)
+            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+                item = frozen_copy(item)
+                kind = type(item)
+            if kind in NEEDS_RESOLVING:
+                dirty.append(key)
+            out[key] = item
+        return UnresolvedDict(out, tuple(dirty), True) if dirty else out
+    if kind is OwnedList:
+        items = []
+        dirty = []
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+                item = frozen_copy(item)
+                kind = type(item)
+            if kind in NEEDS_RESOLVING:
+                dirty.append(index)
+            items.append(item)
+        return UnresolvedList(items, tuple(dirty), True) if dirty else items
+    if kind is Stack and not value.shared:
+        return Stack([Layer(frozen_copy(layer.value), layer.source, layer.override,
+                            layer.constant) for layer in value.layers], shared=True)
     return value
 
 

@@ -16,7 +16,7 @@ from inventory_writer import write_inventory
 
 import reclass_ng
 from reclass_ng.classes import SharedClassWalks
-from reclass_ng.errors import ReclassError
+from reclass_ng.errors import ReclassError, TypeMergeError
 from reclass_ng.observe import RenderObserver
 
 KEYS = st.sampled_from(["a", "b", "c", "d"])
@@ -115,6 +115,30 @@ def test_a_shared_list_is_walked_once(tmp_path: Path, monkeypatch: pytest.Monkey
         assert params["l"] == [1, 2, 3] and params["c"] == 5 and params["o"] == {"a": 1}
     # Each node has its own containers (the resolver and the node's merge changed them).
     assert nodes["n0"]["parameters"]["d"] is not nodes["n1"]["parameters"]["d"]
+
+
+def test_a_walk_s_merged_values_are_frozen_once_for_its_nodes(tmp_path: Path) -> None:
+    # `s` and `d` are merged by the walk; the nodes set `s:m` and `d` nothing.
+    node = "classes: [role]\nparameters:\n  s: {m: 3}\n"
+    nodes = _inventory(tmp_path, {**SHARED, **_nodes(3, node)}).inventory()["nodes"]
+    params = [nodes[f"n{i}"]["parameters"] for i in range(3)]
+    # No reference inside: one plain mapping for every node (values.frozen_copy).
+    assert params[0]["t"] is params[1]["t"] is params[2]["t"]
+    # A reference inside (d:j): each node renders its own copy.
+    assert params[0]["d"] is not params[1]["d"] and params[1]["d"] == {"k": 1, "j": "rv"}
+    # What a node merges into is its own, with the walk's values under it.
+    assert params[0]["s"] is not params[1]["s"]
+    assert params[2]["s"] == {"k": 1, "k2": 2, "z": 1, "m": 3}
+
+
+def test_merge_errors_over_a_shared_walk_name_the_files_of_each_key(tmp_path: Path) -> None:
+    # `s:k` was set by base, `s:k2` by mid; the node's list over `s:k2` names mid.
+    files = {**SHARED, "classes/role.yml": "classes: [mid]\nparameters:\n  s: {k3: 3}\n",
+             **_nodes(3, "classes: [role]\nparameters:\n  s: {k2: [1]}\n")}
+    root = write_inventory(tmp_path, files)
+    shared = _render(root, share=True)
+    assert shared == _render(root, share=False)
+    assert shared[0] is TypeMergeError and "mid.yml" in shared[1]
 
 
 @pytest.mark.parametrize("files, options", [

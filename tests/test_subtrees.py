@@ -176,6 +176,25 @@ def test_a_warning_is_printed_for_every_node(tmp_path: Path) -> None:
     assert warnings == ["[WARNING] Reference '${missing}' undefined"] * 3
 
 
+def test_a_container_never_reused_is_given_up_and_rendered_plainly(tmp_path: Path) -> None:
+    # `conf` reads each node's host, `same` the value every node has.
+    service = SERVICE + "    same:\n      port: ${_param:port}\n      x: ${_param:port}\n"
+    files = {"classes/service.yml": service}
+    files.update({f"nodes/n{i}.yml": _node(f"h{i}") for i in range(6)})
+    inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
+    subtrees = RenderedSubtrees(max_unused=2)
+    out = {}
+    for name in inventory.node_names:
+        info = inventory.interpolated_nodeinfo(inventory.renderer.merge(name), subtrees=subtrees)
+        out[name] = info["parameters"]["svc"]
+    # conf and svc around it, each after two kept copies nobody reused
+    assert subtrees.given_up == 2
+    assert [out[f"n{i}"]["conf"]["host"] for i in range(6)] == [f"h{i}" for i in range(6)]
+    assert out["n1"]["same"] is out["n5"]["same"]  # still shared
+    plain = inventory.render_serially(share_subtrees=False)["nodes"]
+    assert out == {name: info["parameters"]["svc"] for name, info in plain.items()}
+
+
 def test_an_observed_render_shares_nothing(tmp_path: Path) -> None:
     inventory = reclass_ng.load(str(write_inventory(tmp_path, {
         "classes/service.yml": SERVICE, "nodes/n1.yml": _node("h1"),
