@@ -7,12 +7,16 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from inventory_writer import write_inventory
+from test_incremental import apply_edit, edits, start_inventory
 from test_incremental_corpus import run_cli
 
 from reclass_ng.incremental.file_stamps import local_devices
@@ -218,3 +222,20 @@ def test_an_edit_right_after_the_cache_was_written_is_seen(tmp_path: Path) -> No
     trusted = (os.major(stat.st_dev), os.minor(stat.st_dev)) in local_devices()
     assert ("http://w1" if trusted else "http://w9") in reclass(
         base, "--cache-dir", str(cache))[1]
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(edits, min_size=1, max_size=6), st.sampled_from(["yaml", "json"]))
+def test_cached_runs_equal_fresh_runs_after_any_edits(edit_list: list[tuple], fmt: str) -> None:
+    """The property test of the incremental render (test_incremental.py), through the cache:
+    after every edit, a cached run prints what a run without the cache prints."""
+    with tempfile.TemporaryDirectory() as tmp:
+        base, cache = Path(tmp) / "inventory", Path(tmp) / "cache"
+        start_inventory(base)
+        assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == reclass(base, "-o", fmt)
+        for edit in edit_list:
+            apply_edit(base, edit)
+            plain = reclass(base, "-o", fmt)
+            assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
+            assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
