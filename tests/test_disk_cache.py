@@ -224,7 +224,7 @@ def test_an_edit_right_after_the_cache_was_written_is_seen(tmp_path: Path) -> No
         base, "--cache-dir", str(cache))[1]
 
 
-@settings(max_examples=10, deadline=None,
+@settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(edits, min_size=1, max_size=6), st.sampled_from(["yaml", "json"]))
 def test_cached_runs_equal_fresh_runs_after_any_edits(edit_list: list[tuple], fmt: str) -> None:
