@@ -18,6 +18,12 @@ shared machine; prints the load average before and after. All figures come from 
 3. `Inventory.nodeinfo(name)` on a warm live inventory with nothing changed, with and without
    the per-call check (`refresh(name)`) an adapter makes.
 
+Each is measured for two builds of reclass-ng, each row labelled: "pure" (the editable .venv of
+this checkout, always pure Python) and "compiled" (`pip install .` of this checkout into
+bench/.ng/venv, as bench/run.py installs it, which compiles the hot modules where a C compiler
+is present; reported as missing when nothing was compiled). Every reclass-ng ratio is taken
+against rows of the same build in the same run; kapicorp's row is shared.
+
 Standard library only (the generator, the peers' venv and reclass-ng's own venv).
 """
 
@@ -36,15 +42,37 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 from generate import generate  # noqa: E402
-from implementations import ensure_peers  # noqa: E402
+from implementations import ensure_peers, install_reclass_ng  # noqa: E402
 
 NG_PYTHON = BENCH_DIR.parent / ".venv" / "bin" / "python"
+
+COMPILED_COUNT = """
+from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
+print(len(compiled_modules()), len(COMPILED_MODULES))
+"""
+
+
+def builds(log) -> list[tuple[str, Path]]:
+    """(label, python) of the builds to measure: pure always, compiled when it compiled."""
+    found = [("pure", NG_PYTHON)]
+    script = install_reclass_ng(log)
+    if script is None:
+        log("compiled build: not measured (the install into bench/.ng failed)")
+        return found
+    python = script.parent / "python"
+    compiled, total = map(int, subprocess.run([str(python), "-c", COMPILED_COUNT],
+                                              capture_output=True, text=True,
+                                              check=True).stdout.split())
+    if compiled == 0:
+        log("compiled build: not measured (no C compiler: nothing was compiled)")
+        return found
+    return [*found, (f"compiled ({compiled}/{total} modules)", python)]
 
 # Each measured body runs in its own process and prints {"cpu": seconds, ...} as JSON.
 NG_LIVE_PILLAR = """
 import json, sys, time
 from reclass_ng.adapters import salt
-base, names, changed = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+base, names, changed, key = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
 def one_pass():
     start = time.process_time()
     for name in names:
@@ -54,7 +82,7 @@ passes = {"cold": one_pass(), "warm": one_pass()}
 with open(changed) as stream:
     text = stream.read()
 with open(changed, "w") as stream:
-    stream.write(text.replace("parameters:", "parameters:\\n  bench_salt_changed: 1", 1))
+    stream.write(text.replace("parameters:", "parameters:\\n  " + key + ": 1", 1))
 passes["one class changed"] = one_pass()
 print(json.dumps({"passes": passes, "calls": len(names)}))
 """
@@ -158,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(work, ignore_errors=True)
     inventory = work / f"mcp-{args.nodes}"
     generate("mcp", args.nodes, 1, inventory)
+    os.chdir(work)  # `python -c` and `-m` put the current directory first on sys.path: not
+    # this checkout's reclass_ng, so that each build imports its own
     names = sorted(path.stem for path in (inventory / "nodes").rglob("*.yml"))
     peer_python, versions = ensure_peers(lambda message: print(message, file=sys.stderr))
     print(f"incremental bench: mcp shape, {len(names)} nodes; CPU seconds (user+system)")
@@ -166,36 +196,51 @@ def main(argv: list[str] | None = None) -> int:
     name, users = class_used_by(inventory, 0.05)
     path = class_file(inventory, name)
     print(f"changed class: {name}, used by {users} nodes ({100 * users / len(names):.1f}%)")
+    measured = builds(lambda message: print(message, file=sys.stderr))
 
-    # 1. Salt ext_pillar, one call per minion, three passes (as three pillar refreshes).
-    live = script_result(NG_PYTHON, NG_LIVE_PILLAR, str(inventory), json.dumps(names), str(path))
-    rebuild = script_result(NG_PYTHON, NG_REBUILD_PILLAR, str(inventory),
-                            json.dumps(names[:args.rebuild_calls]))
     kapicorp = script_result(peer_python, KAPICORP_PILLAR, str(inventory),
                              json.dumps(names[:args.kapicorp_calls]))
-    per_call = {"rebuild": rebuild["cpu"] / rebuild["calls"],
-                "kapicorp": kapicorp["cpu"] / kapicorp["calls"]}
-    print(f"\nSalt ext_pillar, {len(names)} successive calls (one per minion) in one process:")
-    for key, label, result in (("rebuild", "reclass-ng, rebuilding per call", rebuild),
-                               ("kapicorp", f"kapicorp-reclass {versions['kapicorp-reclass']}",
-                                kapicorp)):
-        print(f"  {label:40} {per_call[key] * len(names):8.2f} s  "
-              f"({1000 * per_call[key]:.2f} ms/call; {result['calls']} calls measured)")
+    kapicorp_call = kapicorp["cpu"] / kapicorp["calls"]
+    print(f"\nkapicorp-reclass {versions['kapicorp-reclass']} ext_pillar: "
+          f"{kapicorp_call * len(names):.2f} s for {len(names)} calls "
+          f"({1000 * kapicorp_call:.2f} ms/call; {kapicorp['calls']} calls measured)")
+    for build, python in measured:
+        measure_build(build, python, inventory, names, path, name, users, kapicorp_call,
+                      args, work)
+    print(f"\nload average at end: {load_average()}")
+    return 0
+
+
+def measure_build(build: str, python: Path, inventory: Path, names: list[str], path: Path,
+                  name: str, users: int, kapicorp_call: float, args: argparse.Namespace,
+                  work: Path) -> None:
+    """The three measurements with one build of reclass-ng; ratios against its own rows."""
+    print(f"\n=== reclass-ng {build} ({python.parent.parent}) ===")
+    # 1. Salt ext_pillar, one call per minion, three passes (as three pillar refreshes).
+    live = script_result(python, NG_LIVE_PILLAR, str(inventory), json.dumps(names), str(path),
+                         f"bench_salt_{build.split()[0]}")
+    rebuild = script_result(python, NG_REBUILD_PILLAR, str(inventory),
+                            json.dumps(names[:args.rebuild_calls]))
+    rebuild_call = rebuild["cpu"] / rebuild["calls"]
+    print(f"Salt ext_pillar, {len(names)} successive calls (one per minion) in one process:")
+    print(f"  {'rebuilding per call':40} {rebuild_call * len(names):8.2f} s  "
+          f"({1000 * rebuild_call:.2f} ms/call; {rebuild['calls']} calls measured)")
     for label, seconds in live["passes"].items():
         call = seconds / live["calls"]
-        print(f"  {'reclass-ng live, pass: ' + label:40} {seconds:8.2f} s  "
-              f"({1000 * call:.2f} ms/call)  {per_call['kapicorp'] / call:5.0f}x kapicorp "
-              f"(target 50x), {per_call['rebuild'] / call:4.0f}x rebuild (target 20x)")
+        print(f"  {'live, pass: ' + label:40} {seconds:8.2f} s  "
+              f"({1000 * call:.2f} ms/call)  {kapicorp_call / call:5.0f}x kapicorp "
+              f"(target 50x), {rebuild_call / call:4.0f}x rebuild (target 20x)")
 
     # 2. reclass --inventory with and without the on-disk cache.
-    cache = work / "cache"
-    reclass = [str(NG_PYTHON), "-m", "reclass_ng", "-b", str(inventory), "--inventory"]
+    cache = work / f"cache-{build.split()[0]}"
+    reclass = [str(python), "-m", "reclass_ng", "-b", str(inventory), "--inventory"]
     cold, _ = child_cpu(reclass)
     filling, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
     unchanged, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
-    path.write_text(path.read_text().replace("parameters:", "parameters:\n  bench_cli: 1", 1))
+    path.write_text(path.read_text().replace(
+        "parameters:", f"parameters:\n  bench_cli_{build.split()[0]}: 1", 1))
     one_class, _ = child_cpu(reclass + ["--cache-dir", str(cache)])
-    print(f"\nreclass --inventory ({len(names)} nodes):")
+    print(f"reclass --inventory ({len(names)} nodes):")
     print(f"  cold, no cache                 {cold:8.2f} s")
     print(f"  first run with --cache-dir     {filling:8.2f} s")
     print(f"  nothing changed                {unchanged:8.2f} s  "
@@ -204,14 +249,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{one_class:8.2f} s  {cold / one_class:.1f}x faster than cold (target 5x)")
 
     # 3. Warm nodeinfo.
-    warm = script_result(NG_PYTHON, NG_WARM_NODEINFO, str(inventory))
-    print(f"\nInventory.nodeinfo(name), warm, nothing changed ({len(names)} nodes, every node):")
+    warm = script_result(python, NG_WARM_NODEINFO, str(inventory))
+    print(f"Inventory.nodeinfo(name), warm, nothing changed ({len(names)} nodes, every node):")
     print(f"  nodeinfo only            mean {warm['nodeinfo']['mean_ms']:.3f} ms, "
           f"p99 {warm['nodeinfo']['p99_ms']:.3f} ms (target < 5 ms)")
     print(f"  refresh(name)+nodeinfo   mean {warm['checked']['mean_ms']:.3f} ms, "
           f"p99 {warm['checked']['p99_ms']:.3f} ms")
-    print(f"\nload average at end: {load_average()}")
-    return 0
 
 
 if __name__ == "__main__":

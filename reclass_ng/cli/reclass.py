@@ -187,8 +187,7 @@ class InventoryOutput:
         if (settings.storage_type != "yaml_fs"
                 or not disk_cache.supports(settings.output, settings.pretty_print)):
             return False  # only yaml_fs files are listed and hashed; flow YAML is one piece
-        for piece in disk_cache.render_inventory_pieces(inventory, settings.cache_dir, self.warn):
-            sys.stdout.write(piece)
+        disk_cache.write_inventory(inventory, settings.cache_dir, self.warn, sys.stdout)
         return True
 
     def _render_parallel(self, inventory: Any, jobs: int) -> list[str]:

@@ -1,35 +1,30 @@
 """The on-disk cache of `reclass --inventory --cache-dir DIR` (setting `cache_dir`).
 
-One file per inventory, settings, output form and reclass-ng version: every node's dumped text
-(the fragment a parallel render assembles too, reclass_ng.parallel.fragments), its classes and
-applications, its warnings and the inputs it read (NodeDeps, with file digests). The file is
-one line of JSON (the key, a table of the files and classes nodes read, each node's entry with
-indexes into the tables and the byte offsets of its text) followed by the nodes' texts as they
-are: 2,000 nodes read 120,000 (file, digest) pairs of 3,500 files, and their texts are about
-the size of the output, which JSON would have to escape and unescape. A run lists
-the directories, takes a digest of every file, keeps the cached text of each node whose inputs
-are unchanged and renders the others; then it writes the cache again.
+One file per inventory, settings, output form and reclass-ng version (cache_file.py gives its
+layout): the output of the last run, where each node's text lies in it, each node's classes,
+applications, warnings and the inputs it read, and a digest and stamp of every file listed.
 
-Safety: the file is written to a temporary file in the same directory and renamed over the old
-one, so a reader sees an old or a new cache, never a partial one, and concurrent runs only
-race for which complete file stays. A file that cannot be read, is not valid JSON, was written
-by another version or for other settings is ignored with a warning (the run renders
-everything). Nodes that failed are never cached. Only block YAML and JSON are cached (flow
-YAML is dumped as one piece).
+A run lists the directories and takes every file's digest, from the stored one where the
+file's stamp proves its content unchanged (file_stamps.py: git's racy rule), hashing it
+otherwise. Nothing changed (the same listing, every digest the same, every node cached): it
+prints the stored output with the current time in its timestamps, without decoding anything
+else. Otherwise it keeps the stored text of each node whose inputs are unchanged (as bytes of
+the mapped file), renders the others, prints the assembled output and writes the cache again.
+
+Nodes that failed are never cached. Only block YAML and JSON are cached (flow YAML is dumped as
+one piece).
 """
 
 from __future__ import annotations
 
-import contextlib
+import codecs
 import hashlib
-import operator
 import os
-import tempfile
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
-import orjson
-
+from reclass_ng.incremental.cache_file import CacheFile, MalformedCache, Piece, write_cache_file
+from reclass_ng.incremental.file_stamps import Stamp, StampedDigests
 from reclass_ng.incremental.node_results import (
     INTERPOLATION_FAILED,
     MERGE_FAILED,
@@ -38,144 +33,16 @@ from reclass_ng.incremental.node_results import (
     WarningCapture,
     render_nodes,
 )
-from reclass_ng.incremental.snapshot import InventorySnapshot, yaml_fs
+from reclass_ng.incremental.snapshot import Digest, InventorySnapshot, yaml_fs
 from reclass_ng.inputs import InputsRecorder
 from reclass_ng.output_yaml import BlockYamlWriter
-from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
+from reclass_ng.parallel.fragments import FRAGMENT_FORMS, inventory_frame, node_fragment
 from reclass_ng.render import InventoryRenderer, timestamp
 from reclass_ng.settings import Settings
 from reclass_ng.version import __version__
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 _TIMESTAMP_KEY = "timestamp"
-
-
-class CachedNode:
-    """A node's dumped text around its timestamp, and what the inventory indexes need."""
-
-    __slots__ = ("before", "after", "classes", "applications", "merge_warnings",
-                 "interpolation_warnings", "deps")
-
-    def __init__(self, before: str, after: str, classes: list[str], applications: list[str],
-                 merge_warnings: list[str], interpolation_warnings: list[str],
-                 deps: NodeDeps) -> None:
-        self.before, self.after = before, after
-        self.classes, self.applications = classes, applications
-        self.merge_warnings, self.interpolation_warnings = merge_warnings, interpolation_warnings
-        self.deps = deps
-
-    def text(self, now: str) -> str:
-        return self.before + now + self.after
-
-    def to_json(self, tables: CacheTables, texts: list[bytes], offset: int) -> dict[str, Any]:
-        """The node's header entry, its text appended to `texts` (at byte `offset`)."""
-        before, after = self.before.encode("utf-8"), self.after.encode("utf-8")
-        texts += (before, after)
-        deps = self.deps
-        return {"text": [offset, offset + len(before), offset + len(before) + len(after)],
-                "classes": self.classes, "applications": self.applications,
-                "merge_warnings": self.merge_warnings,
-                "interpolation_warnings": self.interpolation_warnings,
-                "deps": {"node_file": deps.node_file,
-                         "files": [tables.file_index(item) for item in deps.files],
-                         "classes": [tables.class_index(item) for item in deps.classes],
-                         "missing": list(deps.missing),
-                         "class_names_key": _hex(deps.class_names_key),
-                         "nodes_key": _hex(deps.nodes_key)}}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any], tables: CacheTables, texts: bytes) -> CachedNode:
-        deps = data["deps"]
-        node_deps = NodeDeps(
-            _str_or_none(deps["node_file"]),
-            _items(tables.files, deps["files"]),
-            _items(tables.classes, deps["classes"]),
-            tuple(_str(name) for name in deps["missing"]),
-            _bytes(deps["class_names_key"]), _bytes(deps["nodes_key"]))
-        start, cut, end = (_index(at, len(texts) + 1) for at in data["text"])
-        if not start <= cut <= end:
-            raise ValueError(f"text offsets out of order: {data['text']!r}")
-        return cls(texts[start:cut].decode("utf-8"), texts[cut:end].decode("utf-8"),
-                   _strs(data["classes"]), _strs(data["applications"]),
-                   _strs(data["merge_warnings"]), _strs(data["interpolation_warnings"]),
-                   node_deps)
-
-
-class CacheTables:
-    """The (file, digest) and (class, file) pairs nodes read, each stored once."""
-
-    def __init__(self, files: list[tuple[str, bytes | None]] | None = None,
-                 classes: list[tuple[str, str]] | None = None) -> None:
-        self.files = files or []
-        self.classes = classes or []
-        self._file_at = {item: index for index, item in enumerate(self.files)}
-        self._class_at = {item: index for index, item in enumerate(self.classes)}
-
-    def file_index(self, item: tuple[str, bytes | None]) -> int:
-        index = self._file_at.get(item)
-        if index is None:
-            index = self._file_at[item] = len(self.files)
-            self.files.append(item)
-        return index
-
-    def class_index(self, item: tuple[str, str]) -> int:
-        index = self._class_at.get(item)
-        if index is None:
-            index = self._class_at[item] = len(self.classes)
-            self.classes.append(item)
-        return index
-
-    def to_json(self) -> dict[str, Any]:
-        return {"files": [[path, _hex(digest)] for path, digest in self.files],
-                "classes": [list(item) for item in self.classes]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CacheTables:
-        return cls([(_str(path), _bytes(digest)) for path, digest in data["files"]],
-                   [(_str(name), _str(path)) for name, path in data["classes"]])
-
-
-def _items(table: list[Any], indexes: Any) -> tuple[Any, ...]:
-    """The entries of `table` at `indexes` (a list of ints, each checked to be in range)."""
-    if type(indexes) is not list:
-        raise TypeError(f"expected a list of indexes, found {type(indexes).__name__}")
-    if not indexes:
-        return ()
-    if min(indexes) < 0 or max(indexes) >= len(table):
-        raise ValueError("an index out of range")
-    if len(indexes) == 1:
-        return (table[indexes[0]],)
-    return operator.itemgetter(*indexes)(table)
-
-
-def _index(value: Any, size: int) -> int:
-    if type(value) is not int or not 0 <= value < size:
-        raise ValueError(f"index {value!r} out of range")
-    return value
-
-
-def _hex(value: bytes | None) -> str | None:
-    return None if value is None else value.hex()
-
-
-def _bytes(value: Any) -> bytes | None:
-    return None if value is None else bytes.fromhex(value)
-
-
-def _str(value: Any) -> str:
-    if type(value) is not str:
-        raise TypeError(f"expected a string, found {type(value).__name__}")
-    return value
-
-
-def _str_or_none(value: Any) -> str | None:
-    return None if value is None else _str(value)
-
-
-def _strs(value: Any) -> list[str]:
-    if type(value) is not list:
-        raise TypeError(f"expected a list, found {type(value).__name__}")
-    return [_str(item) for item in value]
 
 
 def cache_key(settings: Settings, fmt: str, pretty: bool) -> str:
@@ -196,153 +63,399 @@ def supports(fmt: str, pretty: bool) -> bool:
     return (fmt, pretty) in FRAGMENT_FORMS
 
 
-class InventoryCache:
-    """The cache file of one inventory, settings and output form."""
-
-    def __init__(self, cache_dir: str, settings: Settings, fmt: str, pretty: bool,
-                 warn: Callable[[str], None]) -> None:
-        self.key = cache_key(settings, fmt, pretty)
-        self.path = cache_path(cache_dir, self.key)
-        self.fmt, self.pretty = fmt, pretty
-        self.warn = warn
-
-    def load(self) -> dict[str, CachedNode]:
-        """The cached nodes; empty (with a warning) when the file is unusable."""
-        try:
-            with open(self.path, "rb") as stream:
-                content = stream.read()
-            line_end = content.find(b"\n")
-            header, texts = (content, b"") if line_end < 0 else (
-                content[:line_end], content[line_end + 1:])
-            data = orjson.loads(header)
-        except FileNotFoundError:
-            return {}
-        except (OSError, orjson.JSONDecodeError) as err:
-            self._ignored(f"cannot be read ({err})")
-            return {}
-        if not isinstance(data, dict) or data.get("key") != self.key:
-            self._ignored("it was written by another version of reclass-ng, for other "
-                          "settings or is not a reclass-ng cache")
-            return {}
-        try:
-            tables = CacheTables.from_json(data["tables"])
-            return {_str(name): CachedNode.from_json(entry, tables, texts)
-                    for name, entry in data["nodes"].items()}
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            self._ignored(f"its content is malformed ({err})")
-            return {}
-
-    def _ignored(self, why: str) -> None:
-        self.warn(f"[WARNING] reclass-ng: ignoring the cache file {self.path}: {why}")
-
-    def save(self, nodes: dict[str, CachedNode]) -> None:
-        """Replace the cache file (atomically); a failure to write is a warning."""
-        tables = CacheTables()
-        texts: list[bytes] = []
-        entries = {}
-        offset = 0
-        for name, node in nodes.items():
-            entries[name] = node.to_json(tables, texts, offset)
-            offset = entries[name]["text"][2]
-        header = orjson.dumps({"key": self.key, "tables": tables.to_json(), "nodes": entries})
-        directory = os.path.dirname(self.path)
-        temporary = None
-        try:
-            os.makedirs(directory, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=".inventory-", suffix=".tmp",
-                                                 dir=directory)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(header + b"\n")
-                stream.writelines(texts)
-            os.replace(temporary, self.path)
-            temporary = None
-        except OSError as err:
-            self.warn(f"[WARNING] reclass-ng: cannot write the cache file {self.path}: {err}")
-        finally:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
 
 
-def cached_node(result: NodeResult, fmt: str, pretty: bool,
-                yaml_writer: BlockYamlWriter | None = None) -> tuple[str, CachedNode | None]:
-    """A rendered node's text, and its cache entry (None when its timestamp cannot be found
-    in the text, which only a node named like a date could cause). Block YAML is written by
-    `yaml_writer`, shared by the nodes of a run (it asks PyYAML once per distinct value)."""
-    info = result.value
-    if yaml_writer is not None and fmt == "yaml" and pretty:
-        text = yaml_writer.node_text(result.name, info)
-    else:
-        text = node_fragment(result.name, info, fmt, pretty)
-    stamp = info["__reclass__"]["timestamp"]
-    at = text.find(stamp, text.find(_TIMESTAMP_KEY))
-    if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
-        return text, None
-    return text, CachedNode(text[:at], text[at + len(stamp):], list(info["classes"]),
-                            list(info["applications"]), list(result.merge_warnings),
-                            list(result.interpolation_warnings), result.deps)
-
-
-def render_inventory_pieces(inventory: InventoryRenderer, cache_dir: str,
-                            warn: Callable[[str], None]) -> list[str]:
-    """The dumped `--inventory` of `inventory`, in pieces, using and updating the cache.
+def write_inventory(inventory: InventoryRenderer, cache_dir: str,
+                    warn: Callable[[str], None], stream: TextIO) -> None:
+    """Write the dumped `--inventory` of `inventory` to `stream`, using and updating the cache.
 
     The same text a serial render dumps (timestamps aside), the same warnings in the same
     order, and the same first error (raised).
     """
     settings = inventory.settings
-    fmt, pretty = settings.output, settings.pretty_print
-    cache = InventoryCache(cache_dir, settings, fmt, pretty, warn)
-    capture = WarningCapture(warn)
-    recorder = InputsRecorder()
-    generation = InventoryRenderer(settings, warn=capture.warn, storage=inventory.storage)
-    snapshot = InventorySnapshot(settings, yaml_fs(generation.storage))
-    names = sorted(snapshot.nodes)
-    loaded = cache.load()
-    cached = {name: node for name, node in loaded.items()
-              if name in snapshot.nodes and node.deps.current(name, snapshot)}
-    rendered = render_nodes(generation, recorder, snapshot,
-                            [name for name in names if name not in cached], capture)
-    _replay(names, cached, rendered, warn)
-    now = timestamp()
-    parts: list[tuple[str, list[str], list[str], str]] = []
-    kept: dict[str, CachedNode] = {}
-    yaml_writer = BlockYamlWriter() if fmt == "yaml" and pretty else None
-    for name in names:
-        entry = cached.get(name)
-        if entry is not None:
-            text = entry.text(now)
-        else:
-            text, entry = cached_node(rendered[name], fmt, pretty, yaml_writer)
-        if entry is not None:
-            kept[name] = entry
-            parts.append((name, entry.classes, entry.applications, text))
-        else:
-            info = rendered[name].value
-            parts.append((name, list(info["classes"]), list(info["applications"]), text))
-    if rendered or len(kept) != len(loaded) or not os.path.exists(cache.path):
-        cache.save(kept)
-    return assemble_inventory(parts, fmt, pretty)
+    key = cache_key(settings, settings.output, settings.pretty_print)
+    path = cache_path(cache_dir, key)
+    cached = _open(path, key, warn)
+    try:
+        known, taken_at = _known_files(cached, path, warn) if cached is not None else ({}, 0)
+        if not known and cached is not None:
+            cached.close()
+            cached = None
+        digests = StampedDigests(known, taken_at)
+        snapshot = InventorySnapshot(settings, yaml_fs(inventory.storage), digest=digests.digest)
+        if cached is not None and _unchanged(cached.header, known, snapshot):
+            for message in cached.header["warnings"]:
+                warn(message)
+            output = cached.pieces(0, len(cached.output))
+            _write(stream, output, timestamp())
+            if digests.worth_storing():
+                write_cache_file(path, _header(key, digests, snapshot, cached.header, ()),
+                                 bytes(cached.body[:cached.header["entries_size"]]),
+                                 output, warn)
+            return
+        run = CachedRun(inventory, snapshot, cached, path, warn)
+        output, entries = run.render()
+        _write(stream, output, run.now)
+        write_cache_file(path, _header(key, digests, snapshot, run.header, run.extra_files),
+                         entries, output, warn)
+    finally:
+        _closed(cached)
 
 
-def _replay(names: list[str], cached: dict[str, CachedNode], rendered: dict[str, NodeResult],
-            warn: Callable[[str], None]) -> None:
-    """Warnings in serial order: every merge, then every interpolation; the first error."""
-    for name in names:
-        if name in cached:
-            messages = cached[name].merge_warnings
+def _open(path: str, key: str, warn: Callable[[str], None]) -> CacheFile | None:
+    try:
+        return CacheFile.open(path, key)
+    except (OSError, MalformedCache) as err:
+        _ignored(path, str(err) if isinstance(err, MalformedCache) else f"cannot be read ({err})",
+                 warn)
+        return None
+
+
+def _ignored(path: str, why: str, warn: Callable[[str], None]) -> None:
+    warn(f"[WARNING] reclass-ng: ignoring the cache file {path}: {why}")
+
+
+def _closed(cached: CacheFile | None) -> None:
+    if cached is not None:
+        cached.close()
+
+
+def _known_files(cached: CacheFile, path: str, warn: Callable[[str], None]
+                 ) -> tuple[dict[str, tuple[Digest | None, Stamp | None]], int]:
+    """The stored digest and stamp of every file, and when the stamps were taken; nothing
+    (with a warning) when the header does not hold them."""
+    header = cached.header
+    try:
+        known = {}
+        for name, digest, stamp in header["files"]:
+            if type(name) is not str or (stamp is not None and (
+                    type(stamp) is not list or len(stamp) != 5
+                    or any(type(value) is not int for value in stamp))):
+                raise TypeError(f"bad file entry {name!r}")
+            known[name] = (None if digest is None else bytes.fromhex(digest),
+                           None if stamp is None else tuple(stamp))
+        taken_at = header["taken_at"]
+        if type(taken_at) is not int:
+            raise TypeError("taken_at is not an integer")
+        for field in ("nodes", "classes"):
+            if type(header[field]) is not dict:
+                raise TypeError(f"{field} is not a mapping")
+        _strs(header["warnings"])
+        return known, taken_at
+    except (KeyError, TypeError, ValueError) as err:
+        _ignored(path, f"its content is malformed ({err})", warn)
+        return {}, 0
+
+
+def _unchanged(header: dict[str, Any], known: dict[str, tuple[Digest | None, Stamp | None]],
+               snapshot: InventorySnapshot) -> bool:
+    """True when the stored output is that of this snapshot: every node cached, the same
+    listing and every file's digest the same."""
+    if header.get("complete") is not True or len(known) != len(snapshot.digests):
+        return False
+    if header["nodes"] != snapshot.nodes or header["classes"] != snapshot.classes:
+        return False
+    digests = snapshot.digests
+    return all(digests.get(path, b"") == entry[0] for path, entry in known.items())
+
+
+def _header(key: str, digests: StampedDigests, snapshot: InventorySnapshot,
+            extra: dict[str, Any], extra_files: Iterable[str]) -> dict[str, Any]:
+    """A cache file's header: the file table in the snapshot's order then `extra_files` (files
+    nodes read that the listing does not hold; node entries index the table), the listing,
+    and from `extra` the warnings and whether every node is cached."""
+    entries = digests.entries
+    files = [[path, None if digest is None else digest.hex(),
+              entries.get(path, (None, None))[1]] for path, digest in snapshot.digests.items()]
+    files += [[path, None, None] for path in extra_files]
+    return {"key": key, "taken_at": digests.taken_at, "files": files,
+            "nodes": snapshot.nodes, "classes": snapshot.classes,
+            "warnings": extra["warnings"], "complete": extra["complete"]}
+
+
+def _write(stream: TextIO, pieces: Iterable[Piece], now: str) -> None:
+    """Write the output pieces, `now` in the timestamps' places (bytes straight to the
+    stream's buffer when it writes UTF-8)."""
+    buffer = getattr(stream, "buffer", None)
+    encoding = getattr(stream, "encoding", None) or ""
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    if buffer is not None and utf8:
+        stream.flush()
+        stamp = now.encode("utf-8")
+        buffer.writelines(stamp if piece is None else piece for piece in pieces)
+        return
+    for piece in pieces:
+        stream.write(now if piece is None else str(piece, "utf-8"))
+
+
+def _strs(value: Any) -> list[str]:
+    if type(value) is not list or any(type(item) is not str for item in value):
+        raise TypeError("expected a list of strings")
+    return value
+
+
+class CachedRun:
+    """A run whose inventory changed since the cache was written: the nodes whose inputs are
+    unchanged keep their stored text, the others are rendered."""
+
+    def __init__(self, inventory: InventoryRenderer, snapshot: InventorySnapshot,
+                 cached: CacheFile | None, path: str, warn: Callable[[str], None]) -> None:
+        self.inventory, self.snapshot, self.cached = inventory, snapshot, cached
+        self.path, self.warn = path, warn
+        self.fmt, self.pretty = inventory.settings.output, inventory.settings.pretty_print
+        self.now = timestamp()
+        self.header: dict[str, Any] = {}
+        self.extra_files: list[str] = []
+        self.file_at = {path: index for index, path in enumerate(snapshot.digests)}
+        self.class_table: list[tuple[str, str]] = []
+        self.old_files: list[str] = []
+        self.renumbered_files: list[int] | None = None  # old file index -> new ([]: the same)
+        self.old_nodes: dict[str, Any] = {}
+        self.uncached: dict[str, tuple[list[str], list[str]]] = {}  # classes, applications
+
+    def render(self) -> tuple[list[Piece], dict[str, Any]]:
+        """The output, in pieces, and the entries part of the new cache file."""
+        snapshot = self.snapshot
+        names = sorted(snapshot.nodes)
+        kept = self._kept()
+        capture = WarningCapture(self.warn)
+        generation = InventoryRenderer(self.inventory.settings, warn=capture.warn,
+                                       storage=self.inventory.storage)
+        rendered = render_nodes(generation, InputsRecorder(), snapshot,
+                                [name for name in names if name not in kept], capture)
+        merge, interpolation = _replay(names, kept, rendered, self.warn)
+        texts: dict[str, list[Piece]] = {}
+        entries: dict[str, dict[str, Any] | None] = {}
+        writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
+        for name in names:
+            if name in kept:
+                texts[name] = self.cached.pieces(*kept[name]["text"])  # type: ignore[union-attr]
+                entries[name] = self._moved(kept[name])
+            else:
+                texts[name], entries[name] = self._rendered(rendered[name], writer)
+        prefix, suffix = self._frame(names, kept, entries)
+        output: list[Piece] = list(prefix)
+        size = sum(len(piece) for piece in output if piece is not None)
+        separator = FRAGMENT_FORMS[(self.fmt, self.pretty)][2].encode("utf-8")
+        for index, name in enumerate(names):
+            if index and separator:
+                output.append(separator)
+                size += len(separator)
+            start = size
+            for piece in texts[name]:
+                output.append(piece)
+                size += 0 if piece is None else len(piece)
+            entry = entries[name]
+            if entry is not None:
+                entry["text"] = [start, size]
+        frame = [sum(len(piece) for piece in prefix if piece is not None), size]
+        output += suffix
+        nodes = {name: entry for name, entry in entries.items() if entry is not None}
+        self.header = {"warnings": merge + interpolation, "complete": len(nodes) == len(names)}
+        return output, {"classes": self._compact_classes(nodes), "nodes": nodes,
+                        "frame": frame}
+
+    def _kept(self) -> dict[str, dict[str, Any]]:
+        """The stored entries of nodes whose inputs are unchanged."""
+        cached, snapshot = self.cached, self.snapshot
+        if cached is None:
+            return {}
+        try:
+            entries = cached.entries()
+            self.old_files = [item[0] for item in cached.header["files"]]
+            digests = snapshot.digests
+            changed_files = {
+                index for index, (path, digest, _) in enumerate(cached.header["files"])
+                if digests.get(path, b"") != (None if digest is None else bytes.fromhex(digest))}
+            for pair in entries["classes"]:
+                _strs(pair)
+                if len(pair) != 2:
+                    raise ValueError("a class entry is not a (class, file) pair")
+            self.class_table = [tuple(pair) for pair in entries["classes"]]
+            changed_classes = {index for index, (name, path) in enumerate(self.class_table)
+                               if snapshot.classes.get(name) != path}
+            nodes = entries["nodes"]
+            if type(nodes) is not dict:
+                raise TypeError("nodes is not a mapping")
+            self.old_nodes = nodes
+            check = NodeCheck(snapshot, changed_files, len(self.old_files), changed_classes,
+                              len(self.class_table), len(cached.output))
+            return {name: entry for name, entry in nodes.items()
+                    if name in snapshot.nodes and check.current(name, entry)}
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            _ignored(self.path, f"its content is malformed ({err})", self.warn)
+            self.old_nodes, self.class_table = {}, []
+            return {}
+
+    def _moved(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """A kept entry with its file indexes into the new file table."""
+        deps = dict(entry["deps"])
+        if self.renumbered_files is None:
+            file_at = self.file_at
+            self.renumbered_files = ([] if list(file_at) == self.old_files
+                                     else [file_at.get(path, -1) for path in self.old_files])
+        if self.renumbered_files:
+            renumbered = self.renumbered_files
+            deps["files"] = [renumbered[index] for index in deps["files"]]
+        return dict(entry, deps=deps)
+
+    def _rendered(self, result: NodeResult, writer: BlockYamlWriter | None
+                  ) -> tuple[list[Piece], dict[str, Any] | None]:
+        """A rendered node's text, and its entry (None when it is not cached: its timestamp
+        cannot be found in its text, which only a node named like a date could cause)."""
+        info = result.value
+        if writer is not None:
+            text = writer.node_text(result.name, info)
         else:
-            messages = list(rendered[name].merge_warnings)
+            text = node_fragment(result.name, info, self.fmt, self.pretty)
+        stamp = info["__reclass__"]["timestamp"]
+        at = text.find(stamp, text.find(_TIMESTAMP_KEY))
+        if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
+            self.uncached[result.name] = (list(info["classes"]), list(info["applications"]))
+            return [text.encode("utf-8")], None
+        pieces: list[Piece] = [text[:at].encode("utf-8"), None,
+                               text[at + len(stamp):].encode("utf-8")]
+        return pieces, {"classes": list(info["classes"]),
+                        "applications": list(info["applications"]),
+                        "merge_warnings": list(result.merge_warnings),
+                        "interpolation_warnings": list(result.interpolation_warnings),
+                        "deps": self._deps(result.deps)}
+
+    def _deps(self, deps: NodeDeps) -> dict[str, Any]:
+        files = []
+        for path, _ in deps.files:
+            index = self.file_at.get(path)
+            if index is None:  # read, but not listed: stored without a digest (never current)
+                index = self.file_at[path] = len(self.file_at)
+                self.extra_files.append(path)
+            files.append(index)
+        table = self.class_table
+        classes = []
+        for pair in deps.classes:
+            table.append(pair)  # duplicates are merged by _compact_classes
+            classes.append(len(table) - 1)
+        return {"node_file": deps.node_file, "files": files, "classes": classes,
+                "missing": list(deps.missing), "class_names_key": _hex(deps.class_names_key),
+                "nodes_key": _hex(deps.nodes_key)}
+
+    def _compact_classes(self, nodes: dict[str, dict[str, Any]]) -> list[list[str]]:
+        """The class table with only the pairs some entry uses, each once; entries renumbered."""
+        table = self.class_table
+        new_at: dict[tuple[str, str], int] = {}
+        renumber = {}
+        for entry in nodes.values():
+            for index in entry["deps"]["classes"]:
+                if index not in renumber:
+                    renumber[index] = new_at.setdefault(table[index], len(new_at))
+        for entry in nodes.values():
+            deps = entry["deps"] = dict(entry["deps"])
+            deps["classes"] = [renumber[index] for index in deps["classes"]]
+        return [list(pair) for pair in new_at]
+
+    def _frame(self, names: list[str], kept: dict[str, Any],
+               entries: dict[str, dict[str, Any] | None]) -> tuple[list[Piece], list[Piece]]:
+        """The output before the first node's text and after the last one: the stored one when
+        the same nodes have the same classes and applications, else dumped again."""
+        cached, old = self.cached, self.old_nodes
+        if cached is not None and list(old) == names and all(
+                name in kept or (entry is not None
+                                 and (entry["classes"], entry["applications"])
+                                 == (old[name]["classes"], old[name]["applications"]))
+                for name, entry in entries.items()):
+            try:
+                first, last = cached.entries()["frame"]
+                if not 0 <= first <= last <= len(cached.output):
+                    raise ValueError("the frame is out of range")
+                return cached.pieces(0, first), cached.pieces(last, len(cached.output))
+            except (KeyError, TypeError, ValueError):
+                pass  # dumped again
+        nodes = []
+        for name in names:
+            entry = entries[name]
+            if entry is None:
+                nodes.append((name, *self.uncached[name]))
+            else:
+                nodes.append((name, entry["classes"], entry["applications"]))
+        before, after = inventory_frame(nodes, self.fmt, self.pretty, self.now)
+        at = before.find(self.now, before.find(_TIMESTAMP_KEY))
+        return ([before[:at].encode("utf-8"), None, before[at + len(self.now):].encode("utf-8")],
+                [after.encode("utf-8")])
+
+
+class NodeCheck:
+    """Whether a stored entry's inputs are unchanged: NodeDeps.current on the tables' indexes
+    (a file or class pair changed once is a set member; a node is one set test per table)."""
+
+    def __init__(self, snapshot: InventorySnapshot, changed_files: set[int], files: int,
+                 changed_classes: set[int], classes: int, output_size: int) -> None:
+        self.snapshot = snapshot
+        self.changed_files, self.files = changed_files, files
+        self.changed_classes, self.classes = changed_classes, classes
+        self.output_size = output_size
+
+    def current(self, name: str, entry: dict[str, Any]) -> bool:
+        """True when the entry may be kept; TypeError/ValueError when it is malformed."""
+        deps = entry["deps"]
+        files, classes, missing = deps["files"], deps["classes"], _strs(deps["missing"])
+        _indexes(files, self.files)
+        _indexes(classes, self.classes)
+        for field in ("classes", "applications", "merge_warnings", "interpolation_warnings"):
+            _strs(entry[field])
+        start, end = entry["text"]
+        if type(start) is not int or type(end) is not int or not (
+                0 <= start <= end <= self.output_size):
+            raise ValueError(f"text offsets out of range: {entry['text']!r}")
+        snapshot = self.snapshot
+        if snapshot.nodes.get(name) != deps["node_file"]:
+            return False
+        if not (self.changed_files.isdisjoint(files)
+                and self.changed_classes.isdisjoint(classes)):
+            return False
+        if missing and (_bytes(deps["class_names_key"]) != snapshot.class_names_key
+                        or any(item in snapshot.classes for item in missing)):
+            return False
+        nodes_key = deps["nodes_key"]
+        return nodes_key is None or _bytes(nodes_key) == snapshot.nodes_key
+
+
+def _indexes(values: Any, size: int) -> None:
+    if type(values) is not list or any(type(value) is not int for value in values):
+        raise TypeError("expected a list of indexes")
+    if values and (min(values) < 0 or max(values) >= size):
+        raise ValueError("an index out of range")
+
+
+def _hex(value: bytes | None) -> str | None:
+    return None if value is None else value.hex()
+
+
+def _bytes(value: Any) -> bytes | None:
+    return None if value is None else bytes.fromhex(value)
+
+
+def _replay(names: list[str], kept: dict[str, dict[str, Any]],
+            rendered: dict[str, NodeResult], warn: Callable[[str], None]
+            ) -> tuple[list[str], list[str]]:
+    """Print the warnings in serial order: every merge, then every interpolation; raise the
+    first error. The merge and the interpolation warnings printed."""
+    merge: list[str] = []
+    for name in names:
+        messages = kept[name]["merge_warnings"] if name in kept else rendered[name].merge_warnings
         for message in messages:
             warn(message)
+        merge += messages
         if name in rendered and rendered[name].phase == MERGE_FAILED:
             raise rendered[name].value.with_traceback(None)
+    interpolation: list[str] = []
     for name in names:
-        if name in cached:
-            messages = cached[name].interpolation_warnings
-        else:
-            messages = list(rendered[name].interpolation_warnings)
+        messages = (kept[name]["interpolation_warnings"] if name in kept
+                    else rendered[name].interpolation_warnings)
         for message in messages:
             warn(message)
+        interpolation += messages
         if name in rendered and rendered[name].phase == INTERPOLATION_FAILED:
             raise rendered[name].value.with_traceback(None)
+    return merge, interpolation

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.settings import Settings
@@ -87,12 +87,13 @@ class InventorySnapshot:
     """The settings, listing and file digests one render generation was made from."""
 
     def __init__(self, settings: Settings, storage: YamlFsStorage,
-                 previous: InventorySnapshot | None = None) -> None:
+                 previous: InventorySnapshot | None = None,
+                 digest: Callable[[str], Digest | None] = file_digest) -> None:
         self.settings = settings
         self.nodes: dict[str, str] = {name: storage.nodes[name].path for name in storage.nodes}
         self.classes: dict[str, str] = dict(storage.class_paths)
         self.digests: dict[str, Digest | None] = {
-            path: file_digest(path) for path in (*self.nodes.values(), *self.classes.values())}
+            path: digest(path) for path in (*self.nodes.values(), *self.classes.values())}
         self.class_names_key = names_digest((name,) for name in sorted(self.classes))
         self.nodes_key = names_digest(
             (name, path, (self.digests[path] or b"").hex())

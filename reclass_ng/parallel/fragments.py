@@ -38,29 +38,40 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> st
 def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: str,
                        pretty: bool) -> list[str]:
     """The dumped inventory, in pieces, from (name, classes, applications, text) of each node."""
-    from reclass_ng.output import dump
-
-    classes: dict[str, list[str]] = {}
-    applications: dict[str, list[str]] = {}
-    for name, node_classes, node_applications, _ in parts:
-        for app in node_applications:
-            applications.setdefault(app, []).append(name)
-        for cls in node_classes:
-            classes.setdefault(cls, []).append(name)
-    skeleton = dump({"__reclass__": {"timestamp": timestamp()}, "nodes": {}, "classes": classes,
-                     "applications": applications}, fmt, pretty)
+    before, after = inventory_frame([part[:3] for part in parts], fmt, pretty, timestamp())
     if not parts:
-        return [skeleton]
-    separator, empty, opening, closing = FRAGMENT_FORMS[(fmt, pretty)][2:]
-    # The empty "nodes" is the first key after the timestamp in JSON, the last key in YAML.
-    at = skeleton.find(empty) if fmt == "json" else skeleton.rfind(empty)
-    pieces = [skeleton[:at], opening]
+        return [before + after]
+    separator = FRAGMENT_FORMS[(fmt, pretty)][2]
+    pieces = [before]
     for index, part in enumerate(parts):
         if index and separator:
             pieces.append(separator)
         pieces.append(part[3])
-    pieces += [closing, skeleton[at + len(empty):]]
+    pieces.append(after)
     return pieces
+
+
+def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pretty: bool,
+                    now: str) -> tuple[str, str]:
+    """The dumped inventory's text before its first node's text and after its last one, from
+    (name, classes, applications) of each node; the whole text when there is no node."""
+    from reclass_ng.output import dump
+
+    classes: dict[str, list[str]] = {}
+    applications: dict[str, list[str]] = {}
+    for name, node_classes, node_applications in nodes:
+        for app in node_applications:
+            applications.setdefault(app, []).append(name)
+        for cls in node_classes:
+            classes.setdefault(cls, []).append(name)
+    skeleton = dump({"__reclass__": {"timestamp": now}, "nodes": {}, "classes": classes,
+                     "applications": applications}, fmt, pretty)
+    if not nodes:
+        return skeleton, ""
+    empty, opening, closing = FRAGMENT_FORMS[(fmt, pretty)][3:]
+    # The empty "nodes" is the first key after the timestamp in JSON, the last key in YAML.
+    at = skeleton.find(empty) if fmt == "json" else skeleton.rfind(empty)
+    return skeleton[:at] + opening, closing + skeleton[at + len(empty):]
 
 
 def _indented_json_member(name: str, info: dict[str, Any]) -> str:
