@@ -256,12 +256,22 @@ def _remember(table: dict, key: Any, value: Any) -> None:
 
 def _deepest_point(data: bytes) -> yaml.Mark | None:
     """Where the document first nests deeper than MAX_YAML_DEPTH, by its parse events (the
-    parser keeps its own stack, unlike the composer); None when it never does."""
+    parser keeps its own stack, unlike the composer); None when it never does.
+
+    libyaml 0.2.6 (bundled with PyYAML 6.0.4) refuses more than 1,000 levels itself, and its
+    scanner reads up to 1,024 characters ahead, so on a deep flow line it can stop before the
+    event that crosses our limit: then the point where libyaml stopped is returned (deeper
+    than our limit too)."""
     loader = SafeLoader(data)
     depth = 0
     try:
         while True:
-            event = loader.get_event()
+            try:
+                event = loader.get_event()
+            except yaml.MarkedYAMLError as err:
+                if _is_libyaml_depth_limit(err):
+                    return err.problem_mark
+                raise
             if event is None or isinstance(event, yaml.StreamEndEvent):
                 return None
             if isinstance(event, yaml.CollectionStartEvent):
@@ -272,6 +282,12 @@ def _deepest_point(data: bytes) -> yaml.Mark | None:
                 depth -= 1
     finally:
         loader.dispose()
+
+
+def _is_libyaml_depth_limit(err: yaml.MarkedYAMLError) -> bool:
+    """Whether `err` is libyaml's own nesting limit (0.2.6 and later: 1,000 levels), which a
+    document meets only after it has crossed MAX_YAML_DEPTH."""
+    return "exceeded maximum nesting depth" in (err.problem or "")
 
 
 def _check_depth(data: bytes) -> None:
@@ -382,6 +398,9 @@ def parse_yaml_bytes(data: bytes, path: str) -> Any:
                             "itself (recursive data cannot be merged)", mark.line + 1,
                             mark.column + 1) from None
     except yaml.MarkedYAMLError as err:
+        if _is_libyaml_depth_limit(err):
+            raise _limit_error(path, f"the document nests deeper than {MAX_YAML_DEPTH} levels",
+                               _deepest_point(data)) from None
         mark = err.problem_mark or err.context_mark
         problem = yaml_problem(err)
         if mark is None:
@@ -410,4 +429,9 @@ def compose_yaml_file(path: str) -> yaml.Node | None:
                            err.mark) from None
     except RecursionError:
         raise _limit_error(path, "the document nests deeper than the loader supports",
+                           _deepest_point(data)) from None
+    except yaml.MarkedYAMLError as err:
+        if not _is_libyaml_depth_limit(err):
+            raise
+        raise _limit_error(path, f"the document nests deeper than {MAX_YAML_DEPTH} levels",
                            _deepest_point(data)) from None
