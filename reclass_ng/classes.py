@@ -348,19 +348,20 @@ class FrozenWalk:
     see what the node's own walk would have made (tests/test_shared_walks.py compares every
     node with its unshared merge)."""
 
-    __slots__ = ("merged", "walked", "parameters", "exports")
+    __slots__ = ("merged", "walked", "frozen_parameters", "frozen_exports")
 
     def __init__(self, merged: MergedNode, walked: set[str]) -> None:
         self.merged = merged
         self.walked = walked
-        self.parameters = {k: frozen_copy(v) for k, v in merged.parameters.items()}
-        self.exports = {k: frozen_copy(v) for k, v in merged.exports.items()}
+        self.frozen_parameters = {k: frozen_copy(v) for k, v in merged.parameters.items()}
+        self.frozen_exports = {k: frozen_copy(v) for k, v in merged.exports.items()}
 
     def give(self, node: MergedNode, entity: Entity) -> None:
         """Start `node` from this walk; `entity`, the node's own, is the last one it merges."""
         shared = self.merged
-        for mine, theirs, frozen in ((node.parameters, shared.parameters, self.parameters),
-                                     (node.exports, shared.exports, self.exports)):
+        for mine, theirs, frozen in (
+                (node.parameters, shared.parameters, self.frozen_parameters),
+                (node.exports, shared.exports, self.frozen_exports)):
             mine.update(frozen)
             if theirs.origin:
                 if mine.origin is None:
@@ -386,9 +387,9 @@ class _NodeThaw:
     def before_merge(self, node: MergedNode, entity: Entity) -> None:
         """Own copies of the node's frozen mappings along the keys `entity` merges into."""
         walk = self.walk
-        thaw(node.parameters, walk.merged.parameters, walk.parameters, entity.parameters)
+        thaw(node.parameters, walk.merged.parameters, walk.frozen_parameters, entity.parameters)
         if entity.exports:
-            thaw(node.exports, walk.merged.exports, walk.exports, entity.exports)
+            thaw(node.exports, walk.merged.exports, walk.frozen_exports, entity.exports)
         if entity is self.last:
             node.frozen_base = None  # merged: the walk can go once its other nodes are
 
