@@ -161,9 +161,11 @@ class ClassExpander:
             observer.entity_merged(entity, listed_by)
 
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
-                     walking: list[str], observer: RenderObserver | None = None) -> None:
-        """Merge the classes of `entity` (recursively), not the entity itself."""
-        for listed in entity.classes:
+                     walking: list[str], observer: RenderObserver | None = None,
+                     entries: tuple[str, ...] | None = None) -> None:
+        """Merge the classes of `entity` (recursively), not the entity itself; only the
+        class list `entries` of it when given (SharedClassWalks splits a node's list)."""
+        for listed in entity.classes if entries is None else entries:
             name = self._class_name(listed, node, entity)
             if name in seen:
                 continue
@@ -234,125 +236,179 @@ class ClassExpander:
 
 
 class SharedClassWalks:
-    """The classes of a class list that several nodes list, merged once for all of them.
+    """The classes that several nodes list first, merged once for all of them.
 
-    Nodes listing the same classes merge the same files in the same order. When nothing in
-    that walk depends on the node (no reference in a class name, no parameter key that the
-    node's automatic parameters also set, no class skipped with a warning), the classes are
-    merged once into an empty node and every node gets a copy of the result (the last one
-    the result itself): reclass's merge, with the per-key work done once. A render announces
-    the class lists of the nodes it is about to merge (`expect`); only lists met again are
-    kept, each until its last node.
+    Nodes whose class lists start with the same entries merge the same files in the same
+    order for those entries. When nothing in that walk depends on the node (no reference in
+    a class name, no parameter key that the node's automatic parameters also set, no class
+    skipped with a warning), those entries are merged once into an empty node; each node
+    starts from a frozen copy of the result (values.frozen_copy), walks the rest of its own
+    list, and merges its own file: reclass's merge, with the per-key work of the shared
+    entries done once. A render announces the class lists of the nodes it is about to merge
+    (`expect`); each node takes the longest start of its list that another node's list
+    starts with too, and a walk is kept until the last node taking it.
     """
 
     def __init__(self, expander: ClassExpander) -> None:
         self.expander = expander
-        self._left: dict[tuple[str, ...], int] = {}  # class list -> nodes still to merge
-        self._walks: dict[tuple[str, ...], tuple[MergedNode, set[str]]] = {}
-        # class list -> frozen copies of its walk's parameters and exports (see _take)
-        self._frozen: dict[tuple[str, ...], tuple[dict, dict]] = {}
+        # class list -> its first entries that a shared walk merges (absent: none)
+        self._shared_start: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._left: dict[tuple[str, ...], int] = {}  # shared entries -> nodes still to merge
+        self._walks: dict[tuple[str, ...], FrozenWalk] = {}
         self._unsafe: set[tuple[str, ...]] = set()
 
     def expect(self, class_lists: Iterable[tuple[str, ...]]) -> None:
         """The class lists of the nodes merged next (a whole inventory, a chunk of it)."""
-        counts: dict[tuple[str, ...], int] = {}
-        for classes in class_lists:
-            counts[classes] = counts.get(classes, 0) + 1
-        self._left = {classes: n for classes, n in counts.items() if n > 1 and classes}
+        lists = list(class_lists)
+        starts: dict[tuple[str, ...], int] = {}  # start of a list -> lists starting so
+        for classes in lists:
+            for end in range(1, len(classes) + 1):
+                start = classes[:end]
+                starts[start] = starts.get(start, 0) + 1
+        shared_start: dict[tuple[str, ...], tuple[str, ...]] = {}
+        takers: dict[tuple[str, ...], int] = {}
+        for classes in lists:
+            known = shared_start.get(classes)
+            if known is None:
+                end = len(classes)
+                while end and starts[classes[:end]] < 2:
+                    end -= 1
+                known = shared_start[classes] = classes[:end]
+            if known:
+                takers[known] = takers.get(known, 0) + 1
+        self._shared_start = {classes: start for classes, start in shared_start.items()
+                              if takers.get(start, 0) > 1}
+        self._left = {start: n for start, n in takers.items() if n > 1}
         self._walks.clear()
-        self._frozen.clear()
 
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
                      observer: RenderObserver | None = None) -> bool:
         """Merge the classes of a node's entity into `node`, which holds only its automatic
-        parameters so far, from a shared walk (telling a reads-only `observer` the classes it
-        contains). False when this node cannot use one."""
-        key = entity.classes
-        left = self._left.get(key)
-        if left is None or key in self._unsafe or seen or node.classes or node.applications:
+        parameters so far, starting from a shared walk (telling a reads-only `observer` the
+        classes it contains). False when this node cannot use one. The merger then thaws
+        the node's tree along the keys of each entity it merges (FrozenWalk.before_merge)."""
+        start = self._shared_start.get(entity.classes)
+        if start is None or start in self._unsafe or seen or node.classes or node.applications:
             return False
-        walk = self._walks.get(key) or self._walk_alone(entity)
+        left = self._left.get(start)
+        if left is None:
+            return False
+        walk = self._walks.get(start) or self._walk_alone(entity)
         if walk is None:
             return False
-        shared, walked = walk
+        shared = walk.merged
         if not (node.parameters.keys().isdisjoint(shared.parameters)
                 and node.exports.keys().isdisjoint(shared.exports)):
-            self._unsafe.add(key)  # e.g. a class setting _reclass_: merged in order instead
-            self._walks.pop(key, None)
+            self._unsafe.add(start)  # e.g. a class setting _reclass_: merged in order instead
+            self._walks.pop(start, None)
             return False
-        frozen = self._frozen.get(key)
-        if frozen is None:
-            frozen = ({k: frozen_copy(v) for k, v in shared.parameters.items()},
-                      {k: frozen_copy(v) for k, v in shared.exports.items()})
         if left == 1:
-            del self._left[key]
-            self._walks.pop(key, None)
-            self._frozen.pop(key, None)
-            _take(node, shared, frozen, entity, last=True)
+            del self._left[start]
+            self._walks.pop(start, None)
         else:
-            self._left[key] = left - 1
-            self._walks[key] = walk
-            self._frozen[key] = frozen
-            _take(node, shared, frozen, entity, last=False)
-        seen.update(walked)
+            self._left[start] = left - 1
+            self._walks[start] = walk
+        walk.give(node, entity)
+        seen.update(walk.walked)
         if observer is not None:
             storage = self.expander.loader.storage
-            for name in walked:
+            for name in walk.walked:
                 observer.class_read(name, storage.class_path(name))
+        if len(start) < len(entity.classes):
+            self.expander.walk_classes(node, entity, seen, [], observer,
+                                       entity.classes[len(start):])
         return True
 
-    def _walk_alone(self, entity: Entity) -> tuple[MergedNode, set[str]] | None:
+    def _walk_alone(self, entity: Entity) -> FrozenWalk | None:
         expander = self.expander
         if expander.settings.ignore_class_notfound:
             return None  # the warnings of skipped classes are printed for every node
+        start = self._shared_start[entity.classes]
         scratch, seen = MergedNode(), set[str]()
         expander.rendered_class_names = False
         try:
-            expander.walk_classes(scratch, entity, seen, [])
+            expander.walk_classes(scratch, entity, seen, [], None, start)
         except ReclassError:
             failed = True  # the node's own walk reports it, in its place
         else:
             failed = expander.rendered_class_names
         if failed:
-            self._unsafe.add(entity.classes)
+            self._unsafe.add(start)
             return None
-        return scratch, seen
+        return FrozenWalk(scratch, seen)
 
 
-def _take(node: MergedNode, shared: MergedNode, frozen: tuple[dict, dict], entity: Entity,
-          last: bool) -> None:
-    """Put a shared walk's result into a node, which merges `entity` into it next.
+class FrozenWalk:
+    """The result of a shared class walk, and its frozen copy that its nodes start from.
 
-    What the node's own merge reaches (the keys its entity sets, where both are mappings
-    down to the first key that is not) is an owned copy, with the files that set each key;
-    everything else is the walk's frozen copy (values.frozen_copy), shared by its nodes and
-    copied by each one only where it renders references."""
-    sections = ((node.parameters, shared.parameters, frozen[0], entity.parameters),
-                (node.exports, shared.exports, frozen[1], entity.exports))
-    for mine, theirs, theirs_frozen, new in sections:
-        for key, value in theirs.items():
-            mine[key] = _owned_where_merged(value, theirs_frozen[key], new[key], last) \
-                if key in new else theirs_frozen[key]
-        if theirs.origin:
-            if mine.origin is None:
-                mine.origin = {}
-            mine.origin.update(theirs.origin)
-    node.classes.extend(shared.classes)
-    node._class_set.update(shared.classes)
-    node.applications.extend(shared.applications)
-    if shared.environment is not None:
-        node.environment = shared.environment
+    A node holds the frozen copy (shared by the walk's nodes, each copying only what it
+    renders into) until it merges an entity over it: then the mappings that entity merges
+    into, down to the first key that is not a mapping on both sides, become owned copies
+    again, with the file that set each key (`merged`'s origins), so merges and their errors
+    see what the node's own walk would have made (tests/test_shared_walks.py compares every
+    node with its unshared merge)."""
+
+    __slots__ = ("merged", "walked", "frozen_parameters", "frozen_exports")
+
+    def __init__(self, merged: MergedNode, walked: set[str]) -> None:
+        self.merged = merged
+        self.walked = walked
+        self.frozen_parameters = {k: frozen_copy(v) for k, v in merged.parameters.items()}
+        self.frozen_exports = {k: frozen_copy(v) for k, v in merged.exports.items()}
+
+    def give(self, node: MergedNode, entity: Entity) -> None:
+        """Start `node` from this walk; `entity`, the node's own, is the last one it merges."""
+        shared = self.merged
+        for mine, theirs, frozen in (
+                (node.parameters, shared.parameters, self.frozen_parameters),
+                (node.exports, shared.exports, self.frozen_exports)):
+            mine.update(frozen)
+            if theirs.origin:
+                if mine.origin is None:
+                    mine.origin = {}
+                mine.origin.update(theirs.origin)
+        node.classes.extend(shared.classes)
+        node._class_set.update(shared.classes)
+        node.applications.extend(shared.applications)
+        if shared.environment is not None:
+            node.environment = shared.environment
+        node.frozen_base = _NodeThaw(self, entity)
 
 
-def _owned_where_merged(value: Any, frozen: Any, new: Any, last: bool) -> Any:
-    """`value` of a shared walk as a node holds it when `new` is merged over it: owned
-    (copied unless `last`) along the keys `new` sets, frozen elsewhere."""
-    if type(value) is not OwnedDict or type(new) not in SHARED_DICT_TYPES:
-        return value if last else owned_copy(value)
-    copy = OwnedDict.from_source(frozen, value.src)  # the same keys, in the same order
-    if value.origin:
-        copy.origin = dict(value.origin)
-    for key in new:  # a node's few keys, not the walk's many (_param: hundreds)
-        if key in value:
-            copy[key] = _owned_where_merged(value[key], frozen[key], new[key], last)
-    return copy
+class _NodeThaw:
+    """What the merger asks before each merge into a node started from a FrozenWalk."""
+
+    __slots__ = ("walk", "last")
+
+    def __init__(self, walk: FrozenWalk, last: Entity) -> None:
+        self.walk = walk
+        self.last = last
+
+    def before_merge(self, node: MergedNode, entity: Entity) -> None:
+        """Own copies of the node's frozen mappings along the keys `entity` merges into."""
+        walk = self.walk
+        thaw(node.parameters, walk.merged.parameters, walk.frozen_parameters, entity.parameters)
+        if entity.exports:
+            thaw(node.exports, walk.merged.exports, walk.frozen_exports, entity.exports)
+        if entity is self.last:
+            node.frozen_base = None  # merged: the walk can go once its other nodes are
+
+
+def thaw(mine: OwnedDict, walked: OwnedDict, frozen: dict, new: Any) -> None:
+    """Make the mappings of `mine` that `new` merges into owned, where they are still the
+    frozen copy (`frozen`) of a walk's owned mapping (`walked`), keeping which file set
+    each key; `mine` started as `frozen`."""
+    for key in new:
+        walked_value = walked.get(key)
+        if type(walked_value) is not OwnedDict or type(new[key]) not in SHARED_DICT_TYPES:
+            continue  # the merge replaces or stacks it, or copies a file's mapping itself
+        value = mine.get(key)
+        frozen_value = frozen[key]
+        if value is frozen_value:
+            value = OwnedDict.from_source(frozen_value, walked_value.src)  # same key order
+            if walked_value.origin:
+                value.origin = dict(walked_value.origin)
+            mine[key] = value
+        elif type(value) is not OwnedDict:
+            continue  # stacked over by an entity merged since
+        thaw(value, walked_value, frozen_value, new[key])

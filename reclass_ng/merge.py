@@ -36,7 +36,7 @@ class MergedNode:
     """What merging a node's entities accumulates, in reclass's merge order."""
 
     __slots__ = ("name", "uri", "classes", "applications", "parameters", "exports",
-                 "environment", "_class_set")
+                 "environment", "_class_set", "frozen_base")
 
     def __init__(self) -> None:
         self.name = ""
@@ -47,6 +47,9 @@ class MergedNode:
         self.parameters = OwnedDict.from_source((), None)
         self.exports = OwnedDict.from_source((), None)
         self.environment: str | None = None
+        # The shared class walk the node started from (classes.FrozenWalk), until the node's
+        # own entity is merged: told before each merge, it makes what the merge reaches owned.
+        self.frozen_base: Any = None
 
 
 class Merger:
@@ -65,6 +68,8 @@ class Merger:
     def merge_entity(self, node: MergedNode, entity: Entity,
                      observer: RenderObserver | None = None) -> None:
         """Merge one entity into the node (its classes are merged already)."""
+        if node.frozen_base is not None:
+            node.frozen_base.before_merge(node, entity)
         for name in entity.classes:
             if name not in node._class_set:
                 node._class_set.add(name)

@@ -79,12 +79,15 @@ class EntityPreparer:
         return self._mapping(value, source, (key,) if key == "exports" else ())
 
     def _mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
+        # Every key and value of every file passes here: plain strings and scalars are
+        # handled inline, and a key's path is built only for what needs it (errors, nesting).
         out: dict[str, Any] = {}
         dirty: list[str] = []
         prefixes = self.prefixes
+        may_contain_syntax = self.parser.may_contain_syntax
         for raw_key, raw_value in mapping.items():
             key = raw_key if type(raw_key) is str else str(raw_key)
-            flags = _NO_FLAGS
+            flags = None
             if key and key[0] in prefixes:
                 flags = {"override": False, "constant": False}
                 # reclass strips one prefix character per merge and merges every file twice.
@@ -95,8 +98,17 @@ class EntityPreparer:
             if key == "":
                 raise YamlFileError(source.path or source.uri,
                                     f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
-            value = self._value(raw_value, source, path + (key,))
-            if flags["override"] or flags["constant"]:
+            kind = type(raw_value)
+            if kind is str:
+                value = self.string(raw_value, source, path + (key,)) \
+                    if may_contain_syntax(raw_value) else raw_value
+            elif kind is dict:
+                value = self._mapping(raw_value, source, path + (key,))
+            elif kind is list:
+                value = self._list(raw_value, source, path + (key,))
+            else:
+                value = raw_value
+            if flags is not None:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if key in out:  # `a` and `~a` in one mapping: both are layers of `a`
                 value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
@@ -140,9 +152,6 @@ class EntityPreparer:
         if template.is_literal:
             return template.literal
         return Interpolation(template, source, text)
-
-
-_NO_FLAGS = {"override": False, "constant": False}  # never changed
 
 
 def _layers(value: Any, source: Source) -> list[Layer]:

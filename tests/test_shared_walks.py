@@ -81,6 +81,26 @@ def test_sharing_changes_nothing(classes: list[dict], nodes: list[tuple]) -> Non
     _render_both(files)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classes=st.lists(PARAMS, min_size=2, max_size=4), nodes=st.lists(
+    st.tuples(st.lists(st.integers(0, 3), min_size=1, max_size=2), st.dictionaries(
+        KEYS, TREES, max_size=2)), min_size=2, max_size=5))
+def test_sharing_the_start_of_class_lists_changes_nothing(classes: list[dict],
+                                                          nodes: list[tuple]) -> None:
+    # Every node's list starts with the list of the first node: the walk of that start is
+    # shared, and each node walks the rest of its own list over it.
+    files: dict[str, Any] = {}
+    for index, params in enumerate(classes):
+        include = [f"c{index + 1}"] if index + 1 < len(classes) and index % 2 else []
+        files[f"classes/c{index}.yml"] = {"classes": include, "parameters": params,
+                                          "applications": [f"app{index}", "~app1"]}
+    first = [f"c{i % len(classes)}" for i in nodes[0][0]]
+    for index, (listed, params) in enumerate(nodes):
+        names = first + [f"c{i % len(classes)}" for i in listed] if index else first
+        files[f"nodes/n{index}.yml"] = {"classes": names, "parameters": {"s": params}}
+    _render_both(files)
+
+
 SHARED = {
     "classes/base.yml": "parameters:\n  d:\n    k: 1\n  l: [1]\n  s: {k: 1}\n",
     "classes/mid.yml": "classes: [base]\nparameters:\n  s: {k2: 2}\n",
@@ -135,6 +155,40 @@ def test_merge_errors_over_a_shared_walk_name_the_files_of_each_key(tmp_path: Pa
     # `s:k` was set by base, `s:k2` by mid; the node's list over `s:k2` names mid.
     files = {**SHARED, "classes/role.yml": "classes: [mid]\nparameters:\n  s: {k3: 3}\n",
              **_nodes(3, "classes: [role]\nparameters:\n  s: {k2: [1]}\n")}
+    root = write_inventory(tmp_path, files)
+    shared = _render(root, share=True)
+    assert shared == _render(root, share=False)
+    assert shared[0] is TypeMergeError and "mid.yml" in shared[1]
+
+
+def test_nodes_listing_more_classes_share_the_walk_of_the_ones_they_start_with(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    walks = []
+    walk_alone = SharedClassWalks._walk_alone
+    monkeypatch.setattr(SharedClassWalks, "_walk_alone",
+                        lambda self, entity: walks.append(entity.name) or walk_alone(self, entity))
+    files = {**SHARED, "classes/extra.yml": "parameters:\n  s: {e: 4}\n  d: {k: 5}\n",
+             "classes/other.yml": "classes: [extra]\nparameters:\n  s: {o: 6}\n",
+             "nodes/a.yml": "classes: [role]\n", "nodes/b.yml": "classes: [role, extra]\n",
+             "nodes/c.yml": "classes: [role, other]\nparameters:\n  s: {m: 3}\n"}
+    nodes = _inventory(tmp_path, files).inventory()["nodes"]
+    assert walks == ["a"]  # [role] once, for all three nodes
+    assert nodes["a"]["parameters"]["s"] == {"k": 1, "k2": 2, "z": 1}
+    assert nodes["b"]["parameters"]["s"] == {"k": 1, "k2": 2, "z": 1, "e": 4}
+    assert nodes["c"]["parameters"]["s"] == {"k": 1, "k2": 2, "z": 1, "e": 4, "o": 6, "m": 3}
+    assert nodes["c"]["parameters"]["d"] == {"k": 5, "j": "rv"}
+    assert nodes["c"]["classes"] == ["base", "mid", "extra", "role", "other"]  # reclass's
+    assert _render(tmp_path, share=True) == _render(tmp_path, share=False)
+    # The class the walk's nodes merge over it set nothing in the walk's own mappings.
+    assert nodes["a"]["parameters"]["d"] == {"k": 1, "j": "rv"}
+
+
+def test_merge_errors_after_a_shared_start_name_the_files_of_each_key(tmp_path: Path) -> None:
+    # `s:k2` was set by mid in the shared walk of [role]; `extra` merges a list over it.
+    files = {**SHARED, "classes/role.yml": "classes: [mid]\nparameters:\n  s: {k3: 3}\n",
+             "classes/extra.yml": "parameters:\n  s: {k2: [1]}\n",
+             "nodes/a.yml": "classes: [role]\n", "nodes/b.yml": "classes: [role, extra]\n",
+             "nodes/c.yml": "classes: [role, mid]\n"}
     root = write_inventory(tmp_path, files)
     shared = _render(root, share=True)
     assert shared == _render(root, share=False)

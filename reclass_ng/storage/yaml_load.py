@@ -239,11 +239,17 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         if self.merge_keys and any(key.tag in (_MERGE, _VALUE) for key, _ in node.value):
             self.flatten_mapping(node)  # `<<` merge keys, as the safe constructor does
         mapping: dict[Any, Any] = {}
+        scalar_node = yaml.ScalarNode
         for key_node, value_node in node.value:
-            if type(key_node) is not yaml.ScalarNode:
+            if type(key_node) is not scalar_node:
                 raise _Unsupported  # PyYAML decides (and refuses unhashable keys)
-            key = self.construct_tree(key_node, walking, depth)
-            mapping[key] = self.construct_tree(value_node, walking, depth)
+            # Strings, most keys and values, inline: construct_tree would return node.value.
+            key = key_node.value if key_node.tag == _STR \
+                else self.construct_tree(key_node, walking, depth)
+            if type(value_node) is scalar_node and value_node.tag == _STR:
+                mapping[key] = value_node.value
+            else:
+                mapping[key] = self.construct_tree(value_node, walking, depth)
         return mapping
 
 
