@@ -117,6 +117,9 @@ class NodeRenderer:
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
         self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
+        # False: resolvers render every reference the full way (Resolver.fast_references),
+        # the reference the tests compare the fast paths with.
+        self.fast_references = True
 
     # -- loading ------------------------------------------------------------------------
 
@@ -261,7 +264,7 @@ class NodeRenderer:
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
                         warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees,
-                        default_values=self.default_values)
+                        default_values=self.default_values, fast_references=self.fast_references)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
                     observer: RenderObserver | None = None,

@@ -84,7 +84,8 @@ class Resolver:
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
                  refs: Resolver | None = None, record: WriteObserver | None = None,
                  subtrees: RenderedSubtrees | None = None,
-                 default_values: defaults.DefaultValues | None = None) -> None:
+                 default_values: defaults.DefaultValues | None = None,
+                 fast_references: bool = True) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -100,6 +101,10 @@ class Resolver:
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
         self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
+        # References to values rendered already are stored without the rendering machinery
+        # (_rendered_target); off: every reference takes _render_at, the reference the tests
+        # compare the fast path with. An observed render tells `record` of every reference.
+        self.fast_references = fast_references and record is None
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
@@ -126,10 +131,23 @@ class Resolver:
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:
         """Render what is unrendered at `keys` of a container (for a fresh copy of a file's
         container, the keys that were not plain in the file)."""
+        # _render_at would refuse any reference this deep: then none takes the fast path.
+        fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
-            if kind is Interpolation or kind is Stack:
+            if kind is Interpolation:
+                single = value.template.single
+                if fast and type(single) is Ref:
+                    # What _render_at stores for a reference to a rendered plain value.
+                    new = self._rendered_target(single.path)
+                    if new is not _NOT_RENDERED:
+                        if self._reading:
+                            self._note_read(single.path, new, path + (key,))  # type: ignore
+                        container[key] = new
+                        continue
+                self._render_at(container, key, path + (key,))
+            elif kind is Stack:
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
                 # One value to render alone is no cheaper to look up in the memo; a shared
@@ -300,7 +318,17 @@ class Resolver:
 
     def _render_layer(self, layer: Layer, path: tuple) -> Any:
         value = layer.value
-        return self.render_interp(value, path) if type(value) is Interpolation else value
+        if type(value) is not Interpolation:
+            return value
+        single = value.template.single
+        if self.fast_references and type(single) is Ref:
+            # What _lookup_ref returns for a reference to a rendered plain value.
+            new = self._rendered_target(single.path)
+            if new is not _NOT_RENDERED:
+                if self._reading:
+                    self._note_read(single.path, new, path)  # type: ignore[arg-type]
+                return new
+        return self.render_interp(value, path)
 
     # -- one string ---------------------------------------------------------------------
 
@@ -428,6 +456,27 @@ class Resolver:
         except (KeyError, TypeError, IndexError):
             pass
         return self._lookup_walk(keys, ref_path, interp, path)
+
+    def _rendered_target(self, ref_path: str | None) -> Any:
+        """The fast path of a reference: what lookup(ref_path) returns when its quick walk
+        ends at a plain value (a scalar, or a file's container with nothing to render),
+        found the same way; _NOT_RENDERED whenever lookup would render, copy or fail (and
+        for a reference with a nested one, or a path never looked up before). Renders
+        nothing and raises nothing, so the caller may skip what a render does around it
+        (the reference stack of _render_at, the record of an observed render)."""
+        refs = self.refs
+        keys = refs._split.get(ref_path)  # type: ignore[arg-type]
+        if keys is None:
+            return _NOT_RENDERED
+        node: Any = refs.root
+        try:
+            for key in keys:
+                node = node[key]
+                if type(node) not in _WALKED:
+                    return _NOT_RENDERED
+        except (KeyError, TypeError, IndexError):
+            return _NOT_RENDERED
+        return node if type(node) in _PLAIN else _NOT_RENDERED
 
     def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:

@@ -51,9 +51,11 @@ OPTIONS = st.sampled_from([{}, {"ignore_overwritten_missing_references": False},
                            {"allow_scalar_over_dict": True, "allow_none_override": True}])
 
 
-def _render(root: Path, share: bool, options: dict[str, Any]) -> tuple[Any, list[str]]:
+def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True
+            ) -> tuple[Any, list[str]]:
     warnings: list[str] = []
     inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append, **options)
+    inventory.renderer.fast_references = fast
     try:
         nodes = inventory.render_serially(share_subtrees=share)["nodes"]
     except ReclassError as err:
@@ -87,7 +89,9 @@ def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple
     with tempfile.TemporaryDirectory() as tmp:
         root = write_inventory(Path(tmp), {path: yaml.safe_dump(doc, sort_keys=False)
                                            for path, doc in files.items()})
-        assert _render(root, True, options) == _render(root, False, options)
+        plain = _render(root, False, options, fast=False)  # every reference the full way
+        assert _render(root, True, options) == plain
+        assert _render(root, False, options) == plain
 
 
 # -- when a subtree is reused, and when not ------------------------------------------------
