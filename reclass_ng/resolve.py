@@ -230,7 +230,7 @@ class Resolver:
                     container[key] = kept[1]
                     subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
-                        for ref_path, read in kept[0]:
+                        for ref_path, read in kept[0].items():
                             outer.read(ref_path, self._split[ref_path], read)
                     return True
         subtrees.misses += 1
@@ -254,16 +254,18 @@ class Resolver:
         """The read_key of the values at `paths` in this tree, when all are rendered already
         (None otherwise)."""
         parts = self._read_parts
-        key = []
+        key = tuple(map(parts.get, paths))
+        if all(key):  # each a non-empty tuple: every path was read before in this node
+            return key
         for ref_path in paths:
-            part = parts.get(ref_path)
-            if part is None:
-                part = read_part(self._rendered_value(ref_path))
+            if ref_path not in parts:
+                value = self._rendered_target(ref_path)  # the common case, found quickly
+                part = read_part(self._rendered_value(ref_path) if value is _NOT_RENDERED
+                                 else value)
                 if part is None:
                     return None
                 parts[ref_path] = part  # a rendered value never changes
-            key.append(part)
-        return tuple(key)
+        return tuple(map(parts.__getitem__, paths))
 
     def _rendered_value(self, ref_path: str) -> Any:
         """The value `lookup(ref_path)` returns, when it is rendered completely already (it
