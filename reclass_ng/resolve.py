@@ -48,6 +48,8 @@ QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], "Any"]
 
 # Values that never need rendering: skipped with one set lookup.
 _PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+# Scalars: a stack of them folds to the last one.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 # What lookup's quick walk passes through or ends at (see there).
 _WALKED = _PLAIN | {OwnedDict, OwnedList}
 
@@ -136,18 +138,12 @@ class Resolver:
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
-            if kind is Interpolation:
-                single = value.template.single
-                if fast and type(single) is Ref:
-                    # What _render_at stores for a reference to a rendered plain value.
-                    new = self._rendered_target(single.path)
+            if kind is Interpolation or kind is Stack:
+                if fast:
+                    new = self._rendered_now(value, path, key)
                     if new is not _NOT_RENDERED:
-                        if self._reading:
-                            self._note_read(single.path, new, path + (key,))  # type: ignore
                         container[key] = new
                         continue
-                self._render_at(container, key, path + (key,))
-            elif kind is Stack:
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
                 # One value to render alone is no cheaper to look up in the memo; a shared
@@ -458,6 +454,70 @@ class Resolver:
         except (KeyError, TypeError, IndexError):
             pass
         return self._lookup_walk(keys, ref_path, interp, path)
+
+    # -- fast paths: values that need nothing rendered (compared with the full render by
+    # tests/test_subtrees.py, which renders with fast_references off too) ------------------
+
+    def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
+        """What _render_at(container, key, path + (key,)) stores for `value` when it needs
+        nothing rendered: a string whose references all point at plain values rendered
+        already, or a stack of scalars and such references (fold keeps the last: each
+        layer replaces the one before). _NOT_RENDERED otherwise. Renders nothing, raises
+        nothing, warns of nothing; tells the memo's readers what it read, as the full
+        render does."""
+        if type(value) is Interpolation:
+            new = self._rendered_string(value.template)
+        else:
+            new = self._folded_scalars(value)  # type: ignore[arg-type]
+        if new is not _NOT_RENDERED and self._reading:
+            self._note_reads(value, path + (key,))
+        return new
+
+    def _rendered_string(self, template: Template) -> Any:
+        """What render_interp returns for `template` when every reference in it points at
+        a plain value rendered already (_rendered_target); _NOT_RENDERED otherwise."""
+        single = template.single
+        if type(single) is Ref:
+            return self._rendered_target(single.path)
+        if single is not None or template.has_query:
+            return _NOT_RENDERED
+        parts = []
+        for item in template.items:
+            if type(item) is Text:
+                parts.append(item.value)
+            else:
+                value = self._rendered_target(item.path)  # type: ignore[union-attr]
+                if value is _NOT_RENDERED:
+                    return value
+                parts.append(str(value))
+        return "".join(parts)
+
+    def _folded_scalars(self, stack: Stack) -> Any:
+        """What fold returns for a stack whose layers are all scalars or references to
+        rendered scalars: the last one (spec section 3.3); _NOT_RENDERED otherwise."""
+        value: Any = _NOT_RENDERED
+        for layer in stack.layers:
+            value = layer.value
+            if type(value) is Interpolation:
+                single = value.template.single
+                if type(single) is not Ref:
+                    return _NOT_RENDERED
+                value = self._rendered_target(single.path)
+            if type(value) not in _SCALARS:
+                return _NOT_RENDERED
+        return value
+
+    def _note_reads(self, value: Interpolation | Stack, path: tuple) -> None:
+        """Tell the memo's readers what a value taken by _rendered_now read, in the order
+        the full render reads it."""
+        if type(value) is Interpolation:
+            items: Any = value.template.items
+        else:
+            items = [layer.value.template.single for layer in value.layers  # type: ignore
+                     if type(layer.value) is Interpolation]
+        for item in items:
+            if type(item) is Ref:
+                self._note_read(item.path, self._rendered_target(item.path), path)  # type: ignore
 
     def _rendered_target(self, ref_path: str | None) -> Any:
         """The fast path of a reference: what lookup(ref_path) returns when its quick walk
