@@ -100,6 +100,10 @@ class Resolver:
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
         self._split = merger.split_paths(delimiter)
+        # where _rendered_target walks, and the split paths it finds there
+        self._refs_root, self._refs_split = self.refs.root, self.refs._split
+        # reference path -> the plain value _rendered_target found there (for this tree)
+        self._targets: dict[str, Any] = {} if self.refs is self else self.refs._targets
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
         self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
@@ -120,7 +124,13 @@ class Resolver:
 
     def resolve_all(self, target: OwnedDict | None = None, prefix: tuple = ()) -> None:
         """Render everything in `target` (default: the root); raise the grouped errors."""
-        self._render_children(self.root if target is None else target, prefix)
+        try:
+            self._render_children(self.root if target is None else target, prefix)
+        finally:
+            # A resolver is in a reference cycle (refs is itself), which the cycle collector,
+            # off during a render, frees late: its caches of values found go now.
+            self._targets.clear()
+            self._read_parts.clear()
         if self.errors:
             errors, self.errors = self.errors, []
             raise ResolveErrorList(errors)
@@ -466,7 +476,9 @@ class Resolver:
         nothing, warns of nothing; tells the memo's readers what it read, as the full
         render does."""
         if type(value) is Interpolation:
-            new = self._rendered_string(value.template)
+            single = value.template.single
+            new = self._rendered_target(single.path) if type(single) is Ref \
+                else self._rendered_string(value.template)  # most are one reference alone
         else:
             new = self._folded_scalars(value)  # type: ignore[arg-type]
         if new is not _NOT_RENDERED and self._reading:
@@ -526,11 +538,13 @@ class Resolver:
         for a reference with a nested one, or a path never looked up before). Renders
         nothing and raises nothing, so the caller may skip what a render does around it
         (the reference stack of _render_at, the record of an observed render)."""
-        refs = self.refs
-        keys = refs._split.get(ref_path)  # type: ignore[arg-type]
+        node: Any = self._targets.get(ref_path, _NOT_RENDERED)  # type: ignore[arg-type]
+        if node is not _NOT_RENDERED:
+            return node
+        keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
         if keys is None:
             return _NOT_RENDERED
-        node: Any = refs.root
+        node = self._refs_root
         try:
             for key in keys:
                 node = node[key]
@@ -538,7 +552,12 @@ class Resolver:
                     return _NOT_RENDERED
         except (KeyError, TypeError, IndexError):
             return _NOT_RENDERED
-        return node if type(node) in _PLAIN else _NOT_RENDERED
+        if type(node) not in _PLAIN:
+            return _NOT_RENDERED
+        # The owned and plain mappings on the way are never replaced, nor a plain value
+        # changed: every later walk ends at this value.
+        self._targets[ref_path] = node  # type: ignore[index]
+        return node
 
     def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:
