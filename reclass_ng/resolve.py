@@ -9,6 +9,7 @@ shared containers from parsed files are copied the first time something inside t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from reclass_ng.errors import (
@@ -114,6 +115,9 @@ class Resolver:
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
+        # file containers with at least this many keys to render go through the memo
+        self._memo_min_dirty = self.subtrees.min_dirty if self.subtrees is not None \
+            else sys.maxsize
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
         self._print_warning = self.warn
@@ -156,10 +160,10 @@ class Resolver:
                         continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
-                # One value to render alone is no cheaper to look up in the memo; a shared
+                # A few values to render are no cheaper to look up in the memo; a shared
                 # walk's merged containers read what their few nodes set (measured: more
                 # misses than hits).
-                if self.subtrees is not None and len(value.dirty) > 1 and not value.merged:
+                if len(value.dirty) >= self._memo_min_dirty and not value.merged:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \

@@ -66,12 +66,16 @@ class RenderedSubtrees:
     Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
     (then nothing more is kept). A container whose first `max_unused` copies were never
     reused (its references read values of each node's own, such as its name) is rendered
-    plainly from then on: recording its reads costs more than it saves. Owned by the render
-    that made it.
+    plainly from then on: recording its reads costs more than it saves. So is one with
+    fewer than `min_dirty` keys to render. (Raised to 7, that saved 4% of the instructions
+    of a 2,000-node `mcp` render, but the nodes' own copies of the smaller containers
+    raised peak memory by 5 to 20 MB: doc/performance.rst.) Owned by the render that made
+    it.
     """
 
     def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
-                 max_unused: int = 32) -> None:
+                 max_unused: int = 32, min_dirty: int = 2) -> None:
+        self.min_dirty = min_dirty
         self.max_entries = max_entries
         self.max_variants = max_variants
         self.max_unused = max_unused
