@@ -24,6 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
+from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED, FastPaths
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
@@ -47,12 +48,6 @@ if TYPE_CHECKING:
 
 QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], "Any"]
 
-# Values that never need rendering: skipped with one set lookup.
-_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
-# Scalars: a stack of them folds to the last one.
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-# What lookup's quick walk passes through or ends at (see there).
-_WALKED = _PLAIN | {OwnedDict, OwnedList}
 
 
 # References rendered inside one another at most (a chain `a: ${b}`, `b: ${c}`, ...). Each
@@ -72,14 +67,13 @@ class ReferenceChainTooDeep(ReclassError):
                          f"{format_path(start)}")
 
 
-_NOT_RENDERED = object()  # Resolver._rendered_value: not (completely) rendered yet
 
 
 class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
 
-class Resolver:
+class Resolver(FastPaths):
     """Renders every reference in a tree (`target`) against a parameter tree (`root`)."""
 
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
@@ -141,7 +135,7 @@ class Resolver:
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        self._render_keys(container, [key for key, value in items if type(value) not in _PLAIN],
+        self._render_keys(container, [key for key, value in items if type(value) not in PLAIN],
                           path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:
@@ -155,7 +149,7 @@ class Resolver:
             if kind is Interpolation or kind is Stack:
                 if fast:
                     new = self._rendered_now(value, path, key)
-                    if new is not _NOT_RENDERED:
+                    if new is not NOT_RENDERED:
                         container[key] = new
                         continue
                 self._render_at(container, key, path + (key,))
@@ -270,7 +264,7 @@ class Resolver:
         for ref_path in paths:
             if ref_path not in parts:
                 value = self._rendered_target(ref_path)  # the common case, found quickly
-                part = read_part(self._rendered_value(ref_path) if value is _NOT_RENDERED
+                part = read_part(self._rendered_value(ref_path) if value is NOT_RENDERED
                                  else value)
                 if part is None:
                     return None
@@ -279,7 +273,7 @@ class Resolver:
 
     def _rendered_value(self, ref_path: str) -> Any:
         """The value `lookup(ref_path)` returns, when it is rendered completely already (it
-        renders nothing, fails nowhere); else _NOT_RENDERED."""
+        renders nothing, fails nowhere); else NOT_RENDERED."""
         keys = self._split.get(ref_path)
         if keys is None:
             keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
@@ -289,16 +283,16 @@ class Resolver:
             kind = type(node)
             if kind is OwnedDict or kind is dict:
                 if key not in node:
-                    return _NOT_RENDERED
+                    return NOT_RENDERED
                 node = node[key]
             elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
                 try:
                     node = node[int(key)]
                 except (ValueError, IndexError):
-                    return _NOT_RENDERED
+                    return NOT_RENDERED
             else:
-                return _NOT_RENDERED
-        return node if fully_rendered(node) else _NOT_RENDERED
+                return NOT_RENDERED
+        return node if fully_rendered(node) else NOT_RENDERED
 
     def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
         """The value at `path` read `value` at `ref_path`: a read of each file container
@@ -336,7 +330,7 @@ class Resolver:
         if self.fast_references and type(single) is Ref:
             # What _lookup_ref returns for a reference to a rendered plain value.
             new = self._rendered_target(single.path)
-            if new is not _NOT_RENDERED:
+            if new is not NOT_RENDERED:
                 if self._reading:
                     self._note_read(single.path, new, path)  # type: ignore[arg-type]
                 return new
@@ -459,7 +453,7 @@ class Resolver:
         try:
             for key in keys:
                 node = node[key]
-                if type(node) not in _WALKED:
+                if type(node) not in WALKED:
                     break
             else:
                 if type(node) is OwnedDict or type(node) is OwnedList:
@@ -468,100 +462,6 @@ class Resolver:
         except (KeyError, TypeError, IndexError):
             pass
         return self._lookup_walk(keys, ref_path, interp, path)
-
-    # -- fast paths: values that need nothing rendered (compared with the full render by
-    # tests/test_subtrees.py, which renders with fast_references off too) ------------------
-
-    def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
-        """What _render_at(container, key, path + (key,)) stores for `value` when it needs
-        nothing rendered: a string whose references all point at plain values rendered
-        already, or a stack of scalars and such references (fold keeps the last: each
-        layer replaces the one before). _NOT_RENDERED otherwise. Renders nothing, raises
-        nothing, warns of nothing; tells the memo's readers what it read, as the full
-        render does."""
-        if type(value) is Interpolation:
-            single = value.template.single
-            new = self._rendered_target(single.path) if type(single) is Ref \
-                else self._rendered_string(value.template)  # most are one reference alone
-        else:
-            new = self._folded_scalars(value)  # type: ignore[arg-type]
-        if new is not _NOT_RENDERED and self._reading:
-            self._note_reads(value, path + (key,))
-        return new
-
-    def _rendered_string(self, template: Template) -> Any:
-        """What render_interp returns for `template` when every reference in it points at
-        a plain value rendered already (_rendered_target); _NOT_RENDERED otherwise."""
-        single = template.single
-        if type(single) is Ref:
-            return self._rendered_target(single.path)
-        if single is not None or template.has_query:
-            return _NOT_RENDERED
-        parts = []
-        for item in template.items:
-            if type(item) is Text:
-                parts.append(item.value)
-            else:
-                value = self._rendered_target(item.path)  # type: ignore[union-attr]
-                if value is _NOT_RENDERED:
-                    return value
-                parts.append(str(value))
-        return "".join(parts)
-
-    def _folded_scalars(self, stack: Stack) -> Any:
-        """What fold returns for a stack whose layers are all scalars or references to
-        rendered scalars: the last one (spec section 3.3); _NOT_RENDERED otherwise."""
-        value: Any = _NOT_RENDERED
-        for layer in stack.layers:
-            value = layer.value
-            if type(value) is Interpolation:
-                single = value.template.single
-                if type(single) is not Ref:
-                    return _NOT_RENDERED
-                value = self._rendered_target(single.path)
-            if type(value) not in _SCALARS:
-                return _NOT_RENDERED
-        return value
-
-    def _note_reads(self, value: Interpolation | Stack, path: tuple) -> None:
-        """Tell the memo's readers what a value taken by _rendered_now read, in the order
-        the full render reads it."""
-        if type(value) is Interpolation:
-            items: Any = value.template.items
-        else:
-            items = [layer.value.template.single for layer in value.layers  # type: ignore
-                     if type(layer.value) is Interpolation]
-        for item in items:
-            if type(item) is Ref:
-                self._note_read(item.path, self._rendered_target(item.path), path)  # type: ignore
-
-    def _rendered_target(self, ref_path: str | None) -> Any:
-        """The fast path of a reference: what lookup(ref_path) returns when its quick walk
-        ends at a plain value (a scalar, or a file's container with nothing to render),
-        found the same way; _NOT_RENDERED whenever lookup would render, copy or fail (and
-        for a reference with a nested one, or a path never looked up before). Renders
-        nothing and raises nothing, so the caller may skip what a render does around it
-        (the reference stack of _render_at, the record of an observed render)."""
-        node: Any = self._targets.get(ref_path, _NOT_RENDERED)  # type: ignore[arg-type]
-        if node is not _NOT_RENDERED:
-            return node
-        keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
-        if keys is None:
-            return _NOT_RENDERED
-        node = self._refs_root
-        try:
-            for key in keys:
-                node = node[key]
-                if type(node) not in _WALKED:
-                    return _NOT_RENDERED
-        except (KeyError, TypeError, IndexError):
-            return _NOT_RENDERED
-        if type(node) not in _PLAIN:
-            return _NOT_RENDERED
-        # The owned and plain mappings on the way are never replaced, nor a plain value
-        # changed: every later walk ends at this value.
-        self._targets[ref_path] = node  # type: ignore[index]
-        return node
 
     def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:
@@ -589,7 +489,7 @@ class Resolver:
             walked += (index,)
             child = node[index]
             kind = type(child)
-            if kind in _PLAIN or kind is OwnedDict or kind is OwnedList:
+            if kind in PLAIN or kind is OwnedDict or kind is OwnedList:
                 node = child
             else:
                 node = self._rendered_child(node, index, walked, ref_path, interp, path)
