@@ -17,6 +17,7 @@ COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
     "reclass_ng.resolve",
+    "reclass_ng.resolve_fast",
     "reclass_ng.subtrees",
     "reclass_ng.classes",
     "reclass_ng.prepare",

@@ -117,6 +117,9 @@ class NodeRenderer:
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
         self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
+        # False: resolvers render every reference the full way (Resolver.fast_references),
+        # the reference the tests compare the fast paths with.
+        self.fast_references = True
 
     # -- loading ------------------------------------------------------------------------
 
@@ -261,7 +264,7 @@ class NodeRenderer:
         return Resolver(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
                         warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees,
-                        default_values=self.default_values)
+                        default_values=self.default_values, fast_references=self.fast_references)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
                     observer: RenderObserver | None = None,
@@ -353,12 +356,14 @@ class InventoryRenderer:
         return self.renderer.preparer.entity(document, source, relative_base)
 
     def render_serially(self, progress: Callable[[int, int], None] | None = None, *,
-                        share_subtrees: bool = True) -> dict[str, Any]:
+                        share_subtrees: bool = True, memo: RenderedSubtrees | None = None
+                        ) -> dict[str, Any]:
         """The `--inventory` structure, rendered in this thread (two progress steps a node).
 
         With `share_subtrees`, nodes reuse the rendered file containers of earlier nodes
-        where exactly the same inputs produced them (reclass_ng.subtrees); without, every
-        node is rendered on its own (the reference the memo is tested against)."""
+        where exactly the same inputs produced them (reclass_ng.subtrees; `memo`: the memo
+        to use, with other bounds than the default one's); without, every node is rendered
+        on its own (the reference the memo is tested against)."""
         names = self.node_names
         self.storage.check_classes(whole_tree=True)  # reclass scans every class first
         total = 2 * len(names)
@@ -371,7 +376,7 @@ class InventoryRenderer:
             if progress is not None:
                 progress(len(merged), total)
         nodes = {}
-        subtrees = RenderedSubtrees() if share_subtrees else None
+        subtrees = (memo or RenderedSubtrees()) if share_subtrees else None
         for node in merged:
             nodes[node.name] = self.interpolated_nodeinfo(node, subtrees=subtrees)
             if progress is not None:

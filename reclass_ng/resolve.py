@@ -9,6 +9,7 @@ shared containers from parsed files are copied the first time something inside t
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from reclass_ng.errors import (
@@ -23,6 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
+from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED, FastPaths
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
@@ -46,10 +48,6 @@ if TYPE_CHECKING:
 
 QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], "Any"]
 
-# Values that never need rendering: skipped with one set lookup.
-_PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
-# What lookup's quick walk passes through or ends at (see there).
-_WALKED = _PLAIN | {OwnedDict, OwnedList}
 
 
 # References rendered inside one another at most (a chain `a: ${b}`, `b: ${c}`, ...). Each
@@ -69,14 +67,13 @@ class ReferenceChainTooDeep(ReclassError):
                          f"{format_path(start)}")
 
 
-_NOT_RENDERED = object()  # Resolver._rendered_value: not (completely) rendered yet
 
 
 class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
 
-class Resolver:
+class Resolver(FastPaths):
     """Renders every reference in a tree (`target`) against a parameter tree (`root`)."""
 
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
@@ -84,7 +81,8 @@ class Resolver:
                  query: QueryEvaluator | None = None, list_index_last: bool = True,
                  refs: Resolver | None = None, record: WriteObserver | None = None,
                  subtrees: RenderedSubtrees | None = None,
-                 default_values: defaults.DefaultValues | None = None) -> None:
+                 default_values: defaults.DefaultValues | None = None,
+                 fast_references: bool = True) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -97,12 +95,23 @@ class Resolver:
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
         self._split = merger.split_paths(delimiter)
+        # where _rendered_target walks, and the split paths it finds there
+        self._refs_root, self._refs_split = self.refs.root, self.refs._split
+        # reference path -> the plain value _rendered_target found there (for this tree)
+        self._targets: dict[str, Any] = {} if self.refs is self else self.refs._targets
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
         self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
+        # References to values rendered already are stored without the rendering machinery
+        # (_rendered_target); off: every reference takes _render_at, the reference the tests
+        # compare the fast path with. An observed render tells `record` of every reference.
+        self.fast_references = fast_references and record is None
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
+        # file containers with at least this many keys to render go through the memo
+        self._memo_min_dirty = self.subtrees.min_dirty if self.subtrees is not None \
+            else sys.maxsize
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
         self._print_warning = self.warn
@@ -113,29 +122,42 @@ class Resolver:
 
     def resolve_all(self, target: OwnedDict | None = None, prefix: tuple = ()) -> None:
         """Render everything in `target` (default: the root); raise the grouped errors."""
-        self._render_children(self.root if target is None else target, prefix)
+        try:
+            self._render_children(self.root if target is None else target, prefix)
+        finally:
+            # A resolver is in a reference cycle (refs is itself), which the cycle collector,
+            # off during a render, frees late: its caches of values found go now.
+            self._targets.clear()
+            self._read_parts.clear()
         if self.errors:
             errors, self.errors = self.errors, []
             raise ResolveErrorList(errors)
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        self._render_keys(container, [key for key, value in items if type(value) not in _PLAIN],
+        self._render_keys(container, [key for key, value in items if type(value) not in PLAIN],
                           path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:
         """Render what is unrendered at `keys` of a container (for a fresh copy of a file's
         container, the keys that were not plain in the file)."""
+        # _render_at would refuse any reference this deep: then none takes the fast path.
+        fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interpolation or kind is Stack:
+                if fast:
+                    new = self._rendered_now(value, path, key)
+                    if new is not NOT_RENDERED:
+                        container[key] = new
+                        continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
-                # One value to render alone is no cheaper to look up in the memo; a shared
+                # A few values to render are no cheaper to look up in the memo; a shared
                 # walk's merged containers read what their few nodes set (measured: more
                 # misses than hits).
-                if self.subtrees is not None and len(value.dirty) > 1 and not value.merged:
+                if len(value.dirty) >= self._memo_min_dirty and not value.merged:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
@@ -212,7 +234,7 @@ class Resolver:
                     container[key] = kept[1]
                     subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
-                        for ref_path, read in kept[0]:
+                        for ref_path, read in kept[0].items():
                             outer.read(ref_path, self._split[ref_path], read)
                     return True
         subtrees.misses += 1
@@ -236,20 +258,22 @@ class Resolver:
         """The read_key of the values at `paths` in this tree, when all are rendered already
         (None otherwise)."""
         parts = self._read_parts
-        key = []
+        key = tuple(map(parts.get, paths))
+        if all(key):  # each a non-empty tuple: every path was read before in this node
+            return key
         for ref_path in paths:
-            part = parts.get(ref_path)
-            if part is None:
-                part = read_part(self._rendered_value(ref_path))
+            if ref_path not in parts:
+                value = self._rendered_target(ref_path)  # the common case, found quickly
+                part = read_part(self._rendered_value(ref_path) if value is NOT_RENDERED
+                                 else value)
                 if part is None:
                     return None
                 parts[ref_path] = part  # a rendered value never changes
-            key.append(part)
-        return tuple(key)
+        return tuple(map(parts.__getitem__, paths))
 
     def _rendered_value(self, ref_path: str) -> Any:
         """The value `lookup(ref_path)` returns, when it is rendered completely already (it
-        renders nothing, fails nowhere); else _NOT_RENDERED."""
+        renders nothing, fails nowhere); else NOT_RENDERED."""
         keys = self._split.get(ref_path)
         if keys is None:
             keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
@@ -259,16 +283,16 @@ class Resolver:
             kind = type(node)
             if kind is OwnedDict or kind is dict:
                 if key not in node:
-                    return _NOT_RENDERED
+                    return NOT_RENDERED
                 node = node[key]
             elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
                 try:
                     node = node[int(key)]
                 except (ValueError, IndexError):
-                    return _NOT_RENDERED
+                    return NOT_RENDERED
             else:
-                return _NOT_RENDERED
-        return node if fully_rendered(node) else _NOT_RENDERED
+                return NOT_RENDERED
+        return node if fully_rendered(node) else NOT_RENDERED
 
     def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
         """The value at `path` read `value` at `ref_path`: a read of each file container
@@ -300,7 +324,17 @@ class Resolver:
 
     def _render_layer(self, layer: Layer, path: tuple) -> Any:
         value = layer.value
-        return self.render_interp(value, path) if type(value) is Interpolation else value
+        if type(value) is not Interpolation:
+            return value
+        single = value.template.single
+        if self.fast_references and type(single) is Ref:
+            # What _lookup_ref returns for a reference to a rendered plain value.
+            new = self._rendered_target(single.path)
+            if new is not NOT_RENDERED:
+                if self._reading:
+                    self._note_read(single.path, new, path)  # type: ignore[arg-type]
+                return new
+        return self.render_interp(value, path)
 
     # -- one string ---------------------------------------------------------------------
 
@@ -419,7 +453,7 @@ class Resolver:
         try:
             for key in keys:
                 node = node[key]
-                if type(node) not in _WALKED:
+                if type(node) not in WALKED:
                     break
             else:
                 if type(node) is OwnedDict or type(node) is OwnedList:
@@ -455,7 +489,7 @@ class Resolver:
             walked += (index,)
             child = node[index]
             kind = type(child)
-            if kind in _PLAIN or kind is OwnedDict or kind is OwnedList:
+            if kind in PLAIN or kind is OwnedDict or kind is OwnedList:
                 node = child
             else:
                 node = self._rendered_child(node, index, walked, ref_path, interp, path)

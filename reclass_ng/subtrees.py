@@ -28,6 +28,7 @@ from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 # Values inside a rendered tree that are complete as they are.
@@ -45,7 +46,9 @@ class SubtreeReads:
         # the copy, not a fact about the node). Paths through list indexes compare as written,
         # so such references are kept as reads: a later node then never matches (safe).
         self.prefix = path if all(type(key) is str for key in path) else None
-        self.reads: list[tuple[str, Any]] = []
+        # reference path -> the value read there: a rendered value never changes, so a path
+        # read again adds nothing to the key of the copy.
+        self.reads: dict[str, Any] = {}
         self.kept = True  # False: something the memo cannot replay happened inside
 
     def read(self, ref_path: str, keys: tuple, value: Any) -> None:
@@ -53,7 +56,7 @@ class SubtreeReads:
         prefix = self.prefix
         if prefix is not None and keys[:len(prefix)] == prefix:
             return
-        self.reads.append((ref_path, value))
+        self.reads.setdefault(ref_path, value)
 
 
 class RenderedSubtrees:
@@ -63,12 +66,16 @@ class RenderedSubtrees:
     Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
     (then nothing more is kept). A container whose first `max_unused` copies were never
     reused (its references read values of each node's own, such as its name) is rendered
-    plainly from then on: recording its reads costs more than it saves. Owned by the render
-    that made it.
+    plainly from then on: recording its reads costs more than it saves. So is one with
+    fewer than `min_dirty` keys to render. (Raised to 7, that saved 4% of the instructions
+    of a 2,000-node `mcp` render, but the nodes' own copies of the smaller containers
+    raised peak memory by 5 to 20 MB: doc/performance.rst.) Owned by the render that made
+    it.
     """
 
     def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
-                 max_unused: int = 32) -> None:
+                 max_unused: int = 32, min_dirty: int = 2) -> None:
+        self.min_dirty = min_dirty
         self.max_entries = max_entries
         self.max_variants = max_variants
         self.max_unused = max_unused
@@ -114,11 +121,11 @@ class RenderedSubtrees:
             self._met.add(made_by)
         return False
 
-    def keep(self, made_by: Any, producers: Any, reads: list[tuple[str, Any]], rendered: Any
+    def keep(self, made_by: Any, producers: Any, reads: dict[str, Any], rendered: Any
              ) -> None:
         """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
-        ids it is), with the references it read."""
-        key = read_key(reads)
+        ids it is), with the references it read (path -> value read)."""
+        key = read_key(reads.values())
         if key is None or self._count >= self.max_entries:
             return
         entry = self._entries.get(made_by)
@@ -132,17 +139,17 @@ class RenderedSubtrees:
             self._count -= sum(map(len, by_paths.values()))
             by_paths.clear()
             return
-        by_values = by_paths.setdefault(tuple(path for path, _ in reads), {})
+        by_values = by_paths.setdefault(tuple(reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
             by_values[key] = (reads, rendered)
             self._count += 1
 
 
-def read_key(reads: list[tuple[str, Any]]) -> tuple | None:
+def read_key(values: Iterable[Any]) -> tuple | None:
     """A hashable key of the values read, equal only when every value is written the same
     (see read_part); None when a value cannot be keyed."""
     key = []
-    for _, value in reads:
+    for value in values:
         part = read_part(value)
         if part is None:
             return None

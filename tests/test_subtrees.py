@@ -51,11 +51,15 @@ OPTIONS = st.sampled_from([{}, {"ignore_overwritten_missing_references": False},
                            {"allow_scalar_over_dict": True, "allow_none_override": True}])
 
 
-def _render(root: Path, share: bool, options: dict[str, Any]) -> tuple[Any, list[str]]:
+def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True
+            ) -> tuple[Any, list[str]]:
     warnings: list[str] = []
     inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append, **options)
+    inventory.renderer.fast_references = fast
     try:
-        nodes = inventory.render_serially(share_subtrees=share)["nodes"]
+        # Every file container with a key to render goes through the memo.
+        nodes = inventory.render_serially(share_subtrees=share,
+                                          memo=RenderedSubtrees(min_dirty=1))["nodes"]
     except ReclassError as err:
         return (type(err).__name__, str(err)), warnings
     for info in nodes.values():
@@ -87,7 +91,9 @@ def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple
     with tempfile.TemporaryDirectory() as tmp:
         root = write_inventory(Path(tmp), {path: yaml.safe_dump(doc, sort_keys=False)
                                            for path, doc in files.items()})
-        assert _render(root, True, options) == _render(root, False, options)
+        plain = _render(root, False, options, fast=False)  # every reference the full way
+        assert _render(root, True, options) == plain
+        assert _render(root, False, options) == plain
 
 
 # -- when a subtree is reused, and when not ------------------------------------------------
@@ -96,12 +102,12 @@ SERVICE = ("parameters:\n  svc:\n    conf:\n      host: ${_param:host}\n      po
            "      path: /srv/${_param:host}\n")
 
 
-def _svc_confs(tmp_path: Path, nodes: dict[str, str], service: str = SERVICE
-               ) -> dict[str, Any]:
+def _svc_confs(tmp_path: Path, nodes: dict[str, str], service: str = SERVICE,
+               memo: RenderedSubtrees | None = None) -> dict[str, Any]:
     files = {"classes/service.yml": service}
     files.update({f"nodes/{name}.yml": text for name, text in nodes.items()})
     inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
-    nodes_out = inventory.inventory()["nodes"]
+    nodes_out = inventory.render_serially(memo=memo)["nodes"]
     return {name: info["parameters"]["svc"]["conf"] for name, info in nodes_out.items()}
 
 
@@ -116,6 +122,17 @@ def test_nodes_reading_the_same_values_share_the_rendered_container(tmp_path: Pa
     assert confs["n2"] is confs["n3"]
     assert confs["n4"] is not confs["n2"]
     assert confs["n4"] == {"host": "h2", "port": 80, "path": "/srv/h2"}
+
+
+def test_containers_with_fewer_keys_to_render_than_min_dirty_are_not_shared(tmp_path: Path
+                                                                            ) -> None:
+    big = SERVICE + "".join(f"      k{i}: ${{_param:host}}\n" for i in range(4))  # 7 keys
+    nodes = {"n1": _node("h1"), "n2": _node("h1"), "n3": _node("h1")}
+    confs = _svc_confs(tmp_path / "small", nodes, memo=RenderedSubtrees(min_dirty=7))
+    assert confs["n2"] is not confs["n3"] and confs["n2"] == confs["n3"]
+    confs = _svc_confs(tmp_path / "big", nodes, big, memo=RenderedSubtrees(min_dirty=7))
+    assert confs["n2"] is confs["n3"]
+    assert confs["n3"]["k3"] == "h1"
 
 
 @pytest.mark.parametrize("port", ["80.0", "'80'", "true"])
@@ -221,8 +238,8 @@ PLAIN = {"a": 1}
 ])
 def test_read_keys_are_equal_only_for_values_written_the_same(a: Any, b: Any, same: bool
                                                                ) -> None:
-    assert (read_key([("p", a)]) == read_key([("p", b)])) is same
+    assert (read_key([a]) == read_key([b])) is same
 
 
 def test_a_node_s_own_containers_cannot_be_keyed() -> None:
-    assert read_key([("p", 1), ("q", OwnedDict({"a": 1}))]) is None
+    assert read_key([1, OwnedDict({"a": 1})]) is None

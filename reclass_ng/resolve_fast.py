@@ -1,0 +1,135 @@
+"""The resolver's fast paths: values that need nothing rendered, stored directly.
+
+Most values a node's resolver meets are a reference to a value rendered already (`${_param:x}`
+once `_param` is done) or a stack of scalars (a class's default overridden by a cluster's
+value). `Resolver._render_at` would take each through the reference stack (the loop check),
+`lookup` and, for a stack, `Merger.fold`; what it stores then is found here directly, by the
+same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
+that machinery changes no output, error, warning or order. `Resolver(fast_references=False)`
+is the full render the tests compare this with (tests/test_subtrees.py).
+"""
+
+from __future__ import annotations
+
+from reclass_ng.syntax.ast import Ref, Template, Text
+from reclass_ng.values import Interpolation, OwnedDict, OwnedList, Stack
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+    from reclass_ng.subtrees import SubtreeReads
+
+# Values that never need rendering: skipped with one set lookup.
+PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
+# Scalars: a stack of them folds to the last one.
+SCALARS = frozenset({str, int, float, bool, type(None)})
+# What Resolver.lookup's quick walk passes through or ends at (see there).
+WALKED = PLAIN | {OwnedDict, OwnedList}
+
+NOT_RENDERED = object()  # not (completely) rendered yet: the fast path does not apply
+
+
+class FastPaths:
+    """The fast paths of `Resolver` (reclass_ng.resolve), which provides what is declared
+    here: the cache of values found (`_targets`, cleared when a render ends), the tree
+    references point into and its split paths, and the subtree memo's readers."""
+
+    _targets: dict[str, Any]
+    _refs_root: Any
+    _refs_split: dict[str, tuple[str, ...]]
+    _reading: list[SubtreeReads]
+
+    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
+        raise NotImplementedError  # Resolver's
+
+    def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
+        """What _render_at(container, key, path + (key,)) stores for `value` when it needs
+        nothing rendered: a string whose references all point at plain values rendered
+        already, or a stack of scalars and such references (fold keeps the last: each
+        layer replaces the one before). NOT_RENDERED otherwise. Renders nothing, raises
+        nothing, warns of nothing; tells the memo's readers what it read, as the full
+        render does."""
+        if type(value) is Interpolation:
+            single = value.template.single
+            new = self._rendered_target(single.path) if type(single) is Ref \
+                else self._rendered_string(value.template)  # most are one reference alone
+        else:
+            new = self._folded_scalars(value)  # type: ignore[arg-type]
+        if new is not NOT_RENDERED and self._reading:
+            self._note_reads(value, path + (key,))
+        return new
+
+    def _rendered_string(self, template: Template) -> Any:
+        """What render_interp returns for `template` when every reference in it points at
+        a plain value rendered already (_rendered_target); NOT_RENDERED otherwise."""
+        single = template.single
+        if type(single) is Ref:
+            return self._rendered_target(single.path)
+        if single is not None or template.has_query:
+            return NOT_RENDERED
+        parts = []
+        for item in template.items:
+            if type(item) is Text:
+                parts.append(item.value)
+            else:
+                value = self._rendered_target(item.path)  # type: ignore[union-attr]
+                if value is NOT_RENDERED:
+                    return value
+                parts.append(str(value))
+        return "".join(parts)
+
+    def _folded_scalars(self, stack: Stack) -> Any:
+        """What fold returns for a stack whose layers are all scalars or references to
+        rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
+        value: Any = NOT_RENDERED
+        for layer in stack.layers:
+            value = layer.value
+            if type(value) is Interpolation:
+                single = value.template.single
+                if type(single) is not Ref:
+                    return NOT_RENDERED
+                value = self._rendered_target(single.path)
+            if type(value) not in SCALARS:
+                return NOT_RENDERED
+        return value
+
+    def _note_reads(self, value: Interpolation | Stack, path: tuple) -> None:
+        """Tell the memo's readers what a value taken by _rendered_now read, in the order
+        the full render reads it."""
+        if type(value) is Interpolation:
+            items: Any = value.template.items
+        else:
+            items = [layer.value.template.single for layer in value.layers  # type: ignore
+                     if type(layer.value) is Interpolation]
+        for item in items:
+            if type(item) is Ref:
+                self._note_read(item.path, self._rendered_target(item.path), path)  # type: ignore
+
+    def _rendered_target(self, ref_path: str | None) -> Any:
+        """The fast path of a reference: what lookup(ref_path) returns when its quick walk
+        ends at a plain value (a scalar, or a file's container with nothing to render),
+        found the same way; NOT_RENDERED whenever lookup would render, copy or fail (and
+        for a reference with a nested one, or a path never looked up before). Renders
+        nothing and raises nothing, so the caller may skip what a render does around it
+        (the reference stack of _render_at, the record of an observed render)."""
+        node: Any = self._targets.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
+        if node is not NOT_RENDERED:
+            return node
+        keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
+        if keys is None:
+            return NOT_RENDERED
+        node = self._refs_root
+        try:
+            for key in keys:
+                node = node[key]
+                if type(node) not in WALKED:
+                    return NOT_RENDERED
+        except (KeyError, TypeError, IndexError):
+            return NOT_RENDERED
+        if type(node) not in PLAIN:
+            return NOT_RENDERED
+        # The owned and plain mappings on the way are never replaced, nor a plain value
+        # changed: every later walk ends at this value.
+        self._targets[ref_path] = node  # type: ignore[index]
+        return node
