@@ -191,6 +191,7 @@ DICT_TYPES = (dict, UnresolvedDict, OwnedDict)
 LIST_TYPES = (list, UnresolvedList, OwnedList)
 # What frozen_copy looks at: what it copies, and what marks a key to render.
 _FROZEN_AGAIN = NEEDS_RESOLVING | {OwnedDict, OwnedList}
+_OWNED_TYPES = frozenset({OwnedDict, OwnedList, Stack})  # what owned_copy copies
 
 
 def layer_files(layers: Any) -> list[Source]:
@@ -222,16 +223,14 @@ def owned_copy(value: Any) -> Any:
             copy.src = src
         if value.origin:
             copy.origin = dict(value.origin)
-        for key, item in value.items():
-            kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+        for key, item in dict.items(value):  # not value.items(): OwnedDict's __getattr__ hook
+            if type(item) in _OWNED_TYPES:
                 copy[key] = owned_copy(item)
         return copy
     if kind is OwnedList:
         items = OwnedList(value)
         for index, item in enumerate(value):
-            kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+            if type(item) in _OWNED_TYPES:
                 items[index] = owned_copy(item)
         return items
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change

@@ -22,6 +22,7 @@ from reclass_ng.values import (
     UnresolvedList,
     frozen_copy,
     layer_files,
+    owned_copy,
     to_plain,
 )
 
@@ -113,3 +114,24 @@ def _containers(inner: Any) -> Any:
 @given(tree=st.recursive(_LEAVES, _containers, max_leaves=20))
 def test_frozen_copy_is_the_plain_recursive_copy(tree: Any) -> None:
     assert _shape(frozen_copy(tree)) == _shape(_frozen_reference(tree))
+
+
+def _owned_containers(value: Any) -> list[Any]:
+    kind = type(value)
+    if kind is OwnedDict or kind is OwnedList:
+        items = value.values() if kind is OwnedDict else value
+        return [value, *(c for item in items for c in _owned_containers(item))]
+    if kind is Stack and not value.shared:
+        return [value, *(c for layer in value.layers for c in _owned_containers(layer.value))]
+    return []
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=st.recursive(_LEAVES, _containers, max_leaves=20))
+def test_owned_copy_copies_every_owned_container_and_nothing_else(tree: Any) -> None:
+    copy = owned_copy(tree)
+    assert _shape(copy) == _shape(tree)
+    if type(tree) is OwnedDict:
+        assert (copy.src, copy.origin) == (tree.src, tree.origin)
+    mine = {id(c) for c in _owned_containers(tree)}
+    assert not mine & {id(c) for c in _owned_containers(copy)}
