@@ -313,7 +313,7 @@ _FILE_TREES = st.recursive(
         max_size=3)), max_leaves=10)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(files=st.lists(st.dictionaries(_KEYS, _FILE_TREES, max_size=3), min_size=1, max_size=5))
 def test_merge_mapping_is_merge_value_for_every_key(files: list[dict[str, Any]]) -> None:
     settings_ = load_settings(None, {}, read_config=False)

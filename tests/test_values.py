@@ -110,7 +110,7 @@ def _containers(inner: Any) -> Any:
             [Layer(v, _SRC, override, constant) for v, override, constant in t[0]], t[1])))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(tree=st.recursive(_LEAVES, _containers, max_leaves=20))
 def test_frozen_copy_is_the_plain_recursive_copy(tree: Any) -> None:
     assert _shape(frozen_copy(tree)) == _shape(_frozen_reference(tree))
@@ -126,7 +126,7 @@ def _owned_containers(value: Any) -> list[Any]:
     return []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(tree=st.recursive(_LEAVES, _containers, max_leaves=20))
 def test_owned_copy_copies_every_owned_container_and_nothing_else(tree: Any) -> None:
     copy = owned_copy(tree)
