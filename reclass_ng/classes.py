@@ -398,11 +398,12 @@ def thaw(mine: OwnedDict, walked: OwnedDict, frozen: dict, new: Any) -> None:
     """Make the mappings of `mine` that `new` merges into owned, where they are still the
     frozen copy (`frozen`) of a walk's owned mapping (`walked`), keeping which file set
     each key; `mine` started as `frozen`."""
-    for key in new:
-        walked_value = walked.get(key)
-        if type(walked_value) is not OwnedDict or type(new[key]) not in SHARED_DICT_TYPES:
+    # `in` and `[]`, not .get(): OwnedDict's methods bind through its __getattr__ hook
+    for key, new_value in new.items():
+        walked_value = walked[key] if key in walked else None
+        if type(walked_value) is not OwnedDict or type(new_value) not in SHARED_DICT_TYPES:
             continue  # the merge replaces or stacks it, or copies a file's mapping itself
-        value = mine.get(key)
+        value = mine[key] if key in mine else None
         frozen_value = frozen[key]
         if value is frozen_value:
             value = OwnedDict.from_source(frozen_value, walked_value.src)  # same key order
@@ -411,4 +412,4 @@ def thaw(mine: OwnedDict, walked: OwnedDict, frozen: dict, new: Any) -> None:
             mine[key] = value
         elif type(value) is not OwnedDict:
             continue  # stacked over by an entity merged since
-        thaw(value, walked_value, frozen_value, new[key])
+        thaw(value, walked_value, frozen_value, new_value)

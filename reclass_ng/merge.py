@@ -31,6 +31,9 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
+# What merges key by key into an owned copy (merge_value's first case), as one set.
+_MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
+
 
 class MergedNode:
     """What merging a node's entities accumulates, in reclass's merge order."""
@@ -115,7 +118,9 @@ class Merger:
                       record: WriteObserver | None = None) -> None:
         """Merge a mapping into an owned mapping, recording which source set each key (and
         telling `record` what became of the values already there)."""
-        # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here.
+        # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here, and
+        # so are merge_value's two commonest cases, a mapping or a list over a file's (the
+        # same outcome as calling it: tests/test_merge.py compares the two).
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
@@ -128,12 +133,18 @@ class Merger:
                     origin[key] = source  # type: ignore[assignment]  # not None: record_new
                 continue
             old = target[key]
-            old_source = origin.get(key, default_source) if origin else default_source
             old_type = type(old)
             new_type = type(value)
-            if old_type is OwnedDict and (new_type in SHARED_DICT_TYPES or new_type is OwnedDict):
+            if new_type in _MAPPING_TYPES and old_type in _MAPPING_TYPES:
+                if old_type is not OwnedDict:  # a file's mapping: the node's own copy
+                    owned = OwnedDict(old)
+                    # both set: an unset slot is read through OwnedDict.__getattr__, slowly
+                    owned.src = origin.get(key, default_source) if origin else default_source
+                    owned.origin = None
+                    target[key] = old = owned
                 self.merge_mapping(old, value, source, path + (key,), record)
             else:
+                old_source = origin.get(key, default_source) if origin else default_source
                 merged = self.merge_value(old, value, old_source, source, path + (key,), record)
                 if merged is not old:
                     target[key] = merged

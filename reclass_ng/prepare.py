@@ -84,7 +84,9 @@ class EntityPreparer:
         out: dict[str, Any] = {}
         dirty: list[str] = []
         prefixes = self.prefixes
-        may_contain_syntax = self.parser.may_contain_syntax
+        # ValueParser.may_contain_syntax, inline (the same test): a string is parsed only
+        # when it holds an opening sentinel.
+        ref_open, query_open = self.parser.ref_open, self.parser.query_open
         for raw_key, raw_value in mapping.items():
             key = raw_key if type(raw_key) is str else str(raw_key)
             flags = None
@@ -101,7 +103,7 @@ class EntityPreparer:
             kind = type(raw_value)
             if kind is str:
                 value = self.string(raw_value, source, path + (key,)) \
-                    if may_contain_syntax(raw_value) else raw_value
+                    if ref_open in raw_value or query_open in raw_value else raw_value
             elif kind is dict:
                 value = self._mapping(raw_value, source, path + (key,))
             elif kind is list:
@@ -115,7 +117,13 @@ class EntityPreparer:
             if type(value) in NEEDS_RESOLVING and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value
-        return UnresolvedDict(out, tuple(dirty)) if dirty else out
+        if not dirty:
+            return out
+        unresolved = dict.__new__(UnresolvedDict)  # without UnresolvedDict.__init__'s scan
+        dict.update(unresolved, out)
+        unresolved.dirty = tuple(dirty)
+        unresolved.merged = False
+        return unresolved
 
     def _value(self, value: Any, source: Source, path: tuple) -> Any:
         kind = type(value)

@@ -189,6 +189,9 @@ SHARED_DICT_TYPES = (dict, UnresolvedDict)  # from a file: never changed
 SHARED_LIST_TYPES = (list, UnresolvedList)
 DICT_TYPES = (dict, UnresolvedDict, OwnedDict)
 LIST_TYPES = (list, UnresolvedList, OwnedList)
+# What frozen_copy looks at: what it copies, and what marks a key to render.
+_FROZEN_AGAIN = NEEDS_RESOLVING | {OwnedDict, OwnedList}
+_OWNED_TYPES = frozenset({OwnedDict, OwnedList, Stack})  # what owned_copy copies
 
 
 def layer_files(layers: Any) -> list[Source]:
@@ -220,16 +223,14 @@ def owned_copy(value: Any) -> Any:
             copy.src = src
         if value.origin:
             copy.origin = dict(value.origin)
-        for key, item in value.items():
-            kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+        for key, item in dict.items(value):  # not value.items(): OwnedDict's __getattr__ hook
+            if type(item) in _OWNED_TYPES:
                 copy[key] = owned_copy(item)
         return copy
     if kind is OwnedList:
         items = OwnedList(value)
         for index, item in enumerate(value):
-            kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+            if type(item) in _OWNED_TYPES:
                 items[index] = owned_copy(item)
         return items
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change
@@ -244,30 +245,49 @@ def frozen_copy(value: Any) -> Any:
     owned stacks shared ones. Nothing changes it afterwards (a node copies what it renders into,
     as it does a file's containers), so several nodes can hold it at once. Which file set each
     key (`OwnedDict.origin`) is not kept: only a merge over it would need that."""
+    # Every shared class walk freezes its whole tree (classes.FrozenWalk): the containers are
+    # copied by dict's and list's own constructors, and only the values that need work
+    # (_FROZEN_AGAIN) are visited in Python. tests/test_values.py compares the result with
+    # a plain recursive copy.
     kind = type(value)
     if kind is OwnedDict:
-        out = {}
         dirty = []
-        for key, item in value.items():
+        replaced = None
+        for key, item in dict.items(value):
             kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
-                item = frozen_copy(item)
-                kind = type(item)
-            if kind in NEEDS_RESOLVING:
+            if kind in _FROZEN_AGAIN:
+                if kind is OwnedDict or kind is OwnedList or kind is Stack:
+                    item = frozen_copy(item)
+                    if replaced is None:
+                        replaced = []
+                    replaced.append((key, item))
+                    if type(item) not in NEEDS_RESOLVING:
+                        continue
                 dirty.append(key)
-            out[key] = item
-        return UnresolvedDict(out, tuple(dirty), True) if dirty else out
+        out: dict[Any, Any]
+        if dirty:
+            unresolved = dict.__new__(UnresolvedDict)  # without UnresolvedDict.__init__'s scan
+            dict.update(unresolved, value)
+            unresolved.dirty = tuple(dirty)
+            unresolved.merged = True
+            out = unresolved
+        else:
+            out = dict(value)
+        if replaced is not None:
+            for key, item in replaced:
+                out[key] = item
+        return out
     if kind is OwnedList:
-        items = []
+        items = list(value)
         dirty = []
-        for index, item in enumerate(value):
+        for index, item in enumerate(items):
             kind = type(item)
-            if kind is OwnedDict or kind is OwnedList or kind is Stack:
-                item = frozen_copy(item)
-                kind = type(item)
-            if kind in NEEDS_RESOLVING:
+            if kind in _FROZEN_AGAIN:
+                if kind is OwnedDict or kind is OwnedList or kind is Stack:
+                    item = items[index] = frozen_copy(item)
+                    if type(item) not in NEEDS_RESOLVING:
+                        continue
                 dirty.append(index)
-            items.append(item)
         return UnresolvedList(items, tuple(dirty), True) if dirty else items
     if kind is Stack and not value.shared:
         return Stack([Layer(frozen_copy(layer.value), layer.source, layer.override,

@@ -10,8 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reclass_ng.errors import ChangedConstantError, TypeMergeError
+from reclass_ng.errors import ChangedConstantError, ReclassError, TypeMergeError
+from reclass_ng.merge import Merger
+from reclass_ng.prepare import EntityPreparer
+from reclass_ng.settings import load_settings
+from reclass_ng.syntax.grammar import ValueParser
+from reclass_ng.values import OwnedDict, Source, Stack
 
 ALLOW = ("allow_scalar_over_dict", "allow_scalar_over_list", "allow_list_over_scalar",
          "allow_dict_over_scalar", "allow_none_override")
@@ -258,3 +265,69 @@ def test_plain_and_override_key_in_one_mapping_renders_the_override(params) -> N
              "nodes/n2.yml": "classes: [c]\nparameters: {a: {x: 2}}\n"}
     assert params(files)["a"] == {"x": 1, "b": 1}
     assert params(files, node="n2")["a"] == {"x": 2, "b": 2}
+
+
+# -- Merger.merge_mapping against merge_value for every key -----------------------------------
+
+class _ReferenceMerger(Merger):
+    """The slow reference of Merger.merge_mapping: every key already there goes through
+    merge_value, and origins through OwnedDict's own methods."""
+
+    def merge_mapping(self, target: OwnedDict, new: Any, source: Source | None, path: tuple,
+                      record: Any = None) -> None:
+        for key, value in new.items():
+            if key not in target:
+                target[key] = value
+                if source is not None and source is not target.src:
+                    target.set_origin(key, source)
+                continue
+            old = target[key]
+            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,),
+                                      record)
+            if merged is not old:
+                target[key] = merged
+            if source is not None:
+                target.set_origin(key, source)
+
+
+def _merged_shape(value: Any) -> Any:
+    """Types, values and the source of every key, to compare two merged trees exactly."""
+    if isinstance(value, dict):
+        sources = {key: value.source_of(key) for key in value} if type(value) is OwnedDict \
+            else None
+        return (type(value).__name__, sources,
+                [(key, _merged_shape(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return (type(value).__name__, [_merged_shape(item) for item in value])
+    if type(value) is Stack:
+        return ("Stack", [(_merged_shape(layer.value), layer.source, layer.override,
+                           layer.constant) for layer in value.layers])
+    return (type(value).__name__, getattr(value, "text", value))
+
+
+_KEYS = st.sampled_from(["a", "b", "c"])
+_FILE_TREES = st.recursive(
+    st.one_of(st.none(), st.integers(0, 3), st.sampled_from(["x", "${r}"])),
+    lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(
+        st.one_of(_KEYS, _KEYS.map(lambda k: "~" + k), _KEYS.map(lambda k: "=" + k)), inner,
+        max_size=3)), max_leaves=10)
+
+
+@settings(max_examples=150, deadline=None)
+@given(files=st.lists(st.dictionaries(_KEYS, _FILE_TREES, max_size=3), min_size=1, max_size=5))
+def test_merge_mapping_is_merge_value_for_every_key(files: list[dict[str, Any]]) -> None:
+    settings_ = load_settings(None, {}, read_config=False)
+    preparer = EntityPreparer(settings_, ValueParser())
+    entities = [preparer.mapping(params, "parameters", Source(f"f{i}", f"c{i}", "class"))
+                for i, params in enumerate(files)]
+    trees = []
+    for merger in (Merger(settings_), _ReferenceMerger(settings_)):
+        tree = OwnedDict.from_source((), None)
+        try:
+            for index, params in enumerate(entities):
+                merger.merge_mapping(tree, params, Source(f"f{index}", f"c{index}", "class"), ())
+        except ReclassError as err:
+            trees.append(str(err))
+            continue
+        trees.append(_merged_shape(tree))
+    assert trees[0] == trees[1]
