@@ -239,3 +239,10 @@ def test_cached_runs_equal_fresh_runs_after_any_edits(edit_list: list[tuple], fm
             plain = reclass(base, "-o", fmt)
             assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
             assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
+
+
+def test_the_cached_forms_are_those_assembled_from_node_fragments() -> None:
+    from reclass_ng.incremental.disk_cache import CACHED_FORMS
+    from reclass_ng.parallel.fragments import FRAGMENT_FORMS
+
+    assert set(FRAGMENT_FORMS) == CACHED_FORMS

@@ -27,7 +27,6 @@ import bisect
 import contextlib
 import mmap
 import os
-import tempfile
 import zlib
 from collections.abc import Callable, Iterable
 from typing import Any, Union
@@ -141,6 +140,8 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
         crc = zlib.crc32(piece, crc)
     header = dict(header, entries_size=len(entries_bytes), output_size=size, slots=slots,
                   crc=crc)
+    import tempfile  # only runs that write import it (an unchanged one does not)
+
     directory = os.path.dirname(path)
     temporary = None
     try:
@@ -158,6 +159,32 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+def ignored(path: str, why: str, warn: Callable[[str], None]) -> None:
+    """Say that the cache file at `path` is not used, and why."""
+    warn(f"[WARNING] reclass-ng: ignoring the cache file {path}: {why}")
+
+
+_STR_ONLY = frozenset({str})
+_INT_ONLY = frozenset({int})
+
+
+def checked_strs(value: Any) -> list[str]:
+    """`value` when it is a list of strings; TypeError otherwise."""
+    if type(value) is not list or not _STR_ONLY.issuperset(map(type, value)):
+        raise TypeError("expected a list of strings")
+    return value
+
+
+def checked_indexes(values: Any, size: int) -> list[int]:
+    """`values` when it is a list of indexes into a table of `size` items; TypeError or
+    ValueError otherwise."""
+    if type(values) is not list or not _INT_ONLY.issuperset(map(type, values)):
+        raise TypeError("expected a list of indexes")
+    if values and (min(values) < 0 or max(values) >= size):
+        raise ValueError("an index out of range")
+    return values
 
 
 def _int(value: Any, limit: int) -> int:

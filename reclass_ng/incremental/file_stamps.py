@@ -25,8 +25,7 @@ import os
 import time
 from collections.abc import Mapping
 
-from reclass_ng.incremental.dir_watch import LOCAL_FILE_SYSTEMS
-from reclass_ng.incremental.snapshot import RACY_SECONDS, Digest
+from reclass_ng.incremental.snapshot import LOCAL_FILE_SYSTEMS, RACY_SECONDS, Digest
 
 RACY_NS = int(RACY_SECONDS * 1e9)
 

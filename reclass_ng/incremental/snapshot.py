@@ -22,6 +22,14 @@ from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
 
 RACY_SECONDS = 2.0
 
+# File systems on which every write changes the file's stamp and the kernel reports it as an
+# event (local ones). On network file systems (nfs, cifs, sshfs, ...) a change made on another
+# host may not show in the attributes for seconds and sends no notification. (Here, not in
+# dir_watch.py, so that reading stamps does not import ctypes.)
+LOCAL_FILE_SYSTEMS = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay", "zfs", "f2fs", "jfs",
+    "reiserfs", "bcachefs", "nilfs2"})
+
 Digest = bytes
 
 
