@@ -19,6 +19,7 @@ from inventory_writer import write_inventory
 from test_incremental import apply_edit, edits, start_inventory
 from test_incremental_corpus import run_cli
 
+from reclass_ng.incremental.cache_file import MAX_SEGMENTS
 from reclass_ng.incremental.file_stamps import local_devices
 
 
@@ -42,26 +43,37 @@ def cache_file(cache: Path) -> Path:
 
 
 def cache_parts(path: Path) -> tuple[dict, dict, bytes]:
-    """The header, the entries and the output of a cache file (doc: cache_file.py)."""
-    content = path.read_bytes()
-    header_line, _, body = content.partition(b"\n")
+    """The header, the entries and the output (the layout's ranges of the segments, without
+    the timestamps) of a cache (doc: cache_file.py)."""
+    header_line, _, rest = path.read_bytes().partition(b"\n")
     header = json.loads(header_line)
-    size = header["entries_size"]
-    return header, json.loads(body[:size]), body[size + 1:]
+    entries = json.loads(rest[:header["entries_size"]])
+    segments = [(path.parent / item[0]).read_bytes() for item in header["segments"]]
+    return header, entries, b"".join(segments[segment][start:end]
+                                     for segment, start, end in header["layout"])
 
 
 def edit_cache(path: Path, header: Callable[[dict], None] = lambda header: None,
                entries: Callable[[dict], None] = lambda entries: None,
                output: Callable[[bytes], bytes] = lambda output: output) -> None:
-    """Change a cache file's parts, keeping its sizes and checksum consistent."""
-    head, body, text = cache_parts(path)
+    """Change a cache's index and segments (`output` applies to each segment and keeps its
+    size), keeping sizes and checksums consistent."""
+    head, body, _ = cache_parts(path)
     header(head)
     entries(body)
-    text = output(text)
+    for item in head["segments"]:
+        segment = path.parent / item[0]
+        content = output(segment.read_bytes())
+        assert len(content) == item[1]
+        segment.write_bytes(content)
+        item[2] = zlib.crc32(content)
     encoded = json.dumps(body).encode()
-    head.update(entries_size=len(encoded), output_size=len(text),
-                crc=zlib.crc32(encoded + b"\n" + text))
-    path.write_bytes(json.dumps(head).encode() + b"\n" + encoded + b"\n" + text)
+    head.update(entries_size=len(encoded), crc=zlib.crc32(encoded))
+    path.write_bytes(json.dumps(head).encode() + b"\n" + encoded + b"\n")
+
+
+def segment_files(cache: Path) -> set[str]:
+    return {path.name for path in cache.glob("inventory-*.out")}
 
 
 def mark_cached_texts(path: Path) -> None:
@@ -148,10 +160,13 @@ def test_concurrent_runs_leave_a_complete_cache(tmp_path: Path) -> None:
     nodes = [json.loads(out)["nodes"] for out, _ in outputs]
     assert all(set(n) == {"db", "w1", "w2"} for n in nodes)
     assert all(err == b"" for _, err in outputs)
-    header, entries, text = cache_parts(cache_file(cache))  # one complete file
+    header, entries, text = cache_parts(cache_file(cache))  # one complete cache
     assert set(header["nodes"]) == set(entries["nodes"]) == {"db", "w1", "w2"}
-    assert header["complete"] and len(text) == header["output_size"]
-    assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2]) == header["crc"]
+    assert header["complete"] and text.count(b'"db": {') == 1
+    assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2][:-1]) == header["crc"]
+    for name, size, crc, _ in header["segments"]:
+        assert zlib.crc32((cache / name).read_bytes()) == crc and (cache / name).stat().st_size == size
+    assert segment_files(cache) == {item[0] for item in header["segments"]}
     assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []
 
 
@@ -246,3 +261,46 @@ def test_the_cached_forms_are_those_assembled_from_node_fragments() -> None:
     from reclass_ng.parallel.fragments import FRAGMENT_FORMS
 
     assert set(FRAGMENT_FORMS) == CACHED_FORMS
+
+
+def test_a_changed_run_writes_only_what_it_rendered_and_compacts(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    reclass(base, "--cache-dir", str(cache))
+    (first,) = segment_files(cache)
+    node = base / "nodes" / "w1.yml"
+    node.write_text(node.read_text() + "# edited\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+    (new,) = segment_files(cache) - {first}
+    assert first in segment_files(cache)  # the texts of w2 and db stay where they were
+    written = (cache / new).read_bytes()
+    assert b"w1" in written and b"w2:" not in written and b"db:" not in written
+    for count in range(2 * MAX_SEGMENTS):  # a segment of dead texts goes, and so do extras
+        node.write_text(node.read_text() + f"# edit {count}\n")
+        assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+        header = cache_parts(cache_file(cache))[0]
+        assert len(header["segments"]) <= MAX_SEGMENTS
+        assert segment_files(cache) == {item[0] for item in header["segments"]}
+
+
+def test_a_corrupted_or_missing_segment_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    plain = reclass(base)
+    reclass(base, "--cache-dir", str(cache))
+    (segment,) = cache.glob("inventory-*.out")
+    content = segment.read_bytes()
+    segment.write_bytes(content.replace(b"ntp: a", b"ntp: Z"))  # same size, not its CRC
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "does not match its checksum" in err
+    (segment,) = cache.glob("inventory-*.out")
+    segment.unlink()
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "cannot be read" in err
+
+    def elsewhere(header: dict) -> None:  # a copy of the segment, outside the cache directory
+        (tmp_path / "outside.out").write_bytes((cache / header["segments"][0][0]).read_bytes())
+        header["segments"][0][0] = "../outside.out"
+
+    reclass(base, "--cache-dir", str(cache))
+    edit_cache(cache_file(cache), header=elsewhere)
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "is not a segment of this cache" in err

@@ -13,7 +13,8 @@ from typing import Any
 
 from reclass_ng.incremental.cache_file import (
     CacheFile,
-    Piece,
+    Part,
+    Span,
     checked_indexes,
     checked_strs,
     ignored,
@@ -54,8 +55,9 @@ class CachedRun:
         self.old_nodes: dict[str, Any] = {}
         self.uncached: dict[str, tuple[list[str], list[str]]] = {}  # classes, applications
 
-    def render(self) -> tuple[list[Piece], dict[str, Any]]:
-        """The output, in pieces, and the entries part of the new cache file."""
+    def render(self) -> tuple[list[Part], dict[str, Any]]:
+        """The output, in parts, and the entries of the new cache file (texts and frame as
+        (first, end) indexes of their parts, placed by write_cache_file)."""
         snapshot = self.snapshot
         names = sorted(snapshot.nodes)
         kept = self._kept()
@@ -65,36 +67,44 @@ class CachedRun:
         rendered = render_nodes(generation, InputsRecorder(), snapshot,
                                 [name for name in names if name not in kept], capture)
         merge, interpolation = _replay(names, kept, rendered, self.warn)
-        texts: dict[str, list[Piece]] = {}
+        texts: dict[str, list[Part]] = {}
         entries: dict[str, dict[str, Any] | None] = {}
         writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
         for name in names:
             if name in kept:
-                texts[name] = self.cached.pieces(*kept[name]["text"])  # type: ignore[union-attr]
+                texts[name] = self.cached.spans(kept[name]["text"])  # type: ignore[union-attr]
                 entries[name] = self._moved(kept[name])
             else:
                 texts[name], entries[name] = self._rendered(rendered[name], writer)
         prefix, suffix = self._frame(names, kept, entries)
-        output: list[Piece] = list(prefix)
-        size = sum(len(piece) for piece in output if piece is not None)
+        output: list[Part] = list(prefix)
+        frame = [[0, len(output)]]
         separator = FRAGMENT_FORMS[(self.fmt, self.pretty)][2].encode("utf-8")
         for index, name in enumerate(names):
             if index and separator:
-                output.append(separator)
-                size += len(separator)
-            start = size
-            for piece in texts[name]:
-                output.append(piece)
-                size += 0 if piece is None else len(piece)
+                output.append(self._separator(output[-1], separator))
+            start = len(output)
+            output += texts[name]
             entry = entries[name]
             if entry is not None:
-                entry["text"] = [start, size]
-        frame = [sum(len(piece) for piece in prefix if piece is not None), size]
+                entry["text"] = (start, len(output))
+        frame.append([len(output), len(output) + len(suffix)])
         output += suffix
         nodes = {name: entry for name, entry in entries.items() if entry is not None}
         self.header = {"warnings": merge + interpolation, "complete": len(nodes) == len(names)}
         return output, {"classes": self._compact_classes(nodes), "nodes": nodes,
                         "frame": frame}
+
+    def _separator(self, before: Part, separator: bytes) -> Part:
+        """The separator after a text: the stored one when the text is stored and followed by
+        it (so that stored texts next to each other stay one range), else new bytes."""
+        cached = self.cached
+        if type(before) is Span and cached is not None:
+            view = cached.segments[before.segment].view
+            end = before.end + len(separator)
+            if view[before.end:end] == separator:
+                return Span(before.segment, before.end, end)
+        return separator
 
     def _kept(self) -> dict[str, dict[str, Any]]:
         """The stored entries of nodes whose inputs are unchanged."""
@@ -120,10 +130,10 @@ class CachedRun:
                 raise TypeError("nodes is not a mapping")
             self.old_nodes = nodes
             check = NodeCheck(snapshot, changed_files, len(self.old_files), changed_classes,
-                              len(self.class_table), len(cached.output))
+                              len(self.class_table), cached)
             return {name: entry for name, entry in nodes.items()
                     if name in snapshot.nodes and check.current(name, entry)}
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
+        except (KeyError, TypeError, ValueError, AttributeError) as err:  # MalformedCache too
             ignored(self.path, f"its content is malformed ({err})", self.warn)
             self.old_nodes, self.class_table = {}, []
             return {}
@@ -141,7 +151,7 @@ class CachedRun:
         return dict(entry, deps=deps)
 
     def _rendered(self, result: NodeResult, writer: BlockYamlWriter | None
-                  ) -> tuple[list[Piece], dict[str, Any] | None]:
+                  ) -> tuple[list[Part], dict[str, Any] | None]:
         """A rendered node's text, and its entry (None when it is not cached: its timestamp
         cannot be found in its text, which only a node named like a date could cause)."""
         info = result.value
@@ -154,7 +164,7 @@ class CachedRun:
         if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
             self.uncached[result.name] = (list(info["classes"]), list(info["applications"]))
             return [text.encode("utf-8")], None
-        pieces: list[Piece] = [text[:at].encode("utf-8"), None,
+        pieces: list[Part] = [text[:at].encode("utf-8"), None,
                                text[at + len(stamp):].encode("utf-8")]
         return pieces, {"classes": list(info["classes"]),
                         "applications": list(info["applications"]),
@@ -194,7 +204,7 @@ class CachedRun:
         return [list(pair) for pair in new_at]
 
     def _frame(self, names: list[str], kept: dict[str, Any],
-               entries: dict[str, dict[str, Any] | None]) -> tuple[list[Piece], list[Piece]]:
+               entries: dict[str, dict[str, Any] | None]) -> tuple[list[Part], list[Part]]:
         """The output before the first node's text and after the last one: the stored one when
         the same nodes have the same classes and applications, else dumped again."""
         cached, old = self.cached, self.old_nodes
@@ -204,11 +214,10 @@ class CachedRun:
                                  == (old[name]["classes"], old[name]["applications"]))
                 for name, entry in entries.items()):
             try:
-                first, last = cached.entries()["frame"]
-                if not 0 <= first <= last <= len(cached.output):
-                    raise ValueError("the frame is out of range")
-                return cached.pieces(0, first), cached.pieces(last, len(cached.output))
-            except (KeyError, TypeError, ValueError):
+                prefix, suffix = cached.entries()["frame"]
+                return ([] if prefix is None else cached.spans(cached.check_span(prefix)),
+                        [] if suffix is None else cached.spans(cached.check_span(suffix)))
+            except (KeyError, TypeError, ValueError):  # MalformedCache too
                 pass  # dumped again
         nodes = []
         for name in names:
@@ -220,7 +229,7 @@ class CachedRun:
         before, after = inventory_frame(nodes, self.fmt, self.pretty, self.now)
         at = before.find(self.now, before.find(_TIMESTAMP_KEY))
         return ([before[:at].encode("utf-8"), None, before[at + len(self.now):].encode("utf-8")],
-                [after.encode("utf-8")])
+                [after.encode("utf-8")] if after else [])
 
 
 class NodeCheck:
@@ -228,11 +237,11 @@ class NodeCheck:
     (a file or class pair changed once is a set member; a node is one set test per table)."""
 
     def __init__(self, snapshot: InventorySnapshot, changed_files: set[int], files: int,
-                 changed_classes: set[int], classes: int, output_size: int) -> None:
+                 changed_classes: set[int], classes: int, cached: CacheFile) -> None:
         self.snapshot = snapshot
         self.changed_files, self.files = changed_files, files
         self.changed_classes, self.classes = changed_classes, classes
-        self.output_size = output_size
+        self.cached = cached
 
     def current(self, name: str, entry: dict[str, Any]) -> bool:
         """True when the entry may be kept; TypeError/ValueError when it is malformed."""
@@ -242,10 +251,7 @@ class NodeCheck:
         checked_indexes(classes, self.classes)
         for field in ("classes", "applications", "merge_warnings", "interpolation_warnings"):
             checked_strs(entry[field])
-        start, end = entry["text"]
-        if type(start) is not int or type(end) is not int or not (
-                0 <= start <= end <= self.output_size):
-            raise ValueError(f"text offsets out of range: {entry['text']!r}")
+        entry["text"] = self.cached.check_span(entry["text"])
         snapshot = self.snapshot
         if snapshot.nodes.get(name) != deps["node_file"]:
             return False

@@ -21,7 +21,7 @@ import codecs
 import hashlib
 import os
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from reclass_ng.incremental.cache_file import (
     CacheFile,
@@ -37,7 +37,7 @@ from reclass_ng.render import InventoryRenderer, timestamp
 from reclass_ng.settings import Settings
 from reclass_ng.version import __version__
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 def cache_key(settings: Settings, fmt: str, pretty: bool) -> str:
@@ -84,20 +84,20 @@ def write_inventory(inventory: InventoryRenderer, cache_dir: str,
         if cached is not None and _unchanged(cached.header, known, snapshot):
             for message in cached.header["warnings"]:
                 warn(message)
-            output = cached.pieces(0, len(cached.output))
-            _write(stream, output, timestamp())
+            parts = cached.output_parts()
+            _write(stream, cached.pieces(parts), timestamp())
             if digests.worth_storing():
                 write_cache_file(path, _header(key, digests, snapshot, cached.header, ()),
-                                 bytes(cached.body[:cached.header["entries_size"]]),
-                                 output, warn)
+                                 cached.entries_line, parts, cached, warn)
             return
         from reclass_ng.incremental.cached_run import CachedRun  # the render's modules
 
         run = CachedRun(inventory, snapshot, cached, path, warn)
-        output, entries = run.render()
-        _write(stream, output, run.now)
+        parts, entries = run.render()
+        _write(stream, cached.pieces(parts) if cached is not None
+               else cast("list[Piece]", parts), run.now)  # no span without a cache read
         write_cache_file(path, _header(key, digests, snapshot, run.header, run.extra_files),
-                         entries, output, warn)
+                         entries, parts, cached, warn)
     finally:
         _closed(cached)
 
