@@ -42,25 +42,35 @@ def cache_file(cache: Path) -> Path:
     return found
 
 
+def index_lines(path: Path) -> tuple[dict, bytes, bytes]:
+    """The header, the entries line and the listing line of a cache's index file."""
+    header_line, _, rest = path.read_bytes().partition(b"\n")
+    header = json.loads(header_line)
+    size = header["entries_size"]
+    return header, rest[:size], rest[size + 1:-1]
+
+
 def cache_parts(path: Path) -> tuple[dict, dict, bytes]:
     """The header, the entries and the output (the layout's ranges of the segments, without
     the timestamps) of a cache (doc: cache_file.py)."""
-    header_line, _, rest = path.read_bytes().partition(b"\n")
-    header = json.loads(header_line)
-    entries = json.loads(rest[:header["entries_size"]])
+    header, entries_line, _ = index_lines(path)
     segments = [(path.parent / item[0]).read_bytes() for item in header["segments"]]
-    return header, entries, b"".join(segments[segment][start:end]
-                                     for segment, start, end in header["layout"])
+    return header, json.loads(entries_line), b"".join(
+        segments[segment][start:end] for segment, start, end in header["layout"])
 
 
 def edit_cache(path: Path, header: Callable[[dict], None] = lambda header: None,
                entries: Callable[[dict], None] = lambda entries: None,
-               output: Callable[[bytes], bytes] = lambda output: output) -> None:
+               output: Callable[[bytes], bytes] = lambda output: output,
+               listing: Callable[[dict], None] = lambda listing: None) -> None:
     """Change a cache's index and segments (`output` applies to each segment and keeps its
     size), keeping sizes and checksums consistent."""
-    head, body, _ = cache_parts(path)
+    head, entries_line, listing_line = index_lines(path)
+    body, nodes = json.loads(entries_line), json.loads(listing_line)
     header(head)
     entries(body)
+    listing(nodes)
+    listing_line = json.dumps(nodes).encode()
     for item in head["segments"]:
         segment = path.parent / item[0]
         content = output(segment.read_bytes())
@@ -68,8 +78,10 @@ def edit_cache(path: Path, header: Callable[[dict], None] = lambda header: None,
         segment.write_bytes(content)
         item[2] = zlib.crc32(content)
     encoded = json.dumps(body).encode()
-    head.update(entries_size=len(encoded), crc=zlib.crc32(encoded))
-    path.write_bytes(json.dumps(head).encode() + b"\n" + encoded + b"\n")
+    rest = encoded + b"\n" + listing_line + b"\n"
+    head.update(entries_size=len(encoded), listing_size=len(listing_line),
+                crc=zlib.crc32(rest))
+    path.write_bytes(json.dumps(head).encode() + b"\n" + rest)
 
 
 def segment_files(cache: Path) -> set[str]:
@@ -163,7 +175,7 @@ def test_concurrent_runs_leave_a_complete_cache(tmp_path: Path) -> None:
     header, entries, text = cache_parts(cache_file(cache))  # one complete cache
     assert set(header["nodes"]) == set(entries["nodes"]) == {"db", "w1", "w2"}
     assert header["complete"] and text.count(b'"db": {') == 1
-    assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2][:-1]) == header["crc"]
+    assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2]) == header["crc"]
     for name, size, crc, _ in header["segments"]:
         assert zlib.crc32((cache / name).read_bytes()) == crc and (cache / name).stat().st_size == size
     assert segment_files(cache) == {item[0] for item in header["segments"]}
@@ -304,3 +316,19 @@ def test_a_corrupted_or_missing_segment_is_ignored_with_a_warning(tmp_path: Path
     edit_cache(cache_file(cache), header=elsewhere)
     status, out, err = reclass(base, "--cache-dir", str(cache))
     assert (status, out) == plain[:2] and "is not a segment of this cache" in err
+
+
+def test_a_changed_class_list_dumps_the_frame_with_the_stored_listing(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    node = base / "nodes" / "w1.yml"
+    for classes, listing_edit in (("[common]", None), ("[web]", {"w2": [["web"], 7]})):
+        reclass(base, "--cache-dir", str(cache))
+        mark_cached_texts(cache_file(cache))
+        if listing_edit is not None:  # malformed: the kept nodes are rendered again too
+            edit_cache(cache_file(cache), listing=lambda nodes, edit=listing_edit: nodes.update(edit))
+        node.write_text(f"classes: {classes}\nparameters: {{name: w1}}\n")
+        status, out, err = reclass(base, "--cache-dir", str(cache))
+        assert out.count("ntp: Z") == (2 if listing_edit is None else 0)
+        plain = reclass(base)
+        assert (status, out.replace("ntp: Z", "ntp: a")) == plain[:2]
+        assert err == plain[2] if listing_edit is None else "listing is malformed" in err

@@ -2,18 +2,21 @@
 
 A cache is an *index* file and one or more *segment* files beside it:
 
-- the index (`inventory-<hash>.cache`) is two lines of JSON:
+- the index (`inventory-<hash>.cache`) is three lines of JSON:
 
   1. the header: the key (version, settings, output form), the moment the run that wrote it
      started taking file stamps, the listing (node name -> file, class name -> file), the
      table of every listed file with its digest and stamp (file_stamps.py), the warnings of
      the whole run in the order a fresh run prints them, whether every node is in the cache,
      the segments (name, size, CRC-32, the offsets of the timestamps in it), the *layout* of
-     the output (the ranges of segments it is made of, in order), the size and CRC-32 of the
-     entries line;
-  2. the entries, decoded only when something changed: a table of (class, file) pairs and per
-     node its classes, applications, warnings, the inputs it read (indexes into the two
-     tables) and where its text lies (segment, start, end);
+     the output (the ranges of segments it is made of, in order), the sizes of the other two
+     lines and a CRC-32 of them;
+  2. the entries, decoded only when something changed: a table of (class, file) pairs, where
+     the output's frame lies (the text before the first node and after the last one) and per
+     node its warnings, the inputs it read (indexes into the two tables), a digest of its
+     classes and applications and where its text lies (segment, start, end);
+  3. the listing, decoded only when a node's classes or applications changed (the frame is
+     dumped again): each node's classes and applications;
 
 - a segment (`inventory-<hash>-<token>.out`) holds output text without its timestamps, never
   changed once written. A run after a change writes only the texts it rendered into a new
@@ -89,10 +92,10 @@ class CacheFile:
     """A cache's index and its mapped segments: the header, the entries (decoded on first use)
     and the output as spans and pieces."""
 
-    def __init__(self, header: dict[str, Any], entries_line: bytes,
+    def __init__(self, header: dict[str, Any], entries_line: bytes, listing_line: bytes,
                  segments: list[Segment]) -> None:
         self.header = header
-        self.entries_line = entries_line
+        self.entries_line, self.listing_line = entries_line, listing_line
         self.segments = segments
         self._entries: dict[str, Any] | None = None
         self.layout = [Span(*item) for item in header["layout"]]
@@ -109,7 +112,7 @@ class CacheFile:
                     content = stream.read()
             except FileNotFoundError:
                 return None
-            header, entries_line = _index(content, key)
+            header, entries_line, listing_line = _index(content, key)
             try:
                 segments = _open_segments(path, header)
             except FileNotFoundError:
@@ -117,7 +120,7 @@ class CacheFile:
                     raise
                 continue
             try:
-                return cls(header, entries_line, segments)
+                return cls(header, entries_line, listing_line, segments)
             except (TypeError, ValueError) as err:
                 for segment in segments:
                     segment.close()
@@ -140,14 +143,12 @@ class CacheFile:
     def entries(self) -> dict[str, Any]:
         """The entries line, decoded."""
         if self._entries is None:
-            try:
-                entries = orjson.loads(self.entries_line)
-            except orjson.JSONDecodeError as err:
-                raise MalformedCache(f"its entries are not JSON ({err})") from None
-            if not isinstance(entries, dict):
-                raise MalformedCache("its entries are not a mapping")
-            self._entries = entries
+            self._entries = _mapping(self.entries_line, "entries")
         return self._entries
+
+    def listing(self) -> dict[str, Any]:
+        """The listing line, decoded (not kept: decoded once per run at most)."""
+        return _mapping(self.listing_line, "listing")
 
     def spans(self, span: Span) -> list[Part]:
         """The range as parts: spans between its timestamps, None in their places."""
@@ -182,8 +183,18 @@ class CacheFile:
             segment.close()
 
 
-def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes]:
-    """The header and the entries line of an index file's content."""
+def _mapping(line: bytes, what: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        raise MalformedCache(f"its {what} are not JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise MalformedCache(f"its {what} are not a mapping")
+    return value
+
+
+def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes, bytes]:
+    """The header, the entries line and the listing line of an index file's content."""
     line_end = content.find(b"\n")
     if line_end < 0:
         raise MalformedCache("no header line")
@@ -194,19 +205,20 @@ def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes]:
     if not isinstance(header, dict) or header.get("key") != key:
         raise MalformedCache("it was written by another version of reclass-ng, for "
                              "other settings or is not a reclass-ng cache")
-    entries_line = content[line_end + 1:]
+    rest = content[line_end + 1:]
     try:
-        if len(entries_line) != _int(header["entries_size"], len(entries_line)) + 1 \
-                or not entries_line.endswith(b"\n"):
+        entries_size = _int(header["entries_size"], len(rest))
+        if len(rest) != entries_size + 1 + _int(header["listing_size"], len(rest)) + 1 \
+                or not rest.endswith(b"\n") or rest[entries_size:entries_size + 1] != b"\n":
             raise MalformedCache("its size is not the size its header gives")
-        entries_line = entries_line[:-1]
-        if zlib.crc32(entries_line) != header["crc"]:
-            raise MalformedCache("its entries do not match their checksum")
+        if zlib.crc32(rest) != header["crc"]:
+            raise MalformedCache("its content does not match its checksum")
+        entries_line, listing_line = rest[:entries_size], rest[entries_size + 1:-1]
         if type(header["segments"]) is not list or type(header["layout"]) is not list:
             raise MalformedCache("its segments or layout are not lists")
     except KeyError as err:
         raise MalformedCache(f"its header lacks {err}") from None
-    return header, entries_line
+    return header, entries_line, listing_line
 
 
 def _segment_pattern(path: str) -> re.Pattern[str]:
@@ -244,7 +256,7 @@ def _open_segments(path: str, header: dict[str, Any]) -> list[Segment]:
 
 
 def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] | bytes,
-                     parts: list[Part], old: CacheFile | None,
+                     listing: dict[str, Any] | bytes, parts: list[Part], old: CacheFile | None,
                      warn: Callable[[str], None]) -> None:
     """Write a cache: the new bytes of `parts` into a new segment (with the stored bytes of
     segments compacted), the index (header completed with segments, layout, size and CRC)
@@ -295,6 +307,8 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
             entry["text"] = _placed(entry["text"], places)
         entries["frame"] = [_placed(item, places) for item in entries["frame"]]
     entries_bytes = entries if isinstance(entries, bytes) else orjson.dumps(entries)
+    listing_bytes = listing if isinstance(listing, bytes) else orjson.dumps(listing)
+    rest = entries_bytes + b"\n" + listing_bytes + b"\n"
     segments = [[old_segments[at].name, len(old_segments[at].view),
                  old.header["segments"][at][2], old_segments[at].slots]  # type: ignore[union-attr]
                 for at in kept]
@@ -312,14 +326,14 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
             with os.fdopen(handle, "wb") as stream:
                 stream.writelines(chunks)
             segments.append([new_name, size, crc, slots])
-        header = dict(header, segments=segments, layout=layout,
-                      entries_size=len(entries_bytes), crc=zlib.crc32(entries_bytes))
+        header = dict(header, segments=segments, layout=layout, entries_size=len(entries_bytes),
+                      listing_size=len(listing_bytes), crc=zlib.crc32(rest))
         import tempfile  # only runs that write import it (an unchanged one seldom does)
 
         handle, temporary = tempfile.mkstemp(prefix=".inventory-", suffix=".tmp", dir=directory)
         with os.fdopen(handle, "wb") as stream:
             stream.write(orjson.dumps(header) + b"\n")
-            stream.write(entries_bytes + b"\n")
+            stream.write(rest)
         if _commit(path, temporary, {item[0] for item in segments}):
             temporary = new_name = None
     except OSError as err:

@@ -8,8 +8,11 @@ modules.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from reclass_ng.incremental.cache_file import (
     CacheFile,
@@ -50,33 +53,46 @@ class CachedRun:
         self.extra_files: list[str] = []
         self.file_at = {path: index for index, path in enumerate(snapshot.digests)}
         self.class_table: list[tuple[str, str]] = []
+        self.class_at: dict[tuple[str, str], int] = {}
         self.old_files: list[str] = []
         self.renumbered_files: list[int] | None = None  # old file index -> new ([]: the same)
         self.old_nodes: dict[str, Any] = {}
-        self.uncached: dict[str, tuple[list[str], list[str]]] = {}  # classes, applications
+        self.listed: dict[str, tuple[list[str], list[str]]] = {}  # rendered: classes, apps
+        self.writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
 
-    def render(self) -> tuple[list[Part], dict[str, Any]]:
-        """The output, in parts, and the entries of the new cache file (texts and frame as
-        (first, end) indexes of their parts, placed by write_cache_file)."""
-        snapshot = self.snapshot
-        names = sorted(snapshot.nodes)
+    def render(self) -> tuple[list[Part], dict[str, Any], dict[str, Any] | bytes]:
+        """The output, in parts; the entries of the new cache file (texts and frame as
+        (first, end) indexes of their parts, placed by write_cache_file); its listing (the
+        stored one, as bytes, when it holds)."""
+        names = sorted(self.snapshot.nodes)
         kept = self._kept()
-        capture = WarningCapture(self.warn)
-        generation = InventoryRenderer(self.inventory.settings, warn=capture.warn,
-                                       storage=self.inventory.storage)
-        rendered = render_nodes(generation, InputsRecorder(), snapshot,
-                                [name for name in names if name not in kept], capture)
+        rendered = self._render([name for name in names if name not in kept])
         merge, interpolation = _replay(names, kept, rendered, self.warn)
         texts: dict[str, list[Part]] = {}
         entries: dict[str, dict[str, Any] | None] = {}
-        writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
         for name in names:
             if name in kept:
                 texts[name] = self.cached.spans(kept[name]["text"])  # type: ignore[union-attr]
                 entries[name] = self._moved(kept[name])
             else:
-                texts[name], entries[name] = self._rendered(rendered[name], writer)
-        prefix, suffix = self._frame(names, kept, entries)
+                texts[name], entries[name] = self._rendered(rendered[name])
+        old = self.old_nodes
+        stored_frame = self._stored_frame() if self.cached is not None and list(old) == names and all(
+            name in kept or (entry is not None and entry["listed"] == old[name]["listed"])
+            for name, entry in entries.items()) else None
+        listing: dict[str, Any] | bytes
+        if stored_frame is not None:
+            prefix, suffix = stored_frame
+            listing = self.cached.listing_line  # type: ignore[union-attr]
+        else:
+            stored = self._stored_listing(kept)
+            if stored is None:  # unusable: the kept nodes are rendered too (their warnings
+                for name, result in self._render(list(kept)).items():  # were printed)
+                    texts[name], entries[name] = self._rendered(result)
+                stored = {}
+            listing = {name: stored[name] if name in stored else list(self.listed[name])
+                       for name, entry in entries.items() if entry is not None}
+            prefix, suffix = self._dumped_frame(names, stored)
         output: list[Part] = list(prefix)
         frame = [[0, len(output)]]
         separator = FRAGMENT_FORMS[(self.fmt, self.pretty)][2].encode("utf-8")
@@ -92,8 +108,14 @@ class CachedRun:
         output += suffix
         nodes = {name: entry for name, entry in entries.items() if entry is not None}
         self.header = {"warnings": merge + interpolation, "complete": len(nodes) == len(names)}
-        return output, {"classes": self._compact_classes(nodes), "nodes": nodes,
-                        "frame": frame}
+        return output, {"classes": self._used_classes(nodes), "nodes": nodes,
+                        "frame": frame}, listing
+
+    def _render(self, names: list[str]) -> dict[str, NodeResult]:
+        capture = WarningCapture(self.warn)
+        generation = InventoryRenderer(self.inventory.settings, warn=capture.warn,
+                                       storage=self.inventory.storage)
+        return render_nodes(generation, InputsRecorder(), self.snapshot, names, capture)
 
     def _separator(self, before: Part, separator: bytes) -> Part:
         """The separator after a text: the stored one when the text is stored and followed by
@@ -123,6 +145,7 @@ class CachedRun:
                 if len(pair) != 2:
                     raise ValueError("a class entry is not a (class, file) pair")
             self.class_table = [tuple(pair) for pair in entries["classes"]]
+            self.class_at = {pair: index for index, pair in enumerate(self.class_table)}
             changed_classes = {index for index, (name, path) in enumerate(self.class_table)
                                if snapshot.classes.get(name) != path}
             nodes = entries["nodes"]
@@ -135,7 +158,7 @@ class CachedRun:
                     if name in snapshot.nodes and check.current(name, entry)}
         except (KeyError, TypeError, ValueError, AttributeError) as err:  # MalformedCache too
             ignored(self.path, f"its content is malformed ({err})", self.warn)
-            self.old_nodes, self.class_table = {}, []
+            self.old_nodes, self.class_table, self.class_at = {}, [], {}
             return {}
 
     def _moved(self, entry: dict[str, Any]) -> dict[str, Any]:
@@ -150,24 +173,22 @@ class CachedRun:
             deps["files"] = [renumbered[index] for index in deps["files"]]
         return dict(entry, deps=deps)
 
-    def _rendered(self, result: NodeResult, writer: BlockYamlWriter | None
-                  ) -> tuple[list[Part], dict[str, Any] | None]:
+    def _rendered(self, result: NodeResult) -> tuple[list[Part], dict[str, Any] | None]:
         """A rendered node's text, and its entry (None when it is not cached: its timestamp
         cannot be found in its text, which only a node named like a date could cause)."""
         info = result.value
-        if writer is not None:
-            text = writer.node_text(result.name, info)
+        if self.writer is not None:
+            text = self.writer.node_text(result.name, info)
         else:
             text = node_fragment(result.name, info, self.fmt, self.pretty)
+        listed = self.listed[result.name] = (list(info["classes"]), list(info["applications"]))
         stamp = info["__reclass__"]["timestamp"]
         at = text.find(stamp, text.find(_TIMESTAMP_KEY))
         if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
-            self.uncached[result.name] = (list(info["classes"]), list(info["applications"]))
             return [text.encode("utf-8")], None
         pieces: list[Part] = [text[:at].encode("utf-8"), None,
-                               text[at + len(stamp):].encode("utf-8")]
-        return pieces, {"classes": list(info["classes"]),
-                        "applications": list(info["applications"]),
+                              text[at + len(stamp):].encode("utf-8")]
+        return pieces, {"listed": listed_digest(*listed),
                         "merge_warnings": list(result.merge_warnings),
                         "interpolation_warnings": list(result.interpolation_warnings),
                         "deps": self._deps(result.deps)}
@@ -180,56 +201,72 @@ class CachedRun:
                 index = self.file_at[path] = len(self.file_at)
                 self.extra_files.append(path)
             files.append(index)
-        table = self.class_table
+        table, class_at = self.class_table, self.class_at
         classes = []
         for pair in deps.classes:
-            table.append(pair)  # duplicates are merged by _compact_classes
-            classes.append(len(table) - 1)
+            index = class_at.get(pair)
+            if index is None:
+                index = class_at[pair] = len(table)
+                table.append(pair)
+            classes.append(index)
         return {"node_file": deps.node_file, "files": files, "classes": classes,
                 "missing": list(deps.missing), "class_names_key": _hex(deps.class_names_key),
                 "nodes_key": _hex(deps.nodes_key)}
 
-    def _compact_classes(self, nodes: dict[str, dict[str, Any]]) -> list[list[str]]:
-        """The class table with only the pairs some entry uses, each once; entries renumbered."""
+    def _used_classes(self, nodes: dict[str, dict[str, Any]]) -> list[list[str]]:
+        """The class table; when a quarter of its pairs is used by no entry any more, only the
+        pairs some entry uses, with the entries renumbered."""
         table = self.class_table
-        new_at: dict[tuple[str, str], int] = {}
-        renumber = {}
-        for entry in nodes.values():
-            for index in entry["deps"]["classes"]:
-                if index not in renumber:
-                    renumber[index] = new_at.setdefault(table[index], len(new_at))
+        used = set().union(*(entry["deps"]["classes"] for entry in nodes.values()))
+        if 4 * len(used) >= 3 * len(table):
+            return [list(pair) for pair in table]
+        renumber = {index: at for at, index in enumerate(sorted(used))}
         for entry in nodes.values():
             deps = entry["deps"] = dict(entry["deps"])
             deps["classes"] = [renumber[index] for index in deps["classes"]]
-        return [list(pair) for pair in new_at]
+        return [list(table[index]) for index in sorted(used)]
 
-    def _frame(self, names: list[str], kept: dict[str, Any],
-               entries: dict[str, dict[str, Any] | None]) -> tuple[list[Part], list[Part]]:
-        """The output before the first node's text and after the last one: the stored one when
-        the same nodes have the same classes and applications, else dumped again."""
-        cached, old = self.cached, self.old_nodes
-        if cached is not None and list(old) == names and all(
-                name in kept or (entry is not None
-                                 and (entry["classes"], entry["applications"])
-                                 == (old[name]["classes"], old[name]["applications"]))
-                for name, entry in entries.items()):
-            try:
-                prefix, suffix = cached.entries()["frame"]
-                return ([] if prefix is None else cached.spans(cached.check_span(prefix)),
-                        [] if suffix is None else cached.spans(cached.check_span(suffix)))
-            except (KeyError, TypeError, ValueError):  # MalformedCache too
-                pass  # dumped again
-        nodes = []
-        for name in names:
-            entry = entries[name]
-            if entry is None:
-                nodes.append((name, *self.uncached[name]))
-            else:
-                nodes.append((name, entry["classes"], entry["applications"]))
+    def _stored_frame(self) -> tuple[list[Part], list[Part]] | None:
+        """The stored output before the first node's text and after the last one."""
+        cached = self.cached
+        assert cached is not None
+        try:
+            prefix, suffix = cached.entries()["frame"]
+            return ([] if prefix is None else cached.spans(cached.check_span(prefix)),
+                    [] if suffix is None else cached.spans(cached.check_span(suffix)))
+        except (KeyError, TypeError, ValueError):  # MalformedCache too: dumped again
+            return None
+
+    def _stored_listing(self, kept: dict[str, Any]) -> dict[str, list[list[str]]] | None:
+        """The stored classes and applications of the kept nodes; None (with a warning) when
+        the listing is malformed."""
+        if not kept:
+            return {}
+        try:
+            listing = self.cached.listing()  # type: ignore[union-attr]
+            for name in kept:
+                classes, applications = listing[name]
+                checked_strs(classes)
+                checked_strs(applications)
+            return listing
+        except (KeyError, TypeError, ValueError) as err:  # MalformedCache too
+            ignored(self.path, f"its listing is malformed ({err})", self.warn)
+            return None
+
+    def _dumped_frame(self, names: list[str], stored: dict[str, list[list[str]]]
+                      ) -> tuple[list[Part], list[Part]]:
+        """The output before the first node's text and after the last one, dumped."""
+        nodes = [(name, *(self.listed[name] if name in self.listed else stored[name]))
+                 for name in names]
         before, after = inventory_frame(nodes, self.fmt, self.pretty, self.now)
         at = before.find(self.now, before.find(_TIMESTAMP_KEY))
         return ([before[:at].encode("utf-8"), None, before[at + len(self.now):].encode("utf-8")],
                 [after.encode("utf-8")] if after else [])
+
+
+def listed_digest(classes: list[str], applications: list[str]) -> str:
+    """What the stored frame depends on of a node: its classes and applications."""
+    return hashlib.blake2b(orjson.dumps([classes, applications]), digest_size=8).hexdigest()
 
 
 class NodeCheck:
@@ -249,8 +286,10 @@ class NodeCheck:
         files, classes, missing = deps["files"], deps["classes"], checked_strs(deps["missing"])
         checked_indexes(files, self.files)
         checked_indexes(classes, self.classes)
-        for field in ("classes", "applications", "merge_warnings", "interpolation_warnings"):
+        for field in ("merge_warnings", "interpolation_warnings"):
             checked_strs(entry[field])
+        if type(entry["listed"]) is not str:
+            raise TypeError("listed is not a string")
         entry["text"] = self.cached.check_span(entry["text"])
         snapshot = self.snapshot
         if snapshot.nodes.get(name) != deps["node_file"]:

@@ -88,16 +88,16 @@ def write_inventory(inventory: InventoryRenderer, cache_dir: str,
             _write(stream, cached.pieces(parts), timestamp())
             if digests.worth_storing():
                 write_cache_file(path, _header(key, digests, snapshot, cached.header, ()),
-                                 cached.entries_line, parts, cached, warn)
+                                 cached.entries_line, cached.listing_line, parts, cached, warn)
             return
         from reclass_ng.incremental.cached_run import CachedRun  # the render's modules
 
         run = CachedRun(inventory, snapshot, cached, path, warn)
-        parts, entries = run.render()
+        parts, entries, listing = run.render()
         _write(stream, cached.pieces(parts) if cached is not None
                else cast("list[Piece]", parts), run.now)  # no span without a cache read
         write_cache_file(path, _header(key, digests, snapshot, run.header, run.extra_files),
-                         entries, parts, cached, warn)
+                         entries, listing, parts, cached, warn)
     finally:
         _closed(cached)
 
