@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from reclass_ng.errors import ConfigError
-from reclass_ng.settings import Settings
+from reclass_ng.settings import CONFIG_FILE_NAME, DEFAULT_CONFIG_DIRS, Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
 
 RACY_SECONDS = 2.0
@@ -62,6 +62,29 @@ def names_digest(items: Iterable[tuple[str, ...]]) -> Digest:
     for item in items:
         digest.update("\0".join(item).encode("utf-8", "surrogateescape") + b"\1")
     return digest.digest()
+
+
+def config_stamps(base_dir: str | None) -> tuple[object, ...] | None:
+    """The stat data of every place a reclass-config.yml is looked for (settings.
+    find_config_file), taken before the settings are read: while they stay the same, so do the
+    settings. None when one changed less than RACY_SECONDS ago (a second change in the same
+    clock tick could keep its stamp)."""
+    directories = [base_dir] if base_dir else []
+    directories += [os.getcwd(), *DEFAULT_CONFIG_DIRS]
+    trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)
+    stamps: list[object] = []
+    for directory in directories:
+        path = os.path.join(os.path.expanduser(directory), CONFIG_FILE_NAME)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stamps.append(path)
+            continue
+        if max(stat.st_mtime_ns, stat.st_ctime_ns) >= trusted_before:
+            return None
+        stamps.append((path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns,
+                       stat.st_ctime_ns))
+    return tuple(stamps)
 
 
 class DirectorySignatures:
