@@ -332,3 +332,26 @@ def test_a_changed_class_list_dumps_the_frame_with_the_stored_listing(tmp_path: 
         plain = reclass(base)
         assert (status, out.replace("ntp: Z", "ntp: a")) == plain[:2]
         assert err == plain[2] if listing_edit is None else "listing is malformed" in err
+
+
+def modules_imported(base: Path, cache: Path) -> set[str]:
+    """The reclass_ng modules a `reclass --inventory --cache-dir` process imports."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "reclass_ng", "-b",
+                           str(base), "--inventory", "--cache-dir", str(cache)],
+                          capture_output=True, text=True, check=True)
+    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_a_cached_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    reclass(base, "--cache-dir", str(cache))
+    unchanged = modules_imported(base, cache)
+    assert "reclass_ng.incremental.disk_cache" in unchanged
+    assert not {"reclass_ng.incremental.cached_run", "reclass_ng.parallel.chunks",
+                "reclass_ng.output_yaml"} & unchanged  # the stored output is printed
+    node = base / "nodes" / "w1.yml"
+    node.write_text(node.read_text() + "# edited\n")
+    changed = modules_imported(base, cache)
+    assert "reclass_ng.incremental.cached_run" in changed  # the render's modules
+    assert "reclass_ng.parallel.chunks" not in changed  # not the process pool's

@@ -1,15 +1,17 @@
 """The on-disk cache of `reclass --inventory --cache-dir DIR` (setting `cache_dir`).
 
-One file per inventory, settings, output form and reclass-ng version (cache_file.py gives its
-layout): the output of the last run, where each node's text lies in it, each node's classes,
-applications, warnings and the inputs it read, and a digest and stamp of every file listed.
+One cache per inventory, settings, output form and reclass-ng version (cache_file.py gives its
+layout: an index and segments of output): the output of the last run, where each node's text
+lies in it, each node's classes, applications, warnings and the inputs it read, and a digest
+and stamp of every file listed.
 
 A run lists the directories and takes every file's digest, from the stored one where the
 file's stamp proves its content unchanged (file_stamps.py: git's racy rule), hashing it
 otherwise. Nothing changed (the same listing, every digest the same, every node cached): it
 prints the stored output with the current time in its timestamps, without decoding anything
-else. Otherwise it keeps the stored text of each node whose inputs are unchanged (as bytes of
-the mapped file), renders the others, prints the assembled output and writes the cache again.
+else. Otherwise (cached_run.py) it keeps the stored text of each node whose inputs are
+unchanged (as bytes of the mapped segments), renders the others, prints the assembled output
+and writes the rendered texts into a new segment and a new index.
 
 Nodes that failed are never cached. Only block YAML and JSON are cached (flow YAML is dumped as
 one piece).
