@@ -38,6 +38,7 @@ from reclass_ng.incremental.snapshot import (
     InventorySnapshot,
     config_stamps,
     digests_match,
+    local_devices,
     storage_directories,
     yaml_fs,
 )
@@ -109,6 +110,7 @@ class LiveRender:
         self.misses = 0  # nodes rendered one at a time in this generation
         self.collected = False  # whether a render of this generation ran the collector
         self.settings_stamps: tuple[object, ...] | None = None  # config_stamps of the settings
+        self.local_devices = local_devices() if read_config else frozenset()
 
     # -- keeping current ---------------------------------------------------------------
 
@@ -116,7 +118,7 @@ class LiveRender:
         return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
 
     def _config_stamps(self) -> tuple[object, ...] | None:
-        return config_stamps(self.base_uri) if self.read_config else ()
+        return config_stamps(self.base_uri, self.local_devices) if self.read_config else ()
 
     def _settings_unchanged(self) -> bool:
         """True when the settings are those of the snapshot: the config files' stat data as

@@ -64,11 +64,30 @@ def names_digest(items: Iterable[tuple[str, ...]]) -> Digest:
     return digest.digest()
 
 
-def config_stamps(base_dir: str | None) -> tuple[object, ...] | None:
+def local_devices(mountinfo: str = "/proc/self/mountinfo") -> frozenset[tuple[int, int]]:
+    """(major, minor) of every mounted device whose file system is a local one."""
+    devices = set()
+    try:
+        with open(mountinfo, encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                parts = fields.split()
+                if len(parts) < 3 or not rest or rest.split()[0] not in LOCAL_FILE_SYSTEMS:
+                    continue
+                major, _, minor = parts[2].partition(":")
+                if major.isdigit() and minor.isdigit():
+                    devices.add((int(major), int(minor)))
+    except OSError:
+        return frozenset()
+    return frozenset(devices)
+
+
+def config_stamps(base_dir: str | None, local: frozenset[tuple[int, int]]
+                  ) -> tuple[object, ...] | None:
     """The stat data of every place a reclass-config.yml is looked for (settings.
     find_config_file), taken before the settings are read: while they stay the same, so do the
     settings. None when one changed less than RACY_SECONDS ago (a second change in the same
-    clock tick could keep its stamp)."""
+    clock tick could keep its stamp) or is on a device not in `local` (local_devices())."""
     directories = [base_dir] if base_dir else []
     directories += [os.getcwd(), *DEFAULT_CONFIG_DIRS]
     trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)
@@ -80,7 +99,8 @@ def config_stamps(base_dir: str | None) -> tuple[object, ...] | None:
         except OSError:
             stamps.append(path)
             continue
-        if max(stat.st_mtime_ns, stat.st_ctime_ns) >= trusted_before:
+        if (max(stat.st_mtime_ns, stat.st_ctime_ns) >= trusted_before
+                or (os.major(stat.st_dev), os.minor(stat.st_dev)) not in local):
             return None
         stamps.append((path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns,
                        stat.st_ctime_ns))
