@@ -13,13 +13,14 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inventory_writer import write_inventory
 from test_incremental import apply_edit, edits, start_inventory
 from test_incremental_corpus import run_cli
 
-from reclass_ng.incremental.cache_file import MAX_SEGMENTS
+from reclass_ng.incremental import cache_file as cache_file_module
 from reclass_ng.incremental.file_stamps import local_devices
 
 
@@ -275,23 +276,29 @@ def test_the_cached_forms_are_those_assembled_from_node_fragments() -> None:
     assert set(FRAGMENT_FORMS) == CACHED_FORMS
 
 
-def test_a_changed_run_writes_only_what_it_rendered_and_compacts(tmp_path: Path) -> None:
+def test_a_changed_run_writes_only_what_it_rendered_and_compacts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     base, cache = inventory(tmp_path), tmp_path / "cache"
+    for index in range(6):  # nodes nobody edits: the first segment stays mostly live
+        (base / "nodes" / f"n{index}.yml").write_text("classes: [common]\n")
     reclass(base, "--cache-dir", str(cache))
     (first,) = segment_files(cache)
     node = base / "nodes" / "w1.yml"
     node.write_text(node.read_text() + "# edited\n")
     assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
     (new,) = segment_files(cache) - {first}
-    assert first in segment_files(cache)  # the texts of w2 and db stay where they were
+    assert first in segment_files(cache)  # the other nodes' texts stay where they were
     written = (cache / new).read_bytes()
     assert b"w1" in written and b"w2:" not in written and b"db:" not in written
-    for count in range(2 * MAX_SEGMENTS):  # a segment of dead texts goes, and so do extras
-        node.write_text(node.read_text() + f"# edit {count}\n")
+    monkeypatch.setattr(cache_file_module, "MAX_SEGMENTS", 3)
+    for edited in ("w2", "db", "w1", "w2"):  # one segment each, while they stay live
+        node = base / "nodes" / f"{edited}.yml"
+        node.write_text(node.read_text() + "# edited\n")
         assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
         header = cache_parts(cache_file(cache))[0]
-        assert len(header["segments"]) <= MAX_SEGMENTS
+        assert len(header["segments"]) <= 3
         assert segment_files(cache) == {item[0] for item in header["segments"]}
+    assert first in segment_files(cache)
 
 
 def test_a_corrupted_or_missing_segment_is_ignored_with_a_warning(tmp_path: Path) -> None:
