@@ -362,3 +362,13 @@ def test_a_cached_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     changed = modules_imported(base, cache)
     assert "reclass_ng.incremental.cached_run" in changed  # the render's modules
     assert "reclass_ng.parallel.chunks" not in changed  # not the process pool's
+
+
+def test_the_listing_holds_the_classes_of_the_nodes_rendered_again(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    reclass(base, "--cache-dir", str(cache))
+    (base / "nodes" / "w1.yml").write_text("classes: [common]\nparameters: {name: w1}\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+    # w1 is kept now: the frame is dumped again with its classes from the stored listing.
+    (base / "nodes" / "w2.yml").write_text("classes: [common]\nparameters: {name: w2}\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)

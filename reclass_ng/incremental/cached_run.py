@@ -90,7 +90,7 @@ class CachedRun:
                 for name, result in self._render(list(kept)).items():  # were printed)
                     texts[name], entries[name] = self._rendered(result)
                 stored = {}
-            listing = {name: stored[name] if name in stored else list(self.listed[name])
+            listing = {name: list(self.listed[name]) if name in self.listed else stored[name]
                        for name, entry in entries.items() if entry is not None}
             prefix, suffix = self._dumped_frame(names, stored)
         output: list[Part] = list(prefix)
