@@ -13,12 +13,14 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inventory_writer import write_inventory
 from test_incremental import apply_edit, edits, start_inventory
 from test_incremental_corpus import run_cli
 
+from reclass_ng.incremental import cache_file as cache_file_module
 from reclass_ng.incremental.file_stamps import local_devices
 
 
@@ -41,27 +43,50 @@ def cache_file(cache: Path) -> Path:
     return found
 
 
-def cache_parts(path: Path) -> tuple[dict, dict, bytes]:
-    """The header, the entries and the output of a cache file (doc: cache_file.py)."""
-    content = path.read_bytes()
-    header_line, _, body = content.partition(b"\n")
+def index_lines(path: Path) -> tuple[dict, bytes, bytes]:
+    """The header, the entries line and the listing line of a cache's index file."""
+    header_line, _, rest = path.read_bytes().partition(b"\n")
     header = json.loads(header_line)
     size = header["entries_size"]
-    return header, json.loads(body[:size]), body[size + 1:]
+    return header, rest[:size], rest[size + 1:-1]
+
+
+def cache_parts(path: Path) -> tuple[dict, dict, bytes]:
+    """The header, the entries and the output (the layout's ranges of the segments, without
+    the timestamps) of a cache (doc: cache_file.py)."""
+    header, entries_line, _ = index_lines(path)
+    segments = [(path.parent / item[0]).read_bytes() for item in header["segments"]]
+    return header, json.loads(entries_line), b"".join(
+        segments[segment][start:end] for segment, start, end in header["layout"])
 
 
 def edit_cache(path: Path, header: Callable[[dict], None] = lambda header: None,
                entries: Callable[[dict], None] = lambda entries: None,
-               output: Callable[[bytes], bytes] = lambda output: output) -> None:
-    """Change a cache file's parts, keeping its sizes and checksum consistent."""
-    head, body, text = cache_parts(path)
+               output: Callable[[bytes], bytes] = lambda output: output,
+               listing: Callable[[dict], None] = lambda listing: None) -> None:
+    """Change a cache's index and segments (`output` applies to each segment and keeps its
+    size), keeping sizes and checksums consistent."""
+    head, entries_line, listing_line = index_lines(path)
+    body, nodes = json.loads(entries_line), json.loads(listing_line)
     header(head)
     entries(body)
-    text = output(text)
+    listing(nodes)
+    listing_line = json.dumps(nodes).encode()
+    for item in head["segments"]:
+        segment = path.parent / item[0]
+        content = output(segment.read_bytes())
+        assert len(content) == item[1]
+        segment.write_bytes(content)
+        item[2] = zlib.crc32(content)
     encoded = json.dumps(body).encode()
-    head.update(entries_size=len(encoded), output_size=len(text),
-                crc=zlib.crc32(encoded + b"\n" + text))
-    path.write_bytes(json.dumps(head).encode() + b"\n" + encoded + b"\n" + text)
+    rest = encoded + b"\n" + listing_line + b"\n"
+    head.update(entries_size=len(encoded), listing_size=len(listing_line),
+                crc=zlib.crc32(rest))
+    path.write_bytes(json.dumps(head).encode() + b"\n" + rest)
+
+
+def segment_files(cache: Path) -> set[str]:
+    return {path.name for path in cache.glob("inventory-*.out")}
 
 
 def mark_cached_texts(path: Path) -> None:
@@ -148,10 +173,13 @@ def test_concurrent_runs_leave_a_complete_cache(tmp_path: Path) -> None:
     nodes = [json.loads(out)["nodes"] for out, _ in outputs]
     assert all(set(n) == {"db", "w1", "w2"} for n in nodes)
     assert all(err == b"" for _, err in outputs)
-    header, entries, text = cache_parts(cache_file(cache))  # one complete file
+    header, entries, text = cache_parts(cache_file(cache))  # one complete cache
     assert set(header["nodes"]) == set(entries["nodes"]) == {"db", "w1", "w2"}
-    assert header["complete"] and len(text) == header["output_size"]
+    assert header["complete"] and text.count(b'"db": {') == 1
     assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2]) == header["crc"]
+    for name, size, crc, _ in header["segments"]:
+        assert zlib.crc32((cache / name).read_bytes()) == crc and (cache / name).stat().st_size == size
+    assert segment_files(cache) == {item[0] for item in header["segments"]}
     assert [p.name for p in cache.iterdir() if p.name.startswith(".")] == []
 
 
@@ -239,3 +267,108 @@ def test_cached_runs_equal_fresh_runs_after_any_edits(edit_list: list[tuple], fm
             plain = reclass(base, "-o", fmt)
             assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
             assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain, edit
+
+
+def test_the_cached_forms_are_those_assembled_from_node_fragments() -> None:
+    from reclass_ng.incremental.disk_cache import CACHED_FORMS
+    from reclass_ng.parallel.fragments import FRAGMENT_FORMS
+
+    assert set(FRAGMENT_FORMS) == CACHED_FORMS
+
+
+def test_a_changed_run_writes_only_what_it_rendered_and_compacts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    for index in range(6):  # nodes nobody edits: the first segment stays mostly live
+        (base / "nodes" / f"n{index}.yml").write_text("classes: [common]\n")
+    reclass(base, "--cache-dir", str(cache))
+    (first,) = segment_files(cache)
+    node = base / "nodes" / "w1.yml"
+    node.write_text(node.read_text() + "# edited\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+    (new,) = segment_files(cache) - {first}
+    assert first in segment_files(cache)  # the other nodes' texts stay where they were
+    written = (cache / new).read_bytes()
+    assert b"w1" in written and b"w2:" not in written and b"db:" not in written
+    monkeypatch.setattr(cache_file_module, "MAX_SEGMENTS", 3)
+    for edited in ("w2", "db", "w1", "w2"):  # one segment each, while they stay live
+        node = base / "nodes" / f"{edited}.yml"
+        node.write_text(node.read_text() + "# edited\n")
+        assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+        header = cache_parts(cache_file(cache))[0]
+        assert len(header["segments"]) <= 3
+        assert segment_files(cache) == {item[0] for item in header["segments"]}
+    assert first in segment_files(cache)
+
+
+def test_a_corrupted_or_missing_segment_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    plain = reclass(base)
+    reclass(base, "--cache-dir", str(cache))
+    (segment,) = cache.glob("inventory-*.out")
+    content = segment.read_bytes()
+    segment.write_bytes(content.replace(b"ntp: a", b"ntp: Z"))  # same size, not its CRC
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "does not match its checksum" in err
+    (segment,) = cache.glob("inventory-*.out")
+    segment.unlink()
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "cannot be read" in err
+
+    def elsewhere(header: dict) -> None:  # a copy of the segment, outside the cache directory
+        (tmp_path / "outside.out").write_bytes((cache / header["segments"][0][0]).read_bytes())
+        header["segments"][0][0] = "../outside.out"
+
+    reclass(base, "--cache-dir", str(cache))
+    edit_cache(cache_file(cache), header=elsewhere)
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2] and "is not a segment of this cache" in err
+
+
+def test_a_changed_class_list_dumps_the_frame_with_the_stored_listing(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    node = base / "nodes" / "w1.yml"
+    for classes, listing_edit in (("[common]", None), ("[web]", {"w2": [["web"], 7]})):
+        reclass(base, "--cache-dir", str(cache))
+        mark_cached_texts(cache_file(cache))
+        if listing_edit is not None:  # malformed: the kept nodes are rendered again too
+            edit_cache(cache_file(cache), listing=lambda nodes, edit=listing_edit: nodes.update(edit))
+        node.write_text(f"classes: {classes}\nparameters: {{name: w1}}\n")
+        status, out, err = reclass(base, "--cache-dir", str(cache))
+        assert out.count("ntp: Z") == (2 if listing_edit is None else 0)
+        plain = reclass(base)
+        assert (status, out.replace("ntp: Z", "ntp: a")) == plain[:2]
+        assert err == plain[2] if listing_edit is None else "listing is malformed" in err
+
+
+def modules_imported(base: Path, cache: Path) -> set[str]:
+    """The reclass_ng modules a `reclass --inventory --cache-dir` process imports."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "reclass_ng", "-b",
+                           str(base), "--inventory", "--cache-dir", str(cache)],
+                          capture_output=True, text=True, check=True)
+    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_a_cached_run_imports_only_what_it_uses(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    reclass(base, "--cache-dir", str(cache))
+    unchanged = modules_imported(base, cache)
+    assert "reclass_ng.incremental.disk_cache" in unchanged
+    assert not {"reclass_ng.incremental.cached_run", "reclass_ng.parallel.chunks",
+                "reclass_ng.output_yaml"} & unchanged  # the stored output is printed
+    node = base / "nodes" / "w1.yml"
+    node.write_text(node.read_text() + "# edited\n")
+    changed = modules_imported(base, cache)
+    assert "reclass_ng.incremental.cached_run" in changed  # the render's modules
+    assert "reclass_ng.parallel.chunks" not in changed  # not the process pool's
+
+
+def test_the_listing_holds_the_classes_of_the_nodes_rendered_again(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    reclass(base, "--cache-dir", str(cache))
+    (base / "nodes" / "w1.yml").write_text("classes: [common]\nparameters: {name: w1}\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+    # w1 is kept now: the frame is dumped again with its classes from the stored listing.
+    (base / "nodes" / "w2.yml").write_text("classes: [common]\nparameters: {name: w2}\n")
+    assert reclass(base, "--cache-dir", str(cache)) == reclass(base)

@@ -284,3 +284,58 @@ def test_a_query_sees_a_node_that_moves_into_its_environment(
     inventory.refresh("q")
     assert inventory.nodeinfo("q")["parameters"]["all"] == fresh_nodeinfo(base, "q")[0][1][
         "parameters"]["all"]
+
+
+def test_refresh_of_a_node_reads_the_settings_again_only_when_a_config_file_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(snapshot, "RACY_SECONDS", 0.0)  # stat data trusted at once
+    base = tmp_path / "inventory"
+    write_inventory(base, {"nodes/n.yml": "parameters: {v: 1}\n",
+                           "reclass-config.yml": "default_environment: one\n"})
+    inventory = reclass_ng.load(str(base))
+    inventory.refresh("n")
+    assert inventory.nodeinfo("n")["environment"] == "one"
+    reads: list[str | None] = []
+    load_settings = live.load_settings
+
+    def counted(base_dir: str | None, *args: Any, **kwargs: Any) -> Any:
+        reads.append(base_dir)
+        return load_settings(base_dir, *args, **kwargs)
+
+    monkeypatch.setattr(live, "load_settings", counted)
+    inventory.refresh("n")
+    inventory.refresh("n")
+    # The config files' stat data as when they were read: not read again (but on a file
+    # system whose stat data is never trusted, snapshot.LOCAL_FILE_SYSTEMS).
+    device = (base / "reclass-config.yml").stat().st_dev
+    assert (reads == []) == ((os.major(device), os.minor(device)) in snapshot.local_devices())
+    (base / "reclass-config.yml").write_text("default_environment: twelve\n")
+    inventory.refresh("n")
+    assert inventory.nodeinfo("n")["environment"] == "twelve" and reads
+    monkeypatch.setattr(snapshot, "RACY_SECONDS", 3600.0)  # every stamp too recent to trust
+    reads.clear()
+    inventory.refresh("n")
+    assert reads  # read again
+
+
+@pytest.mark.parametrize("inotify", [True, False])
+def test_a_file_changed_while_its_node_is_rendered_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inotify: bool) -> None:
+    monkeypatch.setattr(live, "USE_INOTIFY", inotify)  # the kernel's events, or digests
+    base = tmp_path / "inventory"
+    write_inventory(base, {"classes/c.yml": "parameters: {v: 1}\n",
+                           "nodes/n.yml": "classes: [c]\n"})
+    inventory = reclass_ng.load(str(base))
+    inventory.refresh()
+    render_nodes = live.render_nodes
+    edits: list[Path] = []
+
+    def edited_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        rendered = render_nodes(*args, **kwargs)
+        if not edits:
+            edits.append(base / "classes" / "c.yml")
+            edits[0].write_text("parameters: {v: 22}\n")
+        return rendered
+
+    monkeypatch.setattr(live, "render_nodes", edited_meanwhile)
+    assert inventory.nodeinfo("n")["parameters"]["v"] == 22

@@ -1,24 +1,43 @@
-"""The file of the on-disk cache (disk_cache.py): its layout, reading it and writing it.
+"""The files of the on-disk cache (disk_cache.py): their layout, reading and writing them.
 
-A cache file is three parts:
+A cache is an *index* file and one or more *segment* files beside it:
 
-1. a header, one line of JSON: the key (version, settings, output form), the moment the run
-   that wrote it started taking file stamps, the listing (node name -> file, class name ->
-   file), the table of every listed file with its digest and stamp (file_stamps.py), the
-   warnings of the whole run in the order a fresh run prints them, whether every node is in
-   the file, the sizes of the next two parts, the offsets of the timestamps in the output and
-   a CRC-32 of the rest of the file;
-2. the entries, one line of JSON, decoded only when something changed: a table of (class,
-   file) pairs and per node its classes, applications, warnings, the inputs it read (indexes
-   into the two tables) and where its text lies in the output;
-3. the output the run printed, without its timestamps.
+- the index (`inventory-<hash>.cache`) is three lines of JSON:
 
-An unchanged inventory prints part 3 with the current time in the timestamps' places; a
-changed one prints the kept nodes' texts from it, as bytes. The file is mapped into memory
-(mmap), not read. It is written to a temporary file in the same directory and renamed over the
-old one (readers see an old or a new file, never a part of one; a mapping keeps the file it
-mapped). Anything wrong (unreadable, another key, sizes, CRC, a value of the wrong type or out
-of range) makes the file ignored with a warning.
+  1. the header: the key (version, settings, output form), the moment the run that wrote it
+     started taking file stamps, the listing (node name -> file, class name -> file), the
+     table of every listed file with its digest and stamp (file_stamps.py), the warnings of
+     the whole run in the order a fresh run prints them, whether every node is in the cache,
+     the segments (name, size, CRC-32, the offsets of the timestamps in it), the *layout* of
+     the output (the ranges of segments it is made of, in order), the sizes of the other two
+     lines and a CRC-32 of them;
+  2. the entries, decoded only when something changed: a table of (class, file) pairs, where
+     the output's frame lies (the text before the first node and after the last one) and per
+     node its warnings, the inputs it read (indexes into the two tables), a digest of its
+     classes and applications and where its text lies (segment, start, end);
+  3. the listing, decoded only when a node's classes or applications changed (the frame is
+     dumped again): each node's classes and applications;
+
+- a segment (`inventory-<hash>-<token>.out`) holds output text without its timestamps, never
+  changed once written. A run after a change writes only the texts it rendered into a new
+  segment and refers to the texts it kept where they are, so that it writes and checksums a
+  few megabytes, not the whole output again. A segment whose live texts fill less than half of
+  it, or one segment too many (more than MAX_SEGMENTS), is compacted: its live texts are copied
+  into the new segment and it is deleted.
+
+An unchanged inventory prints the layout's ranges with the current time in the timestamps'
+places; a changed one prints the kept nodes' texts from their segments, as bytes. Segments are
+mapped into memory (mmap), not read.
+
+Writes: a new segment is written under a fresh name, the index to a temporary file renamed over
+the old one (readers see an old or a new index, never a part of one). Under an exclusive lock
+(`inventory-<hash>.cache.lock`, where fcntl exists) the writer checks that every segment its index
+refers to still exists, renames the index, then deletes the segments of that hash no index
+refers to any more; a run that finds a segment gone (a concurrent run compacted it) leaves the
+other run's cache in place. A mapping keeps the file it mapped after it is deleted.
+
+Anything wrong (unreadable, another key, sizes, a CRC, a segment missing, a value of the wrong
+type or out of range) makes the cache ignored with a warning.
 """
 
 from __future__ import annotations
@@ -27,137 +46,394 @@ import bisect
 import contextlib
 import mmap
 import os
-import tempfile
+import re
+import secrets
 import zlib
-from collections.abc import Callable, Iterable
-from typing import Any, Union
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple, Union
 
 import orjson
 
 Piece = Union[bytes, memoryview, None]  # noqa: UP007 (a runtime alias on 3.10)  # None: the timestamp's place
 
+MAX_SEGMENTS = 8
+_OPEN_ATTEMPTS = 3  # a segment deleted between reading the index and opening it: read again
+
+
+class Span(NamedTuple):
+    """Bytes [start, end) of segment `segment` of a cache read (never across a timestamp)."""
+
+    segment: int
+    start: int
+    end: int
+
+
+Part = Union[bytes, memoryview, Span, None]  # noqa: UP007  # output to store: new bytes, stored bytes, a timestamp
+
 
 class MalformedCache(ValueError):
-    """A cache file whose content does not hold together."""
+    """A cache whose content does not hold together."""
+
+
+class Segment:
+    """One mapped segment file: its bytes and the offsets of its timestamps."""
+
+    def __init__(self, name: str, view: memoryview, slots: list[int], mapping: Any) -> None:
+        self.name, self.view, self.slots, self._mapping = name, view, slots, mapping
+
+    def close(self) -> None:
+        self.view.release()
+        if isinstance(self._mapping, mmap.mmap):
+            with contextlib.suppress(BufferError):  # a view of it is still alive: the
+                self._mapping.close()               # mapping goes when the last one does
 
 
 class CacheFile:
-    """A cache file mapped into memory: its header, its entries (decoded on first use) and its
-    output as pieces."""
+    """A cache's index and its mapped segments: the header, the entries (decoded on first use)
+    and the output as spans and pieces."""
 
-    def __init__(self, header: dict[str, Any], body: memoryview, closer: Any) -> None:
+    def __init__(self, header: dict[str, Any], entries_line: bytes, listing_line: bytes,
+                 segments: list[Segment]) -> None:
         self.header = header
-        self.body = body
-        self._closer = closer
+        self.entries_line, self.listing_line = entries_line, listing_line
+        self.segments = segments
         self._entries: dict[str, Any] | None = None
-        entries_size = _int(header["entries_size"], len(body) + 1)
-        self.output = body[entries_size + 1:]
-        self.slots = _offsets(header["slots"], len(self.output))
+        self.layout = [Span(*item) for item in header["layout"]]
+        for span in self.layout:
+            self.check_span(span)
 
     @classmethod
     def open(cls, path: str, key: str) -> CacheFile | None:
-        """The file at `path` if it exists; MalformedCache (or OSError) when it is unusable."""
-        try:
-            stream = open(path, "rb")
-        except FileNotFoundError:
-            return None
-        with stream:
-            size = os.fstat(stream.fileno()).st_size
-            mapped: Any = mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        view = memoryview(mapped)
-        try:
-            line_end = mapped.find(b"\n")
-            if line_end < 0:
-                raise MalformedCache("no header line")
+        """The cache whose index is at `path` if it exists; MalformedCache (or OSError) when it
+        is unusable."""
+        for attempt in range(_OPEN_ATTEMPTS):
             try:
-                header = orjson.loads(view[:line_end])
-            except orjson.JSONDecodeError as err:
-                raise MalformedCache(f"the header is not JSON ({err})") from None
-            if not isinstance(header, dict) or header.get("key") != key:
-                raise MalformedCache("it was written by another version of reclass-ng, for "
-                                     "other settings or is not a reclass-ng cache")
-            body = view[line_end + 1:]
-            if len(body) != (_int(header.get("entries_size"), len(body))
-                             + 1 + _int(header.get("output_size"), len(body))):
-                raise MalformedCache("its size is not the size its header gives")
-            if zlib.crc32(body) != header.get("crc"):
-                raise MalformedCache("its content does not match its checksum")
-            return cls(header, body, mapped)
-        except (KeyError, TypeError, ValueError) as err:
-            if isinstance(mapped, mmap.mmap):
-                with contextlib.suppress(BufferError):  # a view of it is still alive: the
-                    mapped.close()                      # mapping goes when the last one does
-            if isinstance(err, MalformedCache):
-                raise
-            raise MalformedCache(f"its content is malformed ({err})") from None
+                with open(path, "rb") as stream:
+                    content = stream.read()
+            except FileNotFoundError:
+                return None
+            header, entries_line, listing_line = _index(content, key)
+            try:
+                segments = _open_segments(path, header)
+            except FileNotFoundError:
+                if attempt == _OPEN_ATTEMPTS - 1:
+                    raise
+                continue
+            try:
+                return cls(header, entries_line, listing_line, segments)
+            except (TypeError, ValueError) as err:
+                for segment in segments:
+                    segment.close()
+                if isinstance(err, MalformedCache):
+                    raise
+                raise MalformedCache(f"its layout is malformed ({err})") from None
+        raise AssertionError("unreachable")
+
+    def check_span(self, span: Any) -> Span:
+        """`span` as a Span when it lies in a segment; MalformedCache otherwise."""
+        if type(span) not in (list, Span) or len(span) != 3 or any(
+                type(value) is not int for value in span):
+            raise MalformedCache(f"{span!r} is not a (segment, start, end) range")
+        segment, start, end = span
+        if not (0 <= segment < len(self.segments)
+                and 0 <= start <= end <= len(self.segments[segment].view)):
+            raise MalformedCache(f"the range {list(span)!r} is out of its segment")
+        return Span(segment, start, end)
 
     def entries(self) -> dict[str, Any]:
-        """The entries part, decoded."""
+        """The entries line, decoded."""
         if self._entries is None:
-            try:
-                entries = orjson.loads(self.body[:_int(self.header["entries_size"],
-                                                       len(self.body))])
-            except orjson.JSONDecodeError as err:
-                raise MalformedCache(f"its entries are not JSON ({err})") from None
-            if not isinstance(entries, dict):
-                raise MalformedCache("its entries are not a mapping")
-            self._entries = entries
+            self._entries = _mapping(self.entries_line, "entries")
         return self._entries
 
-    def pieces(self, start: int, end: int) -> list[Piece]:
-        """The output between byte offsets `start` and `end`, timestamps as None."""
-        pieces: list[Piece] = []
-        slots = self.slots
-        for at in range(bisect.bisect_left(slots, start), bisect.bisect_right(slots, end)):
-            pieces += (self.output[start:slots[at]], None)
+    def listing(self) -> dict[str, Any]:
+        """The listing line, decoded (not kept: decoded once per run at most)."""
+        return _mapping(self.listing_line, "listing")
+
+    def spans(self, span: Span) -> list[Part]:
+        """The range as parts: spans between its timestamps, None in their places."""
+        segment, start, end = span
+        slots = self.segments[segment].slots
+        parts: list[Part] = []
+        for at in range(bisect.bisect_right(slots, start), bisect.bisect_left(slots, end)):
+            parts += (Span(segment, start, slots[at]), None)
             start = slots[at]
-        pieces.append(self.output[start:end])
-        return pieces
+        parts.append(Span(segment, start, end))
+        return parts
+
+    def output_parts(self) -> list[Part]:
+        """The whole stored output, as parts."""
+        parts: list[Part] = []
+        for span in self.layout:
+            parts += self.spans(span)
+        return parts
+
+    def pieces(self, parts: Iterable[Part]) -> Iterator[Piece]:
+        """The parts as pieces to print (spans as views of their segments)."""
+        segments = self.segments
+        for part in parts:
+            if type(part) is Span:
+                yield segments[part.segment].view[part.start:part.end]
+            else:
+                yield part  # type: ignore[misc]
 
     def close(self) -> None:
-        """Release the mapping (after the last piece was used)."""
-        self.output.release()
-        self.body.release()
-        if isinstance(self._closer, mmap.mmap):
-            with contextlib.suppress(BufferError):
-                self._closer.close()
+        """Release the mappings (after the last piece was used)."""
+        for segment in self.segments:
+            segment.close()
+
+
+def _mapping(line: bytes, what: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        raise MalformedCache(f"its {what} are not JSON ({err})") from None
+    if not isinstance(value, dict):
+        raise MalformedCache(f"its {what} are not a mapping")
+    return value
+
+
+def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes, bytes]:
+    """The header, the entries line and the listing line of an index file's content."""
+    line_end = content.find(b"\n")
+    if line_end < 0:
+        raise MalformedCache("no header line")
+    try:
+        header = orjson.loads(content[:line_end])
+    except orjson.JSONDecodeError as err:
+        raise MalformedCache(f"the header is not JSON ({err})") from None
+    if not isinstance(header, dict) or header.get("key") != key:
+        raise MalformedCache("it was written by another version of reclass-ng, for "
+                             "other settings or is not a reclass-ng cache")
+    rest = content[line_end + 1:]
+    try:
+        entries_size = _int(header["entries_size"], len(rest))
+        if len(rest) != entries_size + 1 + _int(header["listing_size"], len(rest)) + 1 \
+                or not rest.endswith(b"\n") or rest[entries_size:entries_size + 1] != b"\n":
+            raise MalformedCache("its size is not the size its header gives")
+        if zlib.crc32(rest) != header["crc"]:
+            raise MalformedCache("its content does not match its checksum")
+        entries_line, listing_line = rest[:entries_size], rest[entries_size + 1:-1]
+        if type(header["segments"]) is not list or type(header["layout"]) is not list:
+            raise MalformedCache("its segments or layout are not lists")
+    except KeyError as err:
+        raise MalformedCache(f"its header lacks {err}") from None
+    return header, entries_line, listing_line
+
+
+def _segment_pattern(path: str) -> re.Pattern[str]:
+    stem = re.escape(os.path.basename(path).removesuffix(".cache"))
+    return re.compile(stem + r"-[0-9a-f]{16}\.out")
+
+
+def _open_segments(path: str, header: dict[str, Any]) -> list[Segment]:
+    """Map and check every segment the header names; FileNotFoundError when one is gone."""
+    pattern = _segment_pattern(path)
+    directory = os.path.dirname(path)
+    segments: list[Segment] = []
+    try:
+        for item in header["segments"]:
+            if type(item) is not list or len(item) != 4 or type(item[0]) is not str \
+                    or not pattern.fullmatch(item[0]):
+                raise MalformedCache(f"{item!r} is not a segment of this cache")
+            name, size, crc, slots = item
+            with open(os.path.join(directory, name), "rb") as stream:
+                actual = os.fstat(stream.fileno()).st_size
+                mapping: Any = (mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
+                                if actual else b"")
+            segment = Segment(name, memoryview(mapping), [], mapping)
+            segments.append(segment)
+            if actual != size:
+                raise MalformedCache(f"segment {name} is not the size its header gives")
+            if zlib.crc32(segment.view) != crc:
+                raise MalformedCache(f"segment {name} does not match its checksum")
+            segment.slots = _offsets(slots, actual)
+    except BaseException:
+        for segment in segments:
+            segment.close()
+        raise
+    return segments
 
 
 def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] | bytes,
-                     output: Iterable[Piece], warn: Callable[[str], None]) -> None:
-    """Write a cache file atomically (header completed with sizes, slots and CRC); a failure to
-    write is a warning."""
-    entries_bytes = entries if isinstance(entries, bytes) else orjson.dumps(entries)
+                     listing: dict[str, Any] | bytes, parts: list[Part], old: CacheFile | None,
+                     warn: Callable[[str], None]) -> None:
+    """Write a cache: the new bytes of `parts` into a new segment (with the stored bytes of
+    segments compacted), the index (header completed with segments, layout, size and CRC)
+    atomically; then delete the segments no longer referred to. A failure is a warning.
+
+    `entries` as a mapping: each node's "text" is the (first, end) indexes of its parts, made
+    (segment, start, end) here. As bytes (an unchanged run storing new stamps): written as
+    they are, and nothing is written unless every old segment is kept in its place.
+    """
+    old_segments = old.segments if old is not None else []
+    new_bytes = any(isinstance(part, (bytes, memoryview)) for part in parts)
+    kept = _segments_kept(parts, old_segments, MAX_SEGMENTS - new_bytes)
+    if isinstance(entries, bytes) and kept != list(range(len(old_segments))):
+        return  # the stored entries' ranges would move: keep the old cache
+    new_index = len(kept)  # the new segment comes after the kept ones
+    renumbered = {old_at: new_at for new_at, old_at in enumerate(kept)}
     chunks: list[bytes | memoryview] = []
-    slots = []
-    size = 0
-    crc = zlib.crc32(entries_bytes + b"\n")
-    for piece in output:
-        if piece is None:
-            slots.append(size)
-            continue
-        chunks.append(piece)
-        size += len(piece)
-        crc = zlib.crc32(piece, crc)
-    header = dict(header, entries_size=len(entries_bytes), output_size=size, slots=slots,
-                  crc=crc)
+    slots: list[int] = []
+    layout: list[list[int]] = []
+    places: list[tuple[int, int, int] | None] = []  # per part: (segment, start, end)
+    size = crc = 0
+    previous: Part = None
+    for part in parts:
+        if type(part) is Span and part.segment not in renumbered:  # compacted: copied
+            part = old_segments[part.segment].view[part.start:part.end]
+        if part is None:
+            if isinstance(previous, (bytes, memoryview)):
+                slots.append(size)
+            elif not _ends_at_slot(previous, old_segments):
+                raise ValueError("a timestamp's place that is not in a stored text")
+            places.append(None)
+        else:
+            if type(part) is Span:
+                place = (renumbered[part.segment], part.start, part.end)
+            else:
+                chunks.append(part)  # type: ignore[arg-type]
+                crc = zlib.crc32(part, crc)  # type: ignore[arg-type]
+                place = (new_index, size, size + len(part))
+                size = place[2]
+            places.append(place)
+            if layout and layout[-1][0] == place[0] and layout[-1][2] == place[1]:
+                layout[-1][2] = place[2]
+            else:
+                layout.append(list(place))
+        previous = part
+    if not isinstance(entries, bytes):
+        for entry in entries["nodes"].values():
+            entry["text"] = _placed(entry["text"], places)
+        entries["frame"] = [_placed(item, places) for item in entries["frame"]]
+    entries_bytes = entries if isinstance(entries, bytes) else orjson.dumps(entries)
+    listing_bytes = listing if isinstance(listing, bytes) else orjson.dumps(listing)
+    rest = entries_bytes + b"\n" + listing_bytes + b"\n"
+    segments = [[old_segments[at].name, len(old_segments[at].view),
+                 old.header["segments"][at][2], old_segments[at].slots]  # type: ignore[union-attr]
+                for at in kept]
     directory = os.path.dirname(path)
+    stem = os.path.basename(path).removesuffix(".cache")
+    new_name = None
     temporary = None
     try:
         os.makedirs(directory, exist_ok=True)
+        if chunks:
+            new_name = f"{stem}-{secrets.token_hex(8)}.out"
+            handle = os.open(os.path.join(directory, new_name),
+                             os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                             0o600)
+            with os.fdopen(handle, "wb") as stream:
+                stream.writelines(chunks)
+            segments.append([new_name, size, crc, slots])
+        header = dict(header, segments=segments, layout=layout, entries_size=len(entries_bytes),
+                      listing_size=len(listing_bytes), crc=zlib.crc32(rest))
+        import tempfile  # only runs that write import it (an unchanged one seldom does)
+
         handle, temporary = tempfile.mkstemp(prefix=".inventory-", suffix=".tmp", dir=directory)
         with os.fdopen(handle, "wb") as stream:
             stream.write(orjson.dumps(header) + b"\n")
-            stream.write(entries_bytes + b"\n")
-            stream.writelines(chunks)
-        os.replace(temporary, path)
-        temporary = None
+            stream.write(rest)
+        if _commit(path, temporary, {item[0] for item in segments}):
+            temporary = new_name = None
     except OSError as err:
         warn(f"[WARNING] reclass-ng: cannot write the cache file {path}: {err}")
     finally:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        for leftover in (temporary, new_name and os.path.join(directory, new_name)):
+            if leftover:
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+
+
+def _placed(indexes: tuple[int, int], places: list[tuple[int, int, int] | None]
+            ) -> list[int] | None:
+    """Where parts [first, end) (one text, in one segment) were stored; None when empty."""
+    first, end = indexes
+    if first == end:
+        return None
+    start_place, end_place = places[first], places[end - 1]
+    if start_place is None or end_place is None or start_place[0] != end_place[0]:
+        raise ValueError("a text that does not lie in one segment")
+    return [start_place[0], start_place[1], end_place[2]]
+
+
+def _segments_kept(parts: list[Part], old_segments: list[Segment], limit: int) -> list[int]:
+    """The old segments the new cache refers to (the others are copied): those whose live
+    bytes fill at least half of them, at most `limit`, the fullest first."""
+    live = [0] * len(old_segments)
+    for part in parts:
+        if type(part) is Span:
+            live[part.segment] += part.end - part.start
+    kept = [at for at, segment in enumerate(old_segments)
+            if live[at] and 2 * live[at] >= len(segment.view)]
+    kept.sort(key=lambda at: -live[at])
+    return sorted(kept[:limit])
+
+
+def _ends_at_slot(part: Part, old_segments: list[Segment]) -> bool:
+    if type(part) is not Span:
+        return False
+    slots = old_segments[part.segment].slots
+    at = bisect.bisect_left(slots, part.end)
+    return at < len(slots) and slots[at] == part.end
+
+
+def _commit(path: str, temporary: str, segment_names: set[str]) -> bool:
+    """Rename the new index into place unless a segment it names is gone; delete the
+    segments no index names. False when the index was not put in place."""
+    directory = os.path.dirname(path)
+    with _locked(path + ".lock"):
+        for name in segment_names:
+            if not os.path.exists(os.path.join(directory, name)):
+                return False  # compacted away by a concurrent run, whose cache stays
+        os.replace(temporary, path)
+        pattern = _segment_pattern(path)
+        for name in os.listdir(directory):
+            if pattern.fullmatch(name) and name not in segment_names:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, name))
+    return True
+
+
+@contextlib.contextmanager
+def _locked(lock_path: str) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # no fcntl (Windows): unlocked, a concurrent compaction may cost
+        yield            # the next run a full render (a segment gone: the cache is ignored)
+        return
+    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def ignored(path: str, why: str, warn: Callable[[str], None]) -> None:
+    """Say that the cache file at `path` is not used, and why."""
+    warn(f"[WARNING] reclass-ng: ignoring the cache file {path}: {why}")
+
+
+_STR_ONLY = frozenset({str})
+_INT_ONLY = frozenset({int})
+
+
+def checked_strs(value: Any) -> list[str]:
+    """`value` when it is a list of strings; TypeError otherwise."""
+    if type(value) is not list or not _STR_ONLY.issuperset(map(type, value)):
+        raise TypeError("expected a list of strings")
+    return value
+
+
+def checked_indexes(values: Any, size: int) -> list[int]:
+    """`values` when it is a list of indexes into a table of `size` items; TypeError or
+    ValueError otherwise."""
+    if type(values) is not list or not _INT_ONLY.issuperset(map(type, values)):
+        raise TypeError("expected a list of indexes")
+    if values and (min(values) < 0 or max(values) >= size):
+        raise ValueError("an index out of range")
+    return values
 
 
 def _int(value: Any, limit: int) -> int:

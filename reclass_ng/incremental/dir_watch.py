@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable
 from typing import Protocol
 
-from reclass_ng.incremental.snapshot import DirectorySignatures
+from reclass_ng.incremental.snapshot import LOCAL_FILE_SYSTEMS, DirectorySignatures
 from reclass_ng.storage.yaml_fs import walk_directories
 
 _IN_NONBLOCK = os.O_NONBLOCK
@@ -28,12 +28,6 @@ _IN_ONLYDIR = 0x01000000
 # modify, attrib, close_write, moved_from, moved_to, create, delete, delete_self, move_self
 _MASK = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
 
-
-# File systems on which the kernel reports every write (local ones). On network file systems
-# (nfs, cifs, sshfs, ...) a change made on another host sends no notification.
-LOCAL_FILE_SYSTEMS = frozenset({
-    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay", "zfs", "f2fs", "jfs",
-    "reiserfs", "bcachefs", "nilfs2"})
 
 
 class DirectoryCheck(Protocol):

@@ -1,15 +1,17 @@
 """The on-disk cache of `reclass --inventory --cache-dir DIR` (setting `cache_dir`).
 
-One file per inventory, settings, output form and reclass-ng version (cache_file.py gives its
-layout): the output of the last run, where each node's text lies in it, each node's classes,
-applications, warnings and the inputs it read, and a digest and stamp of every file listed.
+One cache per inventory, settings, output form and reclass-ng version (cache_file.py gives its
+layout: an index and segments of output): the output of the last run, where each node's text
+lies in it, each node's classes, applications, warnings and the inputs it read, and a digest
+and stamp of every file listed.
 
 A run lists the directories and takes every file's digest, from the stored one where the
 file's stamp proves its content unchanged (file_stamps.py: git's racy rule), hashing it
 otherwise. Nothing changed (the same listing, every digest the same, every node cached): it
 prints the stored output with the current time in its timestamps, without decoding anything
-else. Otherwise it keeps the stored text of each node whose inputs are unchanged (as bytes of
-the mapped file), renders the others, prints the assembled output and writes the cache again.
+else. Otherwise (cached_run.py) it keeps the stored text of each node whose inputs are
+unchanged (as bytes of the mapped segments), renders the others, prints the assembled output
+and writes the rendered texts into a new segment and a new index.
 
 Nodes that failed are never cached. Only block YAML and JSON are cached (flow YAML is dumped as
 one piece).
@@ -21,28 +23,23 @@ import codecs
 import hashlib
 import os
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from reclass_ng.incremental.cache_file import CacheFile, MalformedCache, Piece, write_cache_file
-from reclass_ng.incremental.file_stamps import Stamp, StampedDigests
-from reclass_ng.incremental.node_results import (
-    INTERPOLATION_FAILED,
-    MERGE_FAILED,
-    NodeDeps,
-    NodeResult,
-    WarningCapture,
-    render_nodes,
+from reclass_ng.incremental.cache_file import (
+    CacheFile,
+    MalformedCache,
+    Piece,
+    checked_strs,
+    ignored,
+    write_cache_file,
 )
+from reclass_ng.incremental.file_stamps import Stamp, StampedDigests
 from reclass_ng.incremental.snapshot import Digest, InventorySnapshot, yaml_fs
-from reclass_ng.inputs import InputsRecorder
-from reclass_ng.output_yaml import BlockYamlWriter
-from reclass_ng.parallel.fragments import FRAGMENT_FORMS, inventory_frame, node_fragment
 from reclass_ng.render import InventoryRenderer, timestamp
 from reclass_ng.settings import Settings
 from reclass_ng.version import __version__
 
-CACHE_FORMAT = 3
-_TIMESTAMP_KEY = "timestamp"
+CACHE_FORMAT = 4
 
 
 def cache_key(settings: Settings, fmt: str, pretty: bool) -> str:
@@ -58,11 +55,14 @@ def cache_path(cache_dir: str, key: str) -> str:
     return os.path.join(os.path.expanduser(cache_dir), f"inventory-{name}.cache")
 
 
+# The forms whose per-node text does not depend on other nodes (parallel.fragments'
+# FRAGMENT_FORMS; not imported from there, which would import the process pool's modules).
+CACHED_FORMS = frozenset({("json", True), ("json", False), ("yaml", True)})
+
+
 def supports(fmt: str, pretty: bool) -> bool:
     """Whether the output form is cached (its per-node text does not depend on other nodes)."""
-    return (fmt, pretty) in FRAGMENT_FORMS
-
-
+    return (fmt, pretty) in CACHED_FORMS
 
 
 def write_inventory(inventory: InventoryRenderer, cache_dir: str,
@@ -86,18 +86,20 @@ def write_inventory(inventory: InventoryRenderer, cache_dir: str,
         if cached is not None and _unchanged(cached.header, known, snapshot):
             for message in cached.header["warnings"]:
                 warn(message)
-            output = cached.pieces(0, len(cached.output))
-            _write(stream, output, timestamp())
+            parts = cached.output_parts()
+            _write(stream, cached.pieces(parts), timestamp())
             if digests.worth_storing():
                 write_cache_file(path, _header(key, digests, snapshot, cached.header, ()),
-                                 bytes(cached.body[:cached.header["entries_size"]]),
-                                 output, warn)
+                                 cached.entries_line, cached.listing_line, parts, cached, warn)
             return
+        from reclass_ng.incremental.cached_run import CachedRun  # the render's modules
+
         run = CachedRun(inventory, snapshot, cached, path, warn)
-        output, entries = run.render()
-        _write(stream, output, run.now)
+        parts, entries, listing = run.render()
+        _write(stream, cached.pieces(parts) if cached is not None
+               else cast("list[Piece]", parts), run.now)  # no span without a cache read
         write_cache_file(path, _header(key, digests, snapshot, run.header, run.extra_files),
-                         entries, output, warn)
+                         entries, listing, parts, cached, warn)
     finally:
         _closed(cached)
 
@@ -106,13 +108,9 @@ def _open(path: str, key: str, warn: Callable[[str], None]) -> CacheFile | None:
     try:
         return CacheFile.open(path, key)
     except (OSError, MalformedCache) as err:
-        _ignored(path, str(err) if isinstance(err, MalformedCache) else f"cannot be read ({err})",
+        ignored(path, str(err) if isinstance(err, MalformedCache) else f"cannot be read ({err})",
                  warn)
         return None
-
-
-def _ignored(path: str, why: str, warn: Callable[[str], None]) -> None:
-    warn(f"[WARNING] reclass-ng: ignoring the cache file {path}: {why}")
 
 
 def _closed(cached: CacheFile | None) -> None:
@@ -140,10 +138,10 @@ def _known_files(cached: CacheFile, path: str, warn: Callable[[str], None]
         for field in ("nodes", "classes"):
             if type(header[field]) is not dict:
                 raise TypeError(f"{field} is not a mapping")
-        _strs(header["warnings"])
+        checked_strs(header["warnings"])
         return known, taken_at
     except (KeyError, TypeError, ValueError) as err:
-        _ignored(path, f"its content is malformed ({err})", warn)
+        ignored(path, f"its content is malformed ({err})", warn)
         return {}, 0
 
 
@@ -189,273 +187,3 @@ def _write(stream: TextIO, pieces: Iterable[Piece], now: str) -> None:
         return
     for piece in pieces:
         stream.write(now if piece is None else str(piece, "utf-8"))
-
-
-def _strs(value: Any) -> list[str]:
-    if type(value) is not list or any(type(item) is not str for item in value):
-        raise TypeError("expected a list of strings")
-    return value
-
-
-class CachedRun:
-    """A run whose inventory changed since the cache was written: the nodes whose inputs are
-    unchanged keep their stored text, the others are rendered."""
-
-    def __init__(self, inventory: InventoryRenderer, snapshot: InventorySnapshot,
-                 cached: CacheFile | None, path: str, warn: Callable[[str], None]) -> None:
-        self.inventory, self.snapshot, self.cached = inventory, snapshot, cached
-        self.path, self.warn = path, warn
-        self.fmt, self.pretty = inventory.settings.output, inventory.settings.pretty_print
-        self.now = timestamp()
-        self.header: dict[str, Any] = {}
-        self.extra_files: list[str] = []
-        self.file_at = {path: index for index, path in enumerate(snapshot.digests)}
-        self.class_table: list[tuple[str, str]] = []
-        self.old_files: list[str] = []
-        self.renumbered_files: list[int] | None = None  # old file index -> new ([]: the same)
-        self.old_nodes: dict[str, Any] = {}
-        self.uncached: dict[str, tuple[list[str], list[str]]] = {}  # classes, applications
-
-    def render(self) -> tuple[list[Piece], dict[str, Any]]:
-        """The output, in pieces, and the entries part of the new cache file."""
-        snapshot = self.snapshot
-        names = sorted(snapshot.nodes)
-        kept = self._kept()
-        capture = WarningCapture(self.warn)
-        generation = InventoryRenderer(self.inventory.settings, warn=capture.warn,
-                                       storage=self.inventory.storage)
-        rendered = render_nodes(generation, InputsRecorder(), snapshot,
-                                [name for name in names if name not in kept], capture)
-        merge, interpolation = _replay(names, kept, rendered, self.warn)
-        texts: dict[str, list[Piece]] = {}
-        entries: dict[str, dict[str, Any] | None] = {}
-        writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
-        for name in names:
-            if name in kept:
-                texts[name] = self.cached.pieces(*kept[name]["text"])  # type: ignore[union-attr]
-                entries[name] = self._moved(kept[name])
-            else:
-                texts[name], entries[name] = self._rendered(rendered[name], writer)
-        prefix, suffix = self._frame(names, kept, entries)
-        output: list[Piece] = list(prefix)
-        size = sum(len(piece) for piece in output if piece is not None)
-        separator = FRAGMENT_FORMS[(self.fmt, self.pretty)][2].encode("utf-8")
-        for index, name in enumerate(names):
-            if index and separator:
-                output.append(separator)
-                size += len(separator)
-            start = size
-            for piece in texts[name]:
-                output.append(piece)
-                size += 0 if piece is None else len(piece)
-            entry = entries[name]
-            if entry is not None:
-                entry["text"] = [start, size]
-        frame = [sum(len(piece) for piece in prefix if piece is not None), size]
-        output += suffix
-        nodes = {name: entry for name, entry in entries.items() if entry is not None}
-        self.header = {"warnings": merge + interpolation, "complete": len(nodes) == len(names)}
-        return output, {"classes": self._compact_classes(nodes), "nodes": nodes,
-                        "frame": frame}
-
-    def _kept(self) -> dict[str, dict[str, Any]]:
-        """The stored entries of nodes whose inputs are unchanged."""
-        cached, snapshot = self.cached, self.snapshot
-        if cached is None:
-            return {}
-        try:
-            entries = cached.entries()
-            self.old_files = [item[0] for item in cached.header["files"]]
-            digests = snapshot.digests
-            changed_files = {
-                index for index, (path, digest, _) in enumerate(cached.header["files"])
-                if digests.get(path, b"") != (None if digest is None else bytes.fromhex(digest))}
-            for pair in entries["classes"]:
-                _strs(pair)
-                if len(pair) != 2:
-                    raise ValueError("a class entry is not a (class, file) pair")
-            self.class_table = [tuple(pair) for pair in entries["classes"]]
-            changed_classes = {index for index, (name, path) in enumerate(self.class_table)
-                               if snapshot.classes.get(name) != path}
-            nodes = entries["nodes"]
-            if type(nodes) is not dict:
-                raise TypeError("nodes is not a mapping")
-            self.old_nodes = nodes
-            check = NodeCheck(snapshot, changed_files, len(self.old_files), changed_classes,
-                              len(self.class_table), len(cached.output))
-            return {name: entry for name, entry in nodes.items()
-                    if name in snapshot.nodes and check.current(name, entry)}
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            _ignored(self.path, f"its content is malformed ({err})", self.warn)
-            self.old_nodes, self.class_table = {}, []
-            return {}
-
-    def _moved(self, entry: dict[str, Any]) -> dict[str, Any]:
-        """A kept entry with its file indexes into the new file table."""
-        deps = dict(entry["deps"])
-        if self.renumbered_files is None:
-            file_at = self.file_at
-            self.renumbered_files = ([] if list(file_at) == self.old_files
-                                     else [file_at.get(path, -1) for path in self.old_files])
-        if self.renumbered_files:
-            renumbered = self.renumbered_files
-            deps["files"] = [renumbered[index] for index in deps["files"]]
-        return dict(entry, deps=deps)
-
-    def _rendered(self, result: NodeResult, writer: BlockYamlWriter | None
-                  ) -> tuple[list[Piece], dict[str, Any] | None]:
-        """A rendered node's text, and its entry (None when it is not cached: its timestamp
-        cannot be found in its text, which only a node named like a date could cause)."""
-        info = result.value
-        if writer is not None:
-            text = writer.node_text(result.name, info)
-        else:
-            text = node_fragment(result.name, info, self.fmt, self.pretty)
-        stamp = info["__reclass__"]["timestamp"]
-        at = text.find(stamp, text.find(_TIMESTAMP_KEY))
-        if at < 0 or text.find(_TIMESTAMP_KEY) < 0:
-            self.uncached[result.name] = (list(info["classes"]), list(info["applications"]))
-            return [text.encode("utf-8")], None
-        pieces: list[Piece] = [text[:at].encode("utf-8"), None,
-                               text[at + len(stamp):].encode("utf-8")]
-        return pieces, {"classes": list(info["classes"]),
-                        "applications": list(info["applications"]),
-                        "merge_warnings": list(result.merge_warnings),
-                        "interpolation_warnings": list(result.interpolation_warnings),
-                        "deps": self._deps(result.deps)}
-
-    def _deps(self, deps: NodeDeps) -> dict[str, Any]:
-        files = []
-        for path, _ in deps.files:
-            index = self.file_at.get(path)
-            if index is None:  # read, but not listed: stored without a digest (never current)
-                index = self.file_at[path] = len(self.file_at)
-                self.extra_files.append(path)
-            files.append(index)
-        table = self.class_table
-        classes = []
-        for pair in deps.classes:
-            table.append(pair)  # duplicates are merged by _compact_classes
-            classes.append(len(table) - 1)
-        return {"node_file": deps.node_file, "files": files, "classes": classes,
-                "missing": list(deps.missing), "class_names_key": _hex(deps.class_names_key),
-                "nodes_key": _hex(deps.nodes_key)}
-
-    def _compact_classes(self, nodes: dict[str, dict[str, Any]]) -> list[list[str]]:
-        """The class table with only the pairs some entry uses, each once; entries renumbered."""
-        table = self.class_table
-        new_at: dict[tuple[str, str], int] = {}
-        renumber = {}
-        for entry in nodes.values():
-            for index in entry["deps"]["classes"]:
-                if index not in renumber:
-                    renumber[index] = new_at.setdefault(table[index], len(new_at))
-        for entry in nodes.values():
-            deps = entry["deps"] = dict(entry["deps"])
-            deps["classes"] = [renumber[index] for index in deps["classes"]]
-        return [list(pair) for pair in new_at]
-
-    def _frame(self, names: list[str], kept: dict[str, Any],
-               entries: dict[str, dict[str, Any] | None]) -> tuple[list[Piece], list[Piece]]:
-        """The output before the first node's text and after the last one: the stored one when
-        the same nodes have the same classes and applications, else dumped again."""
-        cached, old = self.cached, self.old_nodes
-        if cached is not None and list(old) == names and all(
-                name in kept or (entry is not None
-                                 and (entry["classes"], entry["applications"])
-                                 == (old[name]["classes"], old[name]["applications"]))
-                for name, entry in entries.items()):
-            try:
-                first, last = cached.entries()["frame"]
-                if not 0 <= first <= last <= len(cached.output):
-                    raise ValueError("the frame is out of range")
-                return cached.pieces(0, first), cached.pieces(last, len(cached.output))
-            except (KeyError, TypeError, ValueError):
-                pass  # dumped again
-        nodes = []
-        for name in names:
-            entry = entries[name]
-            if entry is None:
-                nodes.append((name, *self.uncached[name]))
-            else:
-                nodes.append((name, entry["classes"], entry["applications"]))
-        before, after = inventory_frame(nodes, self.fmt, self.pretty, self.now)
-        at = before.find(self.now, before.find(_TIMESTAMP_KEY))
-        return ([before[:at].encode("utf-8"), None, before[at + len(self.now):].encode("utf-8")],
-                [after.encode("utf-8")])
-
-
-class NodeCheck:
-    """Whether a stored entry's inputs are unchanged: NodeDeps.current on the tables' indexes
-    (a file or class pair changed once is a set member; a node is one set test per table)."""
-
-    def __init__(self, snapshot: InventorySnapshot, changed_files: set[int], files: int,
-                 changed_classes: set[int], classes: int, output_size: int) -> None:
-        self.snapshot = snapshot
-        self.changed_files, self.files = changed_files, files
-        self.changed_classes, self.classes = changed_classes, classes
-        self.output_size = output_size
-
-    def current(self, name: str, entry: dict[str, Any]) -> bool:
-        """True when the entry may be kept; TypeError/ValueError when it is malformed."""
-        deps = entry["deps"]
-        files, classes, missing = deps["files"], deps["classes"], _strs(deps["missing"])
-        _indexes(files, self.files)
-        _indexes(classes, self.classes)
-        for field in ("classes", "applications", "merge_warnings", "interpolation_warnings"):
-            _strs(entry[field])
-        start, end = entry["text"]
-        if type(start) is not int or type(end) is not int or not (
-                0 <= start <= end <= self.output_size):
-            raise ValueError(f"text offsets out of range: {entry['text']!r}")
-        snapshot = self.snapshot
-        if snapshot.nodes.get(name) != deps["node_file"]:
-            return False
-        if not (self.changed_files.isdisjoint(files)
-                and self.changed_classes.isdisjoint(classes)):
-            return False
-        if missing and (_bytes(deps["class_names_key"]) != snapshot.class_names_key
-                        or any(item in snapshot.classes for item in missing)):
-            return False
-        nodes_key = deps["nodes_key"]
-        return nodes_key is None or _bytes(nodes_key) == snapshot.nodes_key
-
-
-def _indexes(values: Any, size: int) -> None:
-    if type(values) is not list or any(type(value) is not int for value in values):
-        raise TypeError("expected a list of indexes")
-    if values and (min(values) < 0 or max(values) >= size):
-        raise ValueError("an index out of range")
-
-
-def _hex(value: bytes | None) -> str | None:
-    return None if value is None else value.hex()
-
-
-def _bytes(value: Any) -> bytes | None:
-    return None if value is None else bytes.fromhex(value)
-
-
-def _replay(names: list[str], kept: dict[str, dict[str, Any]],
-            rendered: dict[str, NodeResult], warn: Callable[[str], None]
-            ) -> tuple[list[str], list[str]]:
-    """Print the warnings in serial order: every merge, then every interpolation; raise the
-    first error. The merge and the interpolation warnings printed."""
-    merge: list[str] = []
-    for name in names:
-        messages = kept[name]["merge_warnings"] if name in kept else rendered[name].merge_warnings
-        for message in messages:
-            warn(message)
-        merge += messages
-        if name in rendered and rendered[name].phase == MERGE_FAILED:
-            raise rendered[name].value.with_traceback(None)
-    interpolation: list[str] = []
-    for name in names:
-        messages = (kept[name]["interpolation_warnings"] if name in kept
-                    else rendered[name].interpolation_warnings)
-        for message in messages:
-            warn(message)
-        interpolation += messages
-        if name in rendered and rendered[name].phase == INTERPOLATION_FAILED:
-            raise rendered[name].value.with_traceback(None)
-    return merge, interpolation

@@ -25,8 +25,7 @@ import os
 import time
 from collections.abc import Mapping
 
-from reclass_ng.incremental.dir_watch import LOCAL_FILE_SYSTEMS
-from reclass_ng.incremental.snapshot import RACY_SECONDS, Digest
+from reclass_ng.incremental.snapshot import RACY_SECONDS, Digest, local_devices
 
 RACY_NS = int(RACY_SECONDS * 1e9)
 
@@ -46,24 +45,6 @@ def stamped_digest(path: str) -> tuple[Digest | None, Stamp | None]:
             return hashlib.blake2b(stream.read(), digest_size=16).digest(), stamp
     except OSError:
         return None, None
-
-
-def local_devices(mountinfo: str = "/proc/self/mountinfo") -> frozenset[tuple[int, int]]:
-    """(major, minor) of every mounted device whose file system is a local one."""
-    devices = set()
-    try:
-        with open(mountinfo, encoding="utf-8", errors="replace") as mounts:
-            for line in mounts:
-                fields, _, rest = line.partition(" - ")
-                parts = fields.split()
-                if len(parts) < 3 or not rest or rest.split()[0] not in LOCAL_FILE_SYSTEMS:
-                    continue
-                major, _, minor = parts[2].partition(":")
-                if major.isdigit() and minor.isdigit():
-                    devices.add((int(major), int(minor)))
-    except OSError:
-        return frozenset()
-    return frozenset(devices)
 
 
 class StampedDigests:

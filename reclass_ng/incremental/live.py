@@ -36,7 +36,9 @@ from reclass_ng.incremental.node_results import (
 )
 from reclass_ng.incremental.snapshot import (
     InventorySnapshot,
+    config_stamps,
     digests_match,
+    local_devices,
     storage_directories,
     yaml_fs,
 )
@@ -107,11 +109,31 @@ class LiveRender:
         self.results: dict[str, NodeResult] = {}
         self.misses = 0  # nodes rendered one at a time in this generation
         self.collected = False  # whether a render of this generation ran the collector
+        self.settings_stamps: tuple[object, ...] | None = None  # config_stamps of the settings
+        self.local_devices = local_devices() if read_config else frozenset()
 
     # -- keeping current ---------------------------------------------------------------
 
     def _settings(self) -> Settings:
         return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
+
+    def _config_stamps(self) -> tuple[object, ...] | None:
+        return config_stamps(self.base_uri, self.local_devices) if self.read_config else ()
+
+    def _settings_unchanged(self) -> bool:
+        """True when the settings are those of the snapshot: the config files' stat data as
+        when they were read, else read again and compared."""
+        assert self.snapshot is not None
+        stamps = self._config_stamps()
+        if stamps is not None and stamps == self.settings_stamps:
+            return True
+        try:
+            if self._settings() != self.snapshot.settings:
+                return False
+        except ReclassError:
+            return False
+        self.settings_stamps = stamps
+        return True
 
     def refresh(self) -> Refresh:
         """Compare everything with the files on disk; open a new generation if anything changed.
@@ -120,6 +142,7 @@ class LiveRender:
         `reclass_ng.load` would raise); the inventory then raises it until a refresh succeeds.
         """
         old = self.snapshot
+        stamps = self._config_stamps()
         try:
             settings = self._settings()
             if settings.storage_type not in LIVE_STORAGE_TYPES:
@@ -144,6 +167,7 @@ class LiveRender:
             directories.sees_file_changes and isinstance(snapshot, InventorySnapshot)
             and not any(os.path.islink(path) for path in snapshot.digests))
         if self.failure is None and snapshot.same_as(old):
+            self.settings_stamps = stamps
             return Refresh()
         previous = self.generation
         if previous is not None and old is not None and old.settings == settings:
@@ -157,6 +181,7 @@ class LiveRender:
             kept = {}
         self.recorder = InputsRecorder()
         self.generation, self.snapshot, self.failure = generation, snapshot, None
+        self.settings_stamps = stamps
         self.results = kept
         self.misses = 0
         self.collected = False
@@ -215,11 +240,7 @@ class LiveRender:
         if (self.generation is None or self.snapshot is None or self.directories is None
                 or self.snapshot.paths_move):  # yaml_git, mixed: a fetch tells what changed
             return self.refresh()
-        try:
-            settings = self._settings()
-        except ReclassError:
-            return self.refresh()
-        if settings != self.snapshot.settings or not self.directories.unchanged():
+        if not self._settings_unchanged() or not self.directories.unchanged():
             return self.refresh()
         result = self.results.get(name)
         if result is None or self.events_cover_files:
@@ -271,13 +292,21 @@ class LiveRender:
             read = {path: digest for result in rendered.values()
                     for path, digest in result.deps.files}
             if (attempt + 1 < _RENDER_ATTEMPTS and not self.snapshot.paths_move
-                    and not digests_match(read.items())):
+                    and not self._files_unchanged(read)):
                 self.refresh()  # a file changed under the render: read it again
                 continue
             self.results.update((name, result) for name, result in rendered.items()
                                 if name in self.snapshot.nodes)
             break
         return [found[name] for name in names]
+
+    def _files_unchanged(self, read: Mapping[str, bytes | None]) -> bool:
+        """True when the files have the digests they had: no kernel event since the snapshot
+        was taken where events cover every file, else hashed again."""
+        if (self.events_cover_files and self.directories is not None
+                and self.directories.unchanged()):
+            return True
+        return digests_match(read.items())
 
     def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
                  environment: str | None = None) -> dict[str, Any]:

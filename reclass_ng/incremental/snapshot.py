@@ -17,10 +17,18 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from reclass_ng.errors import ConfigError
-from reclass_ng.settings import Settings
+from reclass_ng.settings import CONFIG_FILE_NAME, DEFAULT_CONFIG_DIRS, Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
 
 RACY_SECONDS = 2.0
+
+# File systems on which every write changes the file's stamp and the kernel reports it as an
+# event (local ones). On network file systems (nfs, cifs, sshfs, ...) a change made on another
+# host may not show in the attributes for seconds and sends no notification. (Here, not in
+# dir_watch.py, so that reading stamps does not import ctypes.)
+LOCAL_FILE_SYSTEMS = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay", "zfs", "f2fs", "jfs",
+    "reiserfs", "bcachefs", "nilfs2"})
 
 Digest = bytes
 
@@ -54,6 +62,49 @@ def names_digest(items: Iterable[tuple[str, ...]]) -> Digest:
     for item in items:
         digest.update("\0".join(item).encode("utf-8", "surrogateescape") + b"\1")
     return digest.digest()
+
+
+def local_devices(mountinfo: str = "/proc/self/mountinfo") -> frozenset[tuple[int, int]]:
+    """(major, minor) of every mounted device whose file system is a local one."""
+    devices = set()
+    try:
+        with open(mountinfo, encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields, _, rest = line.partition(" - ")
+                parts = fields.split()
+                if len(parts) < 3 or not rest or rest.split()[0] not in LOCAL_FILE_SYSTEMS:
+                    continue
+                major, _, minor = parts[2].partition(":")
+                if major.isdigit() and minor.isdigit():
+                    devices.add((int(major), int(minor)))
+    except OSError:
+        return frozenset()
+    return frozenset(devices)
+
+
+def config_stamps(base_dir: str | None, local: frozenset[tuple[int, int]]
+                  ) -> tuple[object, ...] | None:
+    """The stat data of every place a reclass-config.yml is looked for (settings.
+    find_config_file), taken before the settings are read: while they stay the same, so do the
+    settings. None when one changed less than RACY_SECONDS ago (a second change in the same
+    clock tick could keep its stamp) or is on a device not in `local` (local_devices())."""
+    directories = [base_dir] if base_dir else []
+    directories += [os.getcwd(), *DEFAULT_CONFIG_DIRS]
+    trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)
+    stamps: list[object] = []
+    for directory in directories:
+        path = os.path.join(os.path.expanduser(directory), CONFIG_FILE_NAME)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stamps.append(path)
+            continue
+        if (max(stat.st_mtime_ns, stat.st_ctime_ns) >= trusted_before
+                or (os.major(stat.st_dev), os.minor(stat.st_dev)) not in local):
+            return None
+        stamps.append((path, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns,
+                       stat.st_ctime_ns))
+    return tuple(stamps)
 
 
 class DirectorySignatures:
