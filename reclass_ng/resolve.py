@@ -112,6 +112,8 @@ class Resolver(FastPaths):
         # file containers with at least this many keys to render go through the memo
         self._memo_min_dirty = self.subtrees.min_dirty if self.subtrees is not None \
             else sys.maxsize
+        self._memo_given_up = self.subtrees.given_up_files if self.subtrees is not None \
+            else frozenset()
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
         self._print_warning = self.warn
@@ -143,11 +145,24 @@ class Resolver(FastPaths):
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
+        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
+                    if kind is Interpolation:
+                        # _rendered_now's commonest case, without its calls: one reference
+                        # to a plain value found before in this render.
+                        single = value.template.single
+                        if type(single) is Ref:
+                            new = found.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+                            if new is not NOT_RENDERED:
+                                if self._reading:
+                                    self._note_read(single.path, new,  # type: ignore[arg-type]
+                                                    path + (key,))
+                                container[key] = new
+                                continue
                     new = self._rendered_now(value, path, key)
                     if new is not NOT_RENDERED:
                         container[key] = new
@@ -157,7 +172,9 @@ class Resolver(FastPaths):
                 # A few values to render are no cheaper to look up in the memo; a shared
                 # walk's merged containers read what their few nodes set (measured: more
                 # misses than hits).
-                if len(value.dirty) >= self._memo_min_dirty and not value.merged:
+                # A container given up on (see RenderedSubtrees) skips the memo at once.
+                if len(value.dirty) >= self._memo_min_dirty and not value.merged \
+                        and id(value) not in self._memo_given_up:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \

@@ -86,7 +86,9 @@ class RenderedSubtrees:
         # meeting, as most containers that are met once (a node's own) are never met again.
         self._met: set[Any] = set()
         self._reused: set[Any] = set()  # what produced a kept copy that was reused
-        self._given_up: set[Any] = set()  # what produced max_unused copies never reused
+        # What produced max_unused copies never reused: ids of file containers (each held by
+        # its entry), which the resolver renders plainly without asking the memo.
+        self.given_up_files: set[int] = set()
         self.given_up = 0
         self.hits = 0
         self.misses = 0
@@ -116,7 +118,7 @@ class RenderedSubtrees:
         are reused once their objects are gone); remembers this meeting. False from when it
         was given up on (see the class)."""
         if made_by in self._met:
-            return made_by not in self._given_up
+            return made_by not in self.given_up_files
         if len(self._met) < self.max_entries:
             self._met.add(made_by)
         return False
@@ -134,7 +136,7 @@ class RenderedSubtrees:
         by_paths = entry[1]
         if made_by not in self._reused \
                 and sum(map(len, by_paths.values())) >= self.max_unused:
-            self._given_up.add(made_by)  # the entry stays: it holds the container (its id)
+            self.given_up_files.add(made_by)  # the entry stays: it holds the container (its id)
             self.given_up += 1
             self._count -= sum(map(len, by_paths.values()))
             by_paths.clear()
