@@ -40,8 +40,8 @@ class FastPaths:
     _refs_split: dict[str, tuple[str, ...]]
     _reading: list[SubtreeReads]
 
-    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
-        raise NotImplementedError  # Resolver's
+    if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve_memo); no stub to shadow it
+        def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
 
     def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
         """What _render_at(container, key, path + (key,)) stores for `value` when it needs
