@@ -152,22 +152,24 @@ class Resolver(FastPaths, SharedSubtrees):
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
-                    if kind is Interpolation:
+                    single = value.template.single if kind is Interpolation else None
+                    if type(single) is Ref:
                         # _rendered_now's commonest case, without its calls: one reference
-                        # to a plain value found before in this render.
-                        single = value.template.single
-                        if type(single) is Ref:
-                            new = found.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
-                            if new is not NOT_RENDERED:
-                                if self._reading:
-                                    self._note_read(single.path, new,  # type: ignore[arg-type]
-                                                    path + (key,))
-                                container[key] = new
-                                continue
-                    new = self._rendered_now(value, path, key)
-                    if new is not NOT_RENDERED:
-                        container[key] = new
-                        continue
+                        # (to a plain value found before in this render, or by the walk).
+                        new = found.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+                        if new is NOT_RENDERED:
+                            new = self._target_by_walk(single.path)
+                        if new is not NOT_RENDERED:
+                            if self._reading:
+                                self._note_read(single.path, new,  # type: ignore[arg-type]
+                                                path + (key,))
+                            container[key] = new
+                            continue
+                    else:
+                        new = self._rendered_now(value, path, key)
+                        if new is not NOT_RENDERED:
+                            container[key] = new
+                            continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
                 # A few values to render are no cheaper to look up in the memo; a shared

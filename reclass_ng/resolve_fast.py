@@ -116,6 +116,10 @@ class FastPaths:
         node: Any = self._targets.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
         if node is not NOT_RENDERED:
             return node
+        return self._target_by_walk(ref_path)
+
+    def _target_by_walk(self, ref_path: str | None) -> Any:
+        """_rendered_target for a path not found before in this render: the walk."""
         keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
         if keys is None:
             return NOT_RENDERED
