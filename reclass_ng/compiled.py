@@ -18,6 +18,7 @@ COMPILED_MODULES = (
     "reclass_ng.merge",
     "reclass_ng.resolve",
     "reclass_ng.resolve_fast",
+    "reclass_ng.resolve_memo",
     "reclass_ng.subtrees",
     "reclass_ng.classes",
     "reclass_ng.prepare",

@@ -25,7 +25,8 @@ from reclass_ng.errors import (
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
 from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED, FastPaths
-from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads, fully_rendered, read_part
+from reclass_ng.resolve_memo import SharedSubtrees
+from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
@@ -73,7 +74,7 @@ class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
 
-class Resolver(FastPaths):
+class Resolver(FastPaths, SharedSubtrees):
     """Renders every reference in a tree (`target`) against a parameter tree (`root`)."""
 
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",
@@ -112,6 +113,8 @@ class Resolver(FastPaths):
         # file containers with at least this many keys to render go through the memo
         self._memo_min_dirty = self.subtrees.min_dirty if self.subtrees is not None \
             else sys.maxsize
+        self._memo_given_up = self.subtrees.given_up_files if self.subtrees is not None \
+            else frozenset()
         self._reading: list[SubtreeReads] = []  # file containers being rendered for the memo
         self._read_parts: dict[str, Any] = {}  # reference path -> read_part of its value
         self._print_warning = self.warn
@@ -143,21 +146,38 @@ class Resolver(FastPaths):
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
+        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
-                    new = self._rendered_now(value, path, key)
-                    if new is not NOT_RENDERED:
-                        container[key] = new
-                        continue
+                    single = value.template.single if kind is Interpolation else None
+                    if type(single) is Ref:
+                        # _rendered_now's commonest case, without its calls: one reference
+                        # (to a plain value found before in this render, or by the walk).
+                        new = found.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+                        if new is NOT_RENDERED:
+                            new = self._target_by_walk(single.path)
+                        if new is not NOT_RENDERED:
+                            if self._reading:
+                                self._note_read(single.path, new,  # type: ignore[arg-type]
+                                                path + (key,))
+                            container[key] = new
+                            continue
+                    else:
+                        new = self._rendered_now(value, path, key)
+                        if new is not NOT_RENDERED:
+                            container[key] = new
+                            continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
                 # A few values to render are no cheaper to look up in the memo; a shared
                 # walk's merged containers read what their few nodes set (measured: more
                 # misses than hits).
-                if len(value.dirty) >= self._memo_min_dirty and not value.merged:
+                # A container given up on (see RenderedSubtrees) skips the memo at once.
+                if len(value.dirty) >= self._memo_min_dirty and not value.merged \
+                        and id(value) not in self._memo_given_up:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
@@ -203,115 +223,6 @@ class Resolver(FastPaths):
         finally:
             del in_progress[path]
         return new
-
-    # -- rendered subtrees shared between nodes (reclass_ng.subtrees) ----------------------
-
-    def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
-        """Render the copy of a file container at container[key]: a kept copy whose reads
-        match this node's rendered values, else a plain render, kept for later nodes."""
-        made_by = self.subtrees.made_by_file(value)  # type: ignore[union-attr]
-        if self._reuse(made_by, container, key):
-            return
-        copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
-            else OwnedList(value)
-        if not self.subtrees.met_before(made_by):  # type: ignore[union-attr]
-            self._render_keys(copy, value.dirty, path)
-            return
-        self._render_for_memo(made_by, value, copy, path,
-                              lambda: self._render_keys(copy, value.dirty, path))
-
-    def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
-        """Put a kept rendered copy made by `made_by` at container[key], when the values its
-        references read are this node's (True)."""
-        subtrees = self.subtrees
-        assert subtrees is not None
-        by_paths = subtrees.read_paths(made_by)
-        if by_paths is not None:
-            for paths, by_values in by_paths.items():
-                values_key = self._read_key_now(paths)
-                kept = by_values.get(values_key) if values_key is not None else None
-                if kept is not None:
-                    container[key] = kept[1]
-                    subtrees.reused(made_by)
-                    for outer in self._reading:  # containers around it read what it read
-                        for ref_path, read in kept[0].items():
-                            outer.read(ref_path, self._split[ref_path], read)
-                    return True
-        subtrees.misses += 1
-        return False
-
-    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple,
-                         render: Callable[[], None]) -> None:
-        """render() the container at `path` recording what it reads; keep it when nothing
-        the memo cannot replay happened."""
-        reading = SubtreeReads(path)
-        self._reading.append(reading)
-        try:
-            render()
-        finally:
-            self._reading.pop()
-        if reading.kept:
-            self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
-                               rendered)
-
-    def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
-        """The read_key of the values at `paths` in this tree, when all are rendered already
-        (None otherwise)."""
-        parts = self._read_parts
-        key = tuple(map(parts.get, paths))
-        if all(key):  # each a non-empty tuple: every path was read before in this node
-            return key
-        for ref_path in paths:
-            if ref_path not in parts:
-                value = self._rendered_target(ref_path)  # the common case, found quickly
-                part = read_part(self._rendered_value(ref_path) if value is NOT_RENDERED
-                                 else value)
-                if part is None:
-                    return None
-                parts[ref_path] = part  # a rendered value never changes
-        return tuple(map(parts.__getitem__, paths))
-
-    def _rendered_value(self, ref_path: str) -> Any:
-        """The value `lookup(ref_path)` returns, when it is rendered completely already (it
-        renders nothing, fails nowhere); else NOT_RENDERED."""
-        keys = self._split.get(ref_path)
-        if keys is None:
-            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
-        node: Any = self.root
-        last = len(keys) - 1
-        for i, key in enumerate(keys):
-            kind = type(node)
-            if kind is OwnedDict or kind is dict:
-                if key not in node:
-                    return NOT_RENDERED
-                node = node[key]
-            elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
-                try:
-                    node = node[int(key)]
-                except (ValueError, IndexError):
-                    return NOT_RENDERED
-            else:
-                return NOT_RENDERED
-        return node if fully_rendered(node) else NOT_RENDERED
-
-    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
-        """The value at `path` read `value` at `ref_path`: a read of each file container
-        being rendered around `path`."""
-        keys = self._split[ref_path]
-        for reading in self._reading:
-            if path[:len(reading.path)] == reading.path:
-                reading.read(ref_path, keys, value)
-
-    def _unkeep(self) -> None:
-        """Something a kept copy could not replay happened: keep none of the containers
-        being rendered now."""
-        for reading in self._reading:
-            reading.kept = False
-
-    def _warn_unkept(self, message: str) -> None:
-        """A warning (a kept copy would not print it again): see _unkeep."""
-        self._unkeep()
-        self._print_warning(message)
 
     @staticmethod
     def _own(value: Any) -> Any:

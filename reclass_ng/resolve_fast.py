@@ -40,8 +40,8 @@ class FastPaths:
     _refs_split: dict[str, tuple[str, ...]]
     _reading: list[SubtreeReads]
 
-    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
-        raise NotImplementedError  # Resolver's
+    if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve_memo); no stub to shadow it
+        def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
 
     def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
         """What _render_at(container, key, path + (key,)) stores for `value` when it needs
@@ -116,6 +116,10 @@ class FastPaths:
         node: Any = self._targets.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
         if node is not NOT_RENDERED:
             return node
+        return self._target_by_walk(ref_path)
+
+    def _target_by_walk(self, ref_path: str | None) -> Any:
+        """_rendered_target for a path not found before in this render: the walk."""
         keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
         if keys is None:
             return NOT_RENDERED

@@ -66,7 +66,10 @@ class RenderedSubtrees:
     Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
     (then nothing more is kept). A container whose first `max_unused` copies were never
     reused (its references read values of each node's own, such as its name) is rendered
-    plainly from then on: recording its reads costs more than it saves. So is one with
+    plainly from then on: recording its reads costs more than it saves (16: on `kapitan`,
+    where half of the memo's containers read node-specific values, 32 cost 5% of a 500-node
+    render; 4 or 8 lose `mcp` containers first reused after that many copies, and their
+    sharing: peak memory rose by 2 to 6 MB). So is one with
     fewer than `min_dirty` keys to render. (Raised to 7, that saved 4% of the instructions
     of a 2,000-node `mcp` render, but the nodes' own copies of the smaller containers
     raised peak memory by 5 to 20 MB: doc/performance.rst.) Owned by the render that made
@@ -74,7 +77,7 @@ class RenderedSubtrees:
     """
 
     def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
-                 max_unused: int = 32, min_dirty: int = 2) -> None:
+                 max_unused: int = 16, min_dirty: int = 2) -> None:
         self.min_dirty = min_dirty
         self.max_entries = max_entries
         self.max_variants = max_variants
@@ -86,7 +89,9 @@ class RenderedSubtrees:
         # meeting, as most containers that are met once (a node's own) are never met again.
         self._met: set[Any] = set()
         self._reused: set[Any] = set()  # what produced a kept copy that was reused
-        self._given_up: set[Any] = set()  # what produced max_unused copies never reused
+        # What produced max_unused copies never reused: ids of file containers (each held by
+        # its entry), which the resolver renders plainly without asking the memo.
+        self.given_up_files: set[int] = set()
         self.given_up = 0
         self.hits = 0
         self.misses = 0
@@ -116,7 +121,7 @@ class RenderedSubtrees:
         are reused once their objects are gone); remembers this meeting. False from when it
         was given up on (see the class)."""
         if made_by in self._met:
-            return made_by not in self._given_up
+            return made_by not in self.given_up_files
         if len(self._met) < self.max_entries:
             self._met.add(made_by)
         return False
@@ -134,7 +139,7 @@ class RenderedSubtrees:
         by_paths = entry[1]
         if made_by not in self._reused \
                 and sum(map(len, by_paths.values())) >= self.max_unused:
-            self._given_up.add(made_by)  # the entry stays: it holds the container (its id)
+            self.given_up_files.add(made_by)  # the entry stays: it holds the container (its id)
             self.given_up += 1
             self._count -= sum(map(len, by_paths.values()))
             by_paths.clear()

@@ -51,15 +51,17 @@ OPTIONS = st.sampled_from([{}, {"ignore_overwritten_missing_references": False},
                            {"allow_scalar_over_dict": True, "allow_none_override": True}])
 
 
-def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True
-            ) -> tuple[Any, list[str]]:
+def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True,
+            max_unused: int = 16) -> tuple[Any, list[str]]:
     warnings: list[str] = []
     inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append, **options)
     inventory.renderer.fast_references = fast
     try:
-        # Every file container with a key to render goes through the memo.
-        nodes = inventory.render_serially(share_subtrees=share,
-                                          memo=RenderedSubtrees(min_dirty=1))["nodes"]
+        # Every file container with a key to render goes through the memo; with max_unused
+        # 1, containers are given up on (rendered plainly, the memo skipped) early too.
+        nodes = inventory.render_serially(
+            share_subtrees=share,
+            memo=RenderedSubtrees(min_dirty=1, max_unused=max_unused))["nodes"]
     except ReclassError as err:
         return (type(err).__name__, str(err)), warnings
     for info in nodes.values():
@@ -74,9 +76,9 @@ def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True
                                 NODE_PARAMS, st.sampled_from(["u", "v"]),
                                 st.one_of(st.none(), st.dictionaries(KEYS, TREES, max_size=1))),
                       min_size=3, max_size=7),
-       options=OPTIONS)
+       options=OPTIONS, max_unused=st.sampled_from([1, 16]))
 def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple],
-                                          options: dict[str, Any]) -> None:
+                                          options: dict[str, Any], max_unused: int) -> None:
     files: dict[str, Any] = {}
     for index, params in enumerate(classes):
         include = [f"c{index + 1}"] if index + 1 < len(classes) and index % 2 else []
@@ -92,7 +94,7 @@ def test_sharing_subtrees_changes_nothing(classes: list[dict], nodes: list[tuple
         root = write_inventory(Path(tmp), {path: yaml.safe_dump(doc, sort_keys=False)
                                            for path, doc in files.items()})
         plain = _render(root, False, options, fast=False)  # every reference the full way
-        assert _render(root, True, options) == plain
+        assert _render(root, True, options, max_unused=max_unused) == plain
         assert _render(root, False, options) == plain
 
 
@@ -201,11 +203,16 @@ def test_a_container_never_reused_is_given_up_and_rendered_plainly(tmp_path: Pat
     inventory = reclass_ng.load(str(write_inventory(tmp_path, files)), read_config=False)
     subtrees = RenderedSubtrees(max_unused=2)
     out = {}
+    misses_after_giving_up = []
     for name in inventory.node_names:
         info = inventory.interpolated_nodeinfo(inventory.renderer.merge(name), subtrees=subtrees)
         out[name] = info["parameters"]["svc"]
+        if subtrees.given_up == 2:
+            misses_after_giving_up.append(subtrees.misses)
     # conf and svc around it, each after two kept copies nobody reused
     assert subtrees.given_up == 2
+    # from then on they are rendered without asking the memo (no more misses)
+    assert len(misses_after_giving_up) >= 2 and len(set(misses_after_giving_up)) == 1
     assert [out[f"n{i}"]["conf"]["host"] for i in range(6)] == [f"h{i}" for i in range(6)]
     assert out["n1"]["same"] is out["n5"]["same"]  # still shared
     plain = inventory.render_serially(share_subtrees=False)["nodes"]

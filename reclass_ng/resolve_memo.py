@@ -1,0 +1,150 @@
+"""The resolver's side of the rendered-subtree memo (reclass_ng.subtrees).
+
+A file container with enough keys to render is first looked up in the memo: a copy kept by an
+earlier node is reused when every reference it read has, in this node, a rendered value
+written the same (`_reuse`; the check renders nothing). Otherwise it is rendered plainly,
+recording what its references read outside it (`_render_for_memo`), and kept for later nodes
+unless something the memo cannot replay happened inside (a query, a missing reference, a
+warning, an error: `_unkeep`). `Resolver` (reclass_ng.resolve) mixes this in; a render without
+a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compares it with.
+"""
+
+from __future__ import annotations
+
+from reclass_ng.resolve_fast import NOT_RENDERED
+from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
+from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from reclass_ng.subtrees import RenderedSubtrees
+
+
+class SharedSubtrees:
+    """The memo side of `Resolver`, which provides what is declared here: the memo, the
+    tree and its split paths, the file containers being rendered for the memo and the read
+    parts found in this node, the plain render of keys and the fast path's walk."""
+
+    subtrees: RenderedSubtrees | None
+    root: Any
+    delimiter: str
+    list_index_last: bool
+    _split: dict[str, tuple[str, ...]]
+    _reading: list[SubtreeReads]
+    _read_parts: dict[str, Any]
+    _print_warning: Callable[[str], None]
+
+    if TYPE_CHECKING:  # provided by Resolver and FastPaths; no stub to shadow them
+        def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None: ...
+
+        def _rendered_target(self, ref_path: str | None) -> Any: ...
+
+    def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
+        """Render the copy of a file container at container[key]: a kept copy whose reads
+        match this node's rendered values, else a plain render, kept for later nodes."""
+        made_by = self.subtrees.made_by_file(value)  # type: ignore[union-attr]
+        if self._reuse(made_by, container, key):
+            return
+        copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
+            else OwnedList(value)
+        if not self.subtrees.met_before(made_by):  # type: ignore[union-attr]
+            self._render_keys(copy, value.dirty, path)
+            return
+        self._render_for_memo(made_by, value, copy, path,
+                              lambda: self._render_keys(copy, value.dirty, path))
+
+    def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
+        """Put a kept rendered copy made by `made_by` at container[key], when the values its
+        references read are this node's (True)."""
+        subtrees = self.subtrees
+        assert subtrees is not None
+        by_paths = subtrees.read_paths(made_by)
+        if by_paths is not None:
+            for paths, by_values in by_paths.items():
+                values_key = self._read_key_now(paths)
+                kept = by_values.get(values_key) if values_key is not None else None
+                if kept is not None:
+                    container[key] = kept[1]
+                    subtrees.reused(made_by)
+                    for outer in self._reading:  # containers around it read what it read
+                        for ref_path, read in kept[0].items():
+                            outer.read(ref_path, self._split[ref_path], read)
+                    return True
+        subtrees.misses += 1
+        return False
+
+    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple,
+                         render: Callable[[], None]) -> None:
+        """render() the container at `path` recording what it reads; keep it when nothing
+        the memo cannot replay happened."""
+        reading = SubtreeReads(path)
+        self._reading.append(reading)
+        try:
+            render()
+        finally:
+            self._reading.pop()
+        if reading.kept:
+            self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
+                               rendered)
+
+    def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
+        """The read_key of the values at `paths` in this tree, when all are rendered already
+        (None otherwise)."""
+        parts = self._read_parts
+        key = tuple(map(parts.get, paths))
+        if all(key):  # each a non-empty tuple: every path was read before in this node
+            return key
+        for ref_path in paths:
+            if ref_path not in parts:
+                value = self._rendered_target(ref_path)  # the common case, found quickly
+                part = read_part(self._rendered_value(ref_path) if value is NOT_RENDERED
+                                 else value)
+                if part is None:
+                    return None
+                parts[ref_path] = part  # a rendered value never changes
+        return tuple(map(parts.__getitem__, paths))
+
+    def _rendered_value(self, ref_path: str) -> Any:
+        """The value `lookup(ref_path)` returns, when it is rendered completely already (it
+        renders nothing, fails nowhere); else NOT_RENDERED."""
+        keys = self._split.get(ref_path)
+        if keys is None:
+            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+        node: Any = self.root
+        last = len(keys) - 1
+        for i, key in enumerate(keys):
+            kind = type(node)
+            if kind is OwnedDict or kind is dict:
+                if key not in node:
+                    return NOT_RENDERED
+                node = node[key]
+            elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
+                try:
+                    node = node[int(key)]
+                except (ValueError, IndexError):
+                    return NOT_RENDERED
+            else:
+                return NOT_RENDERED
+        return node if fully_rendered(node) else NOT_RENDERED
+
+    def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
+        """The value at `path` read `value` at `ref_path`: a read of each file container
+        being rendered around `path`."""
+        keys = self._split[ref_path]
+        for reading in self._reading:
+            if path[:len(reading.path)] == reading.path:
+                reading.read(ref_path, keys, value)
+
+    def _unkeep(self) -> None:
+        """Something a kept copy could not replay happened: keep none of the containers
+        being rendered now."""
+        for reading in self._reading:
+            reading.kept = False
+
+    def _warn_unkept(self, message: str) -> None:
+        """A warning (a kept copy would not print it again): see _unkeep."""
+        self._unkeep()
+        self._print_warning(message)
