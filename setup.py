@@ -5,9 +5,21 @@ from __future__ import annotations
 
 import os
 import runpy
+import shutil
+import subprocess
 import sys
 
 from setuptools import Extension, setup
+
+# The generated C goes to build/, never next to the sources; annotations are not used as C
+# types (subclasses of dict and list must keep their own methods), and no local is given a C
+# type by inference: only the .pxd files beside the modules declare types. (Inferred,
+# `for b in (b"-", b"?")` made `b` a C char: `b + b" "` then raised TypeError in the YAML
+# loader. Inference saved 0.5% of a render's instructions.)
+DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True,
+              "embedsignature": False, "infer_types": False}
+# Where the modules are copied without their .pxd files, when those no longer match.
+PLAIN_SOURCES = os.path.join("build", "plain-sources")
 
 
 def compiled_extensions() -> list[Extension]:
@@ -15,17 +27,48 @@ def compiled_extensions() -> list[Extension]:
         return []  # editable installs, sdists, and machines without a C compiler
     try:
         from Cython.Build import cythonize
+        from Cython.Compiler.Errors import CompileError
     except ImportError:
         print("reclass-ng: Cython not importable, installing pure Python", file=sys.stderr)
         return []
     names = runpy.run_path(os.path.join("reclass_ng", "compiled.py"))["COMPILED_MODULES"]
-    extensions = [Extension(name, [name.replace(".", "/") + ".py"], optional=True)
-                  for name in names]
-    # The generated C goes to build/, never next to the sources; annotations are not
-    # used as C types (subclasses of dict and list must keep their own methods).
-    return cythonize(extensions, build_dir="build/cython", quiet=True,
-                     compiler_directives={"language_level": 3, "annotation_typing": False,
-                                          "binding": True, "embedsignature": False})
+    try:
+        return cythonize([_extension(name, ".") for name in names], build_dir="build/cython",
+                         quiet=True, compiler_directives=DIRECTIVES)
+    except CompileError:
+        # A .pxd file declares a method or base class its module no longer has (an engine
+        # change the .pxd has not followed yet): every module is compiled without them, as
+        # a module compiled against another's .pxd expects that one's C layout.
+        print("reclass-ng: the .pxd files do not match their modules; compiling without them",
+              file=sys.stderr)
+    # In a fresh interpreter: Cython caches what it found where during the first attempt.
+    for name in names:
+        _copy_without_declarations(name)
+    out = os.path.abspath(os.path.join("build", "cython-plain"))
+    code = ("import sys; from Cython.Build import cythonize; from setuptools import Extension; "
+            "cythonize([Extension(n, [n.replace('.', '/') + '.py']) for n in sys.argv[2:]], "
+            f"build_dir=sys.argv[1], quiet=True, force=True, compiler_directives={DIRECTIVES!r})")
+    # From PLAIN_SOURCES: Cython looks for a module's .pxd from the working directory too.
+    if subprocess.run([sys.executable, "-c", code, out, *names], cwd=PLAIN_SOURCES).returncode:
+        print("reclass-ng: Cython cannot compile the modules, installing pure Python",
+              file=sys.stderr)
+        return []
+    return [_extension(name, out, ".c") for name in names]
+
+
+def _extension(name: str, root: str, suffix: str = ".py") -> Extension:
+    return Extension(name, [os.path.join(root, name.replace(".", "/") + suffix)], optional=True)
+
+
+def _copy_without_declarations(name: str) -> None:
+    """Copy module `name` (and its packages' __init__.py) under PLAIN_SOURCES."""
+    parts = name.split(".")
+    for depth in range(1, len(parts) + 1):
+        relative = os.path.join(*parts[:depth]) + (".py" if depth == len(parts) else "")
+        if depth < len(parts):
+            relative = os.path.join(relative, "__init__.py")
+        os.makedirs(os.path.join(PLAIN_SOURCES, os.path.dirname(relative)), exist_ok=True)
+        shutil.copyfile(relative, os.path.join(PLAIN_SOURCES, relative))
 
 
 setup(ext_modules=compiled_extensions())

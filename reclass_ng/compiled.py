@@ -10,9 +10,12 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 
-# The hot path of a render (doc/performance.rst). The YAML loader and the writers' fallbacks
-# stay interpreted: they recurse once per nesting level of a file, and a compiled function
-# uses the C stack where the interpreter raises RecursionError.
+# The hot path of a render (doc/performance.rst). A compiled function uses the C stack where
+# the interpreter raises RecursionError, so what recurses without a bound stays interpreted:
+# the writers' fallbacks (once per nesting level of a rendered tree). The YAML loader
+# recurses once per nesting level of a file too, but refuses files nested deeper than
+# storage.yaml_load.MAX_YAML_DEPTH (200). The .pxd files beside merge, resolve, resolve_fast,
+# classes and prepare declare their main classes as extension types.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
@@ -26,6 +29,9 @@ COMPILED_MODULES = (
     "reclass_ng.syntax.ast",
     "reclass_ng.syntax.grammar",
     "reclass_ng.output_yaml",
+    "reclass_ng.entity",
+    "reclass_ng.storage.yaml_load",
+    "reclass_ng.storage.yaml_fs",
 )
 
 

@@ -1,0 +1,16 @@
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside merge.py, the
+# pure-Python install ignores it. Merger becomes an extension type: its attributes are C
+# fields and its methods C calls (from the resolver and the class walk too). See
+# doc/performance.rst, "The optional compiled build".
+
+cdef class Merger:
+    cdef dict __dict__  # an attribute added to merge.py before it is declared here
+    cdef public object settings
+    cdef public dict _split_paths
+
+    cpdef split_paths(self, delimiter)
+    cpdef merge_entity(self, node, entity, observer=*)
+    cpdef merge_mapping(self, target, new, source, path, record=*)
+    cpdef merge_value(self, old, new, old_source, source, path, record=*)
+    cpdef push_layers(self, old, new, old_source, source, path, record=*)
+    cpdef fold(self, layers, render, path, warn, record=*)

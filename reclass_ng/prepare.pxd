@@ -1,0 +1,15 @@
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside prepare.py, the
+# pure-Python install ignores it. EntityPreparer becomes an extension type (C fields, and
+# the walk over every key of every file a C call). See doc/performance.rst, "The optional
+# compiled build".
+
+cdef class EntityPreparer:
+    cdef dict __dict__  # an attribute added to prepare.py before it is declared here
+    cdef public object settings
+    cdef public object parser
+    cdef public dict prefixes
+
+    cpdef mapping(self, value, key, source)
+    cpdef _mapping(self, mapping, source, path)
+    cpdef _value(self, value, source, path)
+    cpdef string(self, text, source, path)
