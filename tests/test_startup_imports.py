@@ -65,3 +65,20 @@ def test_nodeinfo_with_a_config_file_imports_no_regular_expressions(tmp_path):
         "nodes/n1.yml": "classes: [base]\nparameters:\n  d: x\n"})
     for fmt in ("yaml", "json"):
         assert _imported(root, fmt, REGULAR_EXPRESSIONS) == [], fmt
+
+
+def test_the_reclass_script_starts_without_regular_expressions(tmp_path):
+    # bin/reclass, installed as `reclass` in place of a console-scripts launcher (older pips
+    # write one that imports re): -X importtime lists every module the whole start imports.
+    script = Path(__file__).resolve().parents[1] / "bin" / "reclass"
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  a: ${b}\n  b: [1, {c: 2.5}, 1.2.3]\n",
+        "nodes/n1.yml": "classes: [base]\nparameters:\n  d: x\n"})
+    result = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(script), "-b", str(root), "--nodeinfo",
+         "n1"], capture_output=True, text=True, cwd=root, check=True, env=_without_site_hooks())
+    assert "parameters:" in result.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "reclass_ng.cli.reclass" in imported
+    assert imported.isdisjoint(REGULAR_EXPRESSIONS), imported & set(REGULAR_EXPRESSIONS)
