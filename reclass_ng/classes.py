@@ -8,7 +8,6 @@ others, is an error naming the loop.
 
 from __future__ import annotations
 
-import re
 from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable
 
@@ -40,6 +39,7 @@ from reclass_ng.values import (
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    import re  # imported where a pattern is compiled: most starts need none
     from typing import Any
 
 
@@ -116,6 +116,8 @@ def parse_class_mapping(text: str) -> ClassMapping:
     pattern, classes = words[0], tuple(words[1:])
     if not is_regex:
         return ClassMapping(text, None, pattern, classes)
+    import re
+
     try:
         return ClassMapping(text, re.compile(pattern), None, classes)
     except re.error as err:
@@ -147,8 +149,7 @@ class ClassExpander:
         self.settings = settings
         self.preparer = preparer
         self.warn = warn
-        patterns = settings.ignore_class_notfound_regexp
-        self.ignorable = re.compile("|".join(patterns)) if patterns else None
+        self._ignorable: re.Pattern[str] | None = None  # compiled when a class is missing
         self._plain_names: set[str] = set()  # class names as listed, with nothing to render
         self.rendered_class_names = False  # set when a class name had references to render
 
@@ -196,9 +197,14 @@ class ClassExpander:
             suggest=lambda: similar_names(name, class_names))
 
     def _ignored_missing(self, name: str) -> bool:
-        if not self.settings.ignore_class_notfound or self.ignorable is None:
+        patterns = self.settings.ignore_class_notfound_regexp
+        if not self.settings.ignore_class_notfound or not patterns:
             return False
-        if not self.ignorable.match(name):
+        if self._ignorable is None:
+            import re  # here: the default pattern (`.*`) is only needed for a missing class
+
+            self._ignorable = re.compile("|".join(patterns))
+        if not self._ignorable.match(name):
             return False
         if self.settings.ignore_class_notfound_warning:
             self.warn(f"[WARNING] Reclass class not found: '{name}'. Skipped!")

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import datetime
 import os
-import re
 from collections.abc import Iterable
 
 import yaml
 
 from reclass_ng.errors import UsageError
+from reclass_ng.storage.yaml_load import SafeLoader, plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    import re  # imported where a pattern is compiled: most starts need none
     from typing import IO, Any
 
 FORMATS = ("yaml", "json")
@@ -40,7 +41,20 @@ class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        # Asked for every scalar written: would a plain `value` read back as a string? Common
+        # spellings are told apart without PyYAML's regular expressions (storage.yaml_load),
+        # while the dumper shares the loader's table of implicit resolvers (PyYAML's own).
+        if kind is yaml.ScalarNode and implicit[0] and _SHARES_LOADER_RESOLVERS:
+            tag = plain_scalar_tag(value)
+            if tag is not None:
+                return tag
+        return super().resolve(kind, value, implicit)
 
+
+_SHARES_LOADER_RESOLVERS = (
+    _Dumper.yaml_implicit_resolvers is SafeLoader.yaml_implicit_resolvers
+    and not _Dumper.yaml_path_resolvers)
 _Dumper.add_representer(OwnedDict, _BaseDumper.represent_dict)
 _Dumper.add_representer(OwnedList, _BaseDumper.represent_list)
 for _cls in (dict, list):
@@ -245,6 +259,8 @@ def _orjson_text(value: Any) -> str | None:
         return None
     if b"null" in data and _has_non_finite_float(value):
         return None
+    import re
+
     if data.isascii():
         text = data.decode("ascii")
         return re.compile(NON_ASCII_PATTERN).sub(_escaped, text) if "\x7f" in text else text
@@ -253,6 +269,8 @@ def _orjson_text(value: Any) -> str | None:
 
 def _has_small_float(data: bytes) -> bool:
     """Whether a number line of orjson's output holds `e-` or `0.0000` (a float below 1e-4)."""
+    import re
+
     number_line = re.compile(_NUMBER_LINE)
     for marker in (b"e-", b"0.0000"):
         at = data.find(marker)

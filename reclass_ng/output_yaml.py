@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import yaml
 
 from reclass_ng.output import _Dumper
+from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -47,6 +48,19 @@ class _Pending:
     def __init__(self, value: str, column: int) -> None:
         self.value = value
         self.column = column
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def plain_as_is(text: str) -> bool:
+    """Whether PyYAML writes the string `text` plain and unchanged, as a value and as a simple
+    key: ASCII letters, digits and `_`, then also `-`, `.` and `/`, fewer than 128 of them,
+    reading back as a string. A subset PyYAML need not be asked about (names, paths,
+    versions, most of a node's strings); tests/test_output_yaml.py compares it with PyYAML."""
+    return (0 < len(text) < 128 and text.isascii() and (text[0].isalnum() or text[0] == "_")
+            and text.replace("_", "a").replace("-", "a").replace(".", "a").replace("/", "a")
+            .isalnum() and plain_scalar_tag(text) == _STR_TAG)
 
 
 def _pyyaml(data: Any) -> str:
@@ -270,6 +284,13 @@ class BlockYamlWriter:
 
     def _ask_strings(self, values: list[str]) -> None:
         # One dump of all of them: "- text\n" each; a text spanning lines is asked alone.
+        strings = self._strings
+        for value in values:
+            if plain_as_is(value):
+                strings[value] = value
+        values = [value for value in values if value not in strings]
+        if not values:
+            return
         dumped = _pyyaml(values)
         texts = dumped[2:-1].split("\n- ")
         if len(texts) != len(values) or not dumped.startswith("- "):
@@ -281,7 +302,13 @@ class BlockYamlWriter:
         # One dump of {name: None, ...}: a line "text: null" each when all are simple keys.
         if not all(type(name) is str for name in names):
             raise _Unusual
-        names = sorted(names)
+        keys = self._keys
+        for name in names:
+            if plain_as_is(name):
+                keys[name] = name
+        names = sorted(name for name in names if name not in keys)
+        if not names:
+            return
         lines = _pyyaml(dict.fromkeys(names)).split("\n")[:-1]
         if len(lines) != len(names) or not all(
                 line.endswith(": null") and not line.startswith("? ") for line in lines):

@@ -25,9 +25,7 @@ from reclass_ng.entity import Entity
 from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
-from reclass_ng.positions import KeyPositions
 from reclass_ng.prepare import EntityPreparer
-from reclass_ng.queries import QueryEngine, ViewWatcher
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
@@ -40,7 +38,9 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
+    from reclass_ng.positions import KeyPositions
     from reclass_ng.provenance import NodeProvenance
+    from reclass_ng.queries import QueryEngine, ViewWatcher
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -325,8 +325,41 @@ class InventoryRenderer:
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn)
-        self.queries = QueryEngine(self.renderer, view_watcher)
-        self.key_positions = KeyPositions()  # where keys are written, for provenance records
+        # Made on first use: a start rendering nodes without queries or provenance imports
+        # neither queries.py (with its grammar) nor positions.py (about 2.4 M instructions).
+        self._view_watcher = view_watcher
+        self._queries: QueryEngine | None = None
+        self._key_positions: KeyPositions | None = None
+        self._lazy_lock = allocate_lock()
+
+    @property
+    def queries(self) -> QueryEngine:
+        """The inventory's query engine."""
+        if self._queries is None:
+            from reclass_ng.queries import QueryEngine
+
+            with self._lazy_lock:
+                if self._queries is None:
+                    self._queries = QueryEngine(self.renderer, self._view_watcher)
+        return self._queries
+
+    @property
+    def key_positions(self) -> KeyPositions:
+        """Where keys are written, for provenance records."""
+        if self._key_positions is None:
+            from reclass_ng.positions import KeyPositions
+
+            with self._lazy_lock:
+                if self._key_positions is None:
+                    self._key_positions = KeyPositions()
+        return self._key_positions
+
+    def _query_evaluator(self, node: MergedNode, **options: Any) -> QueryEvaluator:
+        """The callback the resolver of `node` calls for a query: the engine's evaluator
+        (QueryEngine.evaluator_for with these options), the engine made when first asked."""
+        def evaluate(query: Any, interp: Any, path: tuple, resolver: Resolver) -> Any:
+            return self.queries.evaluator_for(node, **options)(query, interp, path, resolver)
+        return evaluate
 
     @property
     def node_names(self) -> list[str]:
@@ -345,7 +378,7 @@ class InventoryRenderer:
         scope = None
         if environment is not None:
             scope = self.renderer.own_environment(name, extra, node_optional)
-        self.renderer.interpolate(node, self.queries.evaluator_for(node, scope_environment=scope))
+        self.renderer.interpolate(node, self._query_evaluator(node, scope_environment=scope))
         return self.renderer.nodeinfo(node)
 
     def prepared_entity(self, document: dict[str, Any], source: Source,
@@ -402,7 +435,7 @@ class InventoryRenderer:
         try:
             node = self.renderer.merge(name, observer=recorder)
             recorder.merged = True
-            self.renderer.interpolate(node, self.queries.evaluator_for(node, observer=recorder),
+            self.renderer.interpolate(node, self._query_evaluator(node, observer=recorder),
                                       observer=recorder)
             info = self.renderer.nodeinfo(node)
         except ReclassError as err:
@@ -414,7 +447,7 @@ class InventoryRenderer:
         """The nodeinfo of a merged node, interpolated as an `--inventory` render does (told
         to `observer`; sharing the rendered containers of `subtrees` when not observed)."""
         self.renderer.interpolate(
-            node, self.queries.evaluator_for(node, inventory_mode=True, observer=observer),
+            node, self._query_evaluator(node, inventory_mode=True, observer=observer),
             observer=observer, subtrees=subtrees)
         return self.renderer.nodeinfo(node)
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-import yaml
-
 from reclass_ng.errors import ConfigError
 from reclass_ng.records import Record
 
@@ -250,14 +248,16 @@ def find_config_file(base_dir: str | None) -> str | None:
 
 def read_config_file(path: str) -> dict[str, Any]:
     """The mapping in a config file; an unreadable or malformed file is a configuration error."""
+    from reclass_ng.errors import YamlFileError
+    from reclass_ng.storage.yaml_load import parse_yaml_bytes
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        with open(path, "rb") as handle:
+            data = parse_yaml_bytes(handle.read(), path)
     except OSError as err:
         raise ConfigError(f"Cannot read configuration file {path}: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
+    except YamlFileError as err:
+        where = f"{path}:{err.line}" if err.line else path
         raise ConfigError(f"{where}: invalid YAML in configuration file") from None
     if data is None:
         return {}

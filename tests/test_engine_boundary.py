@@ -35,13 +35,17 @@ def _engine_module(module: str | None) -> bool:
 
 def _machinery_attributes() -> frozenset[str]:
     """Attribute names the engine's machinery classes set on themselves (`self.x = ...`,
-    `__slots__`): assigning one of them from outside is replacing an engine part."""
+    `__slots__`) or make on first use (a property): assigning one of them from outside is
+    replacing an engine part."""
     names: set[str] = set()
     for module in MACHINERY_MODULES:
         tree = ast.parse((PACKAGE / (module.replace(".", "/") + ".py")).read_text())
         for cls in ast.walk(tree):
             if not isinstance(cls, ast.ClassDef) or cls.name in RESULT_CLASSES:
                 continue
+            names.update(item.name for item in cls.body if isinstance(item, ast.FunctionDef)
+                         and any(isinstance(d, ast.Name) and d.id == "property"
+                                 for d in item.decorator_list))
             for node in ast.walk(cls):
                 if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self":

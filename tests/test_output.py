@@ -106,3 +106,34 @@ def test_the_orjson_path_is_taken_for_plain_trees():
     assert _orjson_text(OwnedDict({"a": [1, 2.5, "x"], "b": None})) is not None
     assert _orjson_text({"key with e-1": "v1e-5"}) is not None
     assert _orjson_text({"n": 1e-05}) is None
+
+
+# The dumper's resolver answers common plain strings itself (no regular expressions); PyYAML's
+# safe dumper is the reference for every answer, and for the documents written with it.
+_SPELLINGS = ["yes", "No", "ON", "oFF", "true", "False", "null", "NULL", "~", "", "0", "012",
+              "10", "1_0", "0x1f", "1:30", "1.5", "1e3", ".inf", "-1", "+1", "<<", "=", "node01",
+              "2001-12-14", "y", "n", "\u0661", "a b", "x\n", "!x", "&a", "*a"]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="yYesnNotTrufaFlOL~0123456789_.:+-xbe<=!&* \n\u0661", max_size=8)
+       | st.sampled_from(_SPELLINGS))
+def test_dumper_resolves_plain_scalars_as_pyyaml_does(value):
+    import yaml
+
+    from reclass_ng.output import _Dumper
+
+    ours, reference = _Dumper(io.StringIO()), yaml.SafeDumper(io.StringIO())
+    for implicit in ((True, False), (False, True), (True, True), (False, False)):
+        assert ours.resolve(yaml.ScalarNode, value, implicit) == \
+            reference.resolve(yaml.ScalarNode, value, implicit), (value, implicit)
+
+
+def test_yaml_of_plain_spellings_is_pyyamls():
+    import yaml
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # what output._Dumper builds on
+    data = {"words": _SPELLINGS, "nested": {word: [word] for word in _SPELLINGS}}
+    assert dump(data, "yaml", pretty=False) == yaml.dump(
+        data, Dumper=dumper, default_flow_style=True) + "\n"
+    assert dump(data, "yaml") == yaml.dump(data, Dumper=dumper, default_flow_style=False) + "\n"

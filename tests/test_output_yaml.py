@@ -131,3 +131,28 @@ def test_containers_shared_between_nodes():
     write(document, out, "yaml", True)
     assert out.getvalue() == pyyaml_text(document)
     assert dump(nodes, "yaml") == pyyaml_text(nodes)
+
+
+# plain_as_is, the strings written without asking PyYAML, against PyYAML itself.
+_NAME_LIKE = st.text(alphabet="aZy_N0189-./:#e ", min_size=1, max_size=12) | st.sampled_from(
+    ["yes", "no", "on", "Off", "y", "n", "null", "true", "1.2.3", "10.0.0.1", "2.5", "1e3",
+     "0x1f", "1_0", "012", "_", "-a", ".a", "/a", "a/b", "a-", "a.", "---", "...", "a" * 127,
+     "a" * 128, "n1.example.org", "_param", "1:20", "2020-01-02"])
+
+
+@settings(max_examples=500)
+@given(_NAME_LIKE)
+def test_strings_written_as_is_are_what_pyyaml_writes(text):
+    from reclass_ng.output_yaml import plain_as_is
+
+    if plain_as_is(text):
+        assert pyyaml_text([text]) == f"- {text}\n\n"
+        assert pyyaml_text({text: None}) == f"{text}: null\n\n"
+        assert pyyaml_text({"k": {text: text}}) == f"k:\n  {text}: {text}\n\n"
+
+
+def test_names_paths_and_versions_are_written_as_is():
+    from reclass_ng.output_yaml import plain_as_is
+
+    assert all(plain_as_is(t) for t in ["web01", "n1.example.org", "a/b-c_d", "1.2.3", "_x"])
+    assert not any(plain_as_is(t) for t in ["yes", "2.5", "12", "-a", "a b", "a:b", "é", ""])

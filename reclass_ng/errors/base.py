@@ -9,7 +9,6 @@ layout kapicorp-reclass uses, so scripts that grep its messages keep working.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from reclass_ng.location import Location
@@ -69,6 +68,8 @@ class ReclassError(Exception):
     @property
     def error_kind(self) -> str:
         """The name of the error's kind in machine-readable reports."""
+        import re
+
         return self.kind or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
 
     def file(self) -> str | None:

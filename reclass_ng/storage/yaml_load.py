@@ -78,6 +78,7 @@ _BOOL_SPELLINGS = frozenset(
     "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
 _NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
 _DIGITS = "0123456789"
+_DOT_FLOATS = frozenset(".inf .Inf .INF .nan .NaN .NAN".split())
 # First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
 _STANDARD_RESOLVERS = {
     "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
@@ -114,6 +115,11 @@ def plain_scalar_tag(value: str) -> str | None:
         # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
         if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
             return _INT
+        # Digits and dots only (versions, addresses): one dot is the float pattern's
+        # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
+        dots = value.count(".")
+        if dots and value.isascii() and value.replace(".", "").isdigit():
+            return _FLOAT if dots == 1 else _STR
         return None
     if first in "yYtTfFoOnN":
         if value in _BOOL_SPELLINGS:
@@ -123,6 +129,13 @@ def plain_scalar_tag(value: str) -> str | None:
         return _STR
     if first == "~":
         return _NULL if value == "~" else _STR
+    if first == "<":
+        return _MERGE if value == "<<" else _STR
+    if first == "=":
+        return _VALUE if value == "=" else _STR
+    if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
+        second = value[1:2]
+        return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
     return None if first in _STANDARD_RESOLVERS else _STR
 
 

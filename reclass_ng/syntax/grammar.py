@@ -30,10 +30,13 @@ not nest, no escape character, no query) takes a shorter path.
 
 from __future__ import annotations
 
-import re
 from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    import re  # imported where a pattern is compiled: plain references need none
 
 
 class SyntaxProblem(Exception):
@@ -47,6 +50,8 @@ class SyntaxProblem(Exception):
 
 def _text_pattern(forbidden: list[str]) -> re.Pattern[str]:
     """One or more characters, none of them starting one of `forbidden`."""
+    import re
+
     return re.compile("(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+", re.S)
 
 

@@ -11,7 +11,6 @@ Words are separated by whitespace; keywords and options are case-insensitive.
 
 from __future__ import annotations
 
-import re
 from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.records import Record
@@ -97,6 +96,8 @@ _REAL = r"-?(\d+\.\d*|\.\d+)\Z"
 
 
 def _operand(word: str, delimiter: str) -> Any:
+    import re
+
     lower = word.lower()
     if re.match(_INT, word):
         return int(word)
@@ -148,6 +149,8 @@ class QueryParser:
         operand = ~op + word
         test = pp.Group(operand + op + operand).set_name("test")
         tests = pp.Group(test + pp.ZeroOrMore((and_ | or_) + test))
+        import re
+
         option = pp.Regex(r"\+(allenvs|ignoreerrors)(?=\s|$)", flags=re.I).set_name("option")
         options = pp.Group(pp.ZeroOrMore(option))
         list_query = pp.Group(if_.suppress() + tests)("list")
