@@ -4,37 +4,26 @@
 # methods holding a lambda stay def). See doc/performance.rst, "The optional compiled build".
 
 from reclass_ng.merge cimport Merger
-from reclass_ng.resolve_fast cimport FastPaths
+from reclass_ng.resolve_memo cimport SharedSubtrees
 
-cdef class Resolver(FastPaths):
+cdef class Resolver(SharedSubtrees):
     cdef dict __dict__  # an attribute added to resolve.py before it is declared here
-    cdef public object root
     cdef public Resolver refs
     cdef public Merger merger
-    cdef public object delimiter
     cdef public bint group_errors
     cdef public object warn
     cdef public object query
-    cdef public bint list_index_last
     cdef public dict in_progress
     cdef public list errors
-    cdef public dict _split
     cdef public object reference_defaults
     cdef public object default_values
     cdef public object record
     cdef public bint fast_references
-    cdef public object subtrees
     cdef public object _memo_min_dirty
-    cdef public dict _read_parts
-    cdef public object _print_warning
+    cdef public object _memo_given_up
 
     cpdef _render_children(self, container, path)
     cpdef _render_keys(self, container, keys, path)
-    cpdef _reuse(self, made_by, container, key)
-    cpdef _read_key_now(self, paths)
-    cpdef _rendered_value(self, ref_path)
-    cpdef _note_read(self, ref_path, value, path)
-    cpdef _unkeep(self)
     cpdef _render_layer(self, layer, path)
     cpdef render_interp(self, interp, path)
     cpdef _lookup_ref(self, ref, interp, path)

@@ -24,7 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED, FastPaths
+from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED
 from reclass_ng.resolve_memo import SharedSubtrees
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.suggestions import similar_paths
@@ -74,7 +74,7 @@ class MissingPath(Exception):
     """A reference path that does not exist (turned into a located ResolveError by the caller)."""
 
 
-class Resolver(FastPaths, SharedSubtrees):
+class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
     """Renders every reference in a tree (`target`) against a parameter tree (`root`)."""
 
     def __init__(self, root: OwnedDict, merger: Merger, *, delimiter: str = ":",

@@ -1,6 +1,7 @@
 # Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolve_fast.py, the
-# pure-Python install ignores it. FastPaths becomes an extension type (the base of Resolver,
-# which declares its instance __dict__): its attributes are C fields and its methods C calls.
+# pure-Python install ignores it. FastPaths becomes an extension type (the base of
+# SharedSubtrees and Resolver, which declares the instance __dict__): its attributes are C
+# fields and its methods C calls (_note_read, SharedSubtrees', is called as a Python method).
 # See doc/performance.rst, "The optional compiled build".
 
 cdef class FastPaths:
@@ -9,9 +10,9 @@ cdef class FastPaths:
     cdef public dict _refs_split
     cdef public list _reading
 
-    cpdef _note_read(self, ref_path, value, path)
     cpdef _rendered_now(self, value, path, key)
     cpdef _rendered_string(self, template)
     cpdef _folded_scalars(self, stack)
     cpdef _note_reads(self, value, path)
     cpdef _rendered_target(self, ref_path)
+    cpdef _target_by_walk(self, ref_path)

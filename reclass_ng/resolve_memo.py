@@ -11,7 +11,7 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve_fast import NOT_RENDERED
+from reclass_ng.resolve_fast import NOT_RENDERED, FastPaths
 from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
@@ -23,10 +23,12 @@ if TYPE_CHECKING:
     from reclass_ng.subtrees import RenderedSubtrees
 
 
-class SharedSubtrees:
+class SharedSubtrees(FastPaths):
     """The memo side of `Resolver`, which provides what is declared here: the memo, the
     tree and its split paths, the file containers being rendered for the memo and the read
-    parts found in this node, the plain render of keys and the fast path's walk."""
+    parts found in this node, and the plain render of keys. One chain of bases (Resolver,
+    SharedSubtrees, FastPaths), not two mixins: the compiled build makes each an extension
+    type (resolve_memo.pxd), and an extension type has at most one base with a C layout."""
 
     subtrees: RenderedSubtrees | None
     root: Any
@@ -37,10 +39,8 @@ class SharedSubtrees:
     _read_parts: dict[str, Any]
     _print_warning: Callable[[str], None]
 
-    if TYPE_CHECKING:  # provided by Resolver and FastPaths; no stub to shadow them
+    if TYPE_CHECKING:  # provided by Resolver; no stub to shadow it
         def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None: ...
-
-        def _rendered_target(self, ref_path: str | None) -> Any: ...
 
     def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
         """Render the copy of a file container at container[key]: a kept copy whose reads

@@ -8,7 +8,9 @@ virtualenv (an editable install: nothing may be compiled) and in `.venv-compiled
 
 from __future__ import annotations
 
+import importlib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,37 @@ def test_a_chain_past_the_limit_is_a_clear_error(tmp_path, links):
     with pytest.raises(ReclassError, match="too deep.*starting at c0") as error:
         _chain(tmp_path, links).nodeinfo("n1")
     assert error.value.node == "n1"
+
+
+# Set on every class made by a class statement (a heap type), never on an extension type
+# compiled from a .pxd's `cdef class` (a static type).
+HEAP_TYPE_FLAG = 1 << 9
+
+
+def _pxd_declarations() -> list:
+    """(module, class, its public attributes and cpdef methods) per `cdef class` of the
+    .pxd files beside the modules."""
+    found = []
+    for pxd in sorted(SOURCE_TREE.rglob("*.pxd")):
+        module = "reclass_ng." + ".".join(pxd.relative_to(SOURCE_TREE).with_suffix("").parts)
+        for block in re.split(r"^(?=cdef class )", pxd.read_text(), flags=re.M)[1:]:
+            name = re.match(r"cdef class (\w+)", block).group(1)
+            members = re.findall(r"^\s+cdef public \w+ (\w+)$", block, flags=re.M)
+            members += re.findall(r"^\s+cpdef (\w+)\(", block, flags=re.M)
+            found.append(pytest.param(module, name, members, id=f"{module}.{name}"))
+    return found
+
+
+@pytest.mark.parametrize(("module", "name", "members"), _pxd_declarations())
+def test_every_pxd_class_is_an_extension_type(module, name, members):
+    # When a .pxd no longer matches its module, setup.py compiles every module without the
+    # .pxd files (the output stays right, only slower): this is what notices.
+    if module not in compiled_modules():
+        if EXPECT_COMPILED:
+            pytest.fail(f"{module} is not compiled")
+        pytest.skip("pure-Python install: the .pxd files are not used")
+    cls = getattr(importlib.import_module(module), name)
+    assert not cls.__flags__ & HEAP_TYPE_FLAG, \
+        f"{module}.{name} is a plain class: its .pxd was not used (see setup.py's warning)"
+    # each declared attribute and cpdef method is the declaring class's own
+    assert [member for member in members if member not in vars(cls)] == []
