@@ -3,6 +3,9 @@
 # fields and its methods C calls (from the resolver and the class walk too). See
 # doc/performance.rst, "The optional compiled build".
 
+cimport cython
+
+
 cdef class Merger:
     cdef dict __dict__  # an attribute added to merge.py before it is declared here
     cdef public object settings
@@ -10,6 +13,8 @@ cdef class Merger:
 
     cpdef split_paths(self, delimiter)
     cpdef merge_entity(self, node, entity, observer=*)
+    # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup
+    @cython.locals(origin=dict)
     cpdef merge_mapping(self, target, new, source, path, record=*)
     cpdef merge_value(self, old, new, old_source, source, path, record=*)
     cpdef push_layers(self, old, new, old_source, source, path, record=*)

@@ -3,6 +3,8 @@
 # fields and the methods on the render's hot path C calls (cpdef: still callable from Python;
 # methods holding a lambda stay def). See doc/performance.rst, "The optional compiled build".
 
+cimport cython
+
 from reclass_ng.merge cimport Merger
 from reclass_ng.resolve_memo cimport SharedSubtrees
 
@@ -23,6 +25,8 @@ cdef class Resolver(SharedSubtrees):
     cdef public object _memo_given_up
 
     cpdef _render_children(self, container, path)
+    # found: self._targets, a dict; typed, `found.get` is a C lookup, not a method call
+    @cython.locals(found=dict)
     cpdef _render_keys(self, container, keys, path)
     cpdef _render_layer(self, layer, path)
     cpdef render_interp(self, interp, path)

@@ -5,6 +5,8 @@
 # (cpdef; the ones taking or holding a callable stay def). See doc/performance.rst, "The
 # optional compiled build".
 
+cimport cython
+
 from reclass_ng.resolve_fast cimport FastPaths
 
 cdef class SharedSubtrees(FastPaths):
@@ -16,7 +18,11 @@ cdef class SharedSubtrees(FastPaths):
     cdef public dict _read_parts
     cdef public object _print_warning
 
+    # Locals that are always exact dicts or lists (or None): typed, .get and .append are
+    # C calls, not method lookups.
+    @cython.locals(by_paths=dict, by_values=dict)
     cpdef _reuse(self, made_by, container, key)
+    @cython.locals(parts=dict, key=list)
     cpdef _read_key_now(self, paths)
     cpdef _rendered_value(self, ref_path)
     cpdef _note_read(self, ref_path, value, path)

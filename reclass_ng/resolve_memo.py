@@ -93,19 +93,21 @@ class SharedSubtrees(FastPaths):
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already
         (None otherwise)."""
+        # One pass (paths are short: 2-4 mostly): a part found before in this node, else
+        # the value's, found and kept now.
         parts = self._read_parts
-        key = tuple(map(parts.get, paths))
-        if all(key):  # each a non-empty tuple: every path was read before in this node
-            return key
+        key = []
         for ref_path in paths:
-            if ref_path not in parts:
+            part = parts.get(ref_path)  # a non-empty tuple when found
+            if part is None:
                 value = self._rendered_target(ref_path)  # the common case, found quickly
                 part = read_part(self._rendered_value(ref_path) if value is NOT_RENDERED
                                  else value)
                 if part is None:
                     return None
                 parts[ref_path] = part  # a rendered value never changes
-        return tuple(map(parts.__getitem__, paths))
+            key.append(part)
+        return tuple(key)
 
     def _rendered_value(self, ref_path: str) -> Any:
         """The value `lookup(ref_path)` returns, when it is rendered completely already (it

@@ -66,10 +66,11 @@ class RenderedSubtrees:
     Bounded: at most `max_variants` rendered copies a container and `max_entries` in all
     (then nothing more is kept). A container whose first `max_unused` copies were never
     reused (its references read values of each node's own, such as its name) is rendered
-    plainly from then on: recording its reads costs more than it saves (16: on `kapitan`,
-    where half of the memo's containers read node-specific values, 32 cost 5% of a 500-node
-    render; 4 or 8 lose `mcp` containers first reused after that many copies, and their
-    sharing: peak memory rose by 2 to 6 MB). So is one with
+    plainly from then on: recording its reads costs more than it saves (4: on `kapitan`,
+    where half of the memo's containers read node-specific values, 16 cost 4% of a 500-node
+    render; 4 loses the sharing of `mcp` containers first reused after that many copies,
+    +6 MB of peak memory at 2,000 nodes, still below the 229 MB the issue started from:
+    doc/performance.rst). So is one with
     fewer than `min_dirty` keys to render. (Raised to 7, that saved 4% of the instructions
     of a 2,000-node `mcp` render, but the nodes' own copies of the smaller containers
     raised peak memory by 5 to 20 MB: doc/performance.rst.) Owned by the render that made
@@ -77,7 +78,7 @@ class RenderedSubtrees:
     """
 
     def __init__(self, max_entries: int = 200_000, max_variants: int = 64,
-                 max_unused: int = 16, min_dirty: int = 2) -> None:
+                 max_unused: int = 4, min_dirty: int = 2) -> None:
         self.min_dirty = min_dirty
         self.max_entries = max_entries
         self.max_variants = max_variants

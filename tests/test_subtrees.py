@@ -250,3 +250,17 @@ def test_read_keys_are_equal_only_for_values_written_the_same(a: Any, b: Any, sa
 
 def test_a_node_s_own_containers_cannot_be_keyed() -> None:
     assert read_key([1, OwnedDict({"a": 1})]) is None
+
+
+def test_the_key_of_the_values_read_now_is_their_read_key() -> None:
+    # Resolver._read_key_now (one pass, parts kept per node) against read_key, the reference.
+    from reclass_ng.merge import Merger
+    from reclass_ng.resolve import Resolver
+    from reclass_ng.settings import Settings
+
+    root = OwnedDict({"a": 1, "b": {"c": "x"}, "f": -0.0, "l": PLAIN, "o": OwnedDict({"p": 1})})
+    resolver = Resolver(root, Merger(Settings()), subtrees=RenderedSubtrees())
+    assert resolver._read_key_now(("a", "b:c", "f", "l")) == read_key([1, "x", -0.0, PLAIN])
+    assert resolver._read_key_now(("l", "a")) == read_key([PLAIN, 1])  # parts found before
+    assert resolver._read_key_now(("a", "o")) is None  # the node's own container: no key
+    assert resolver._read_key_now(("a", "missing")) is None
