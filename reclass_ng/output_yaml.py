@@ -139,13 +139,18 @@ class BlockYamlWriter:
             raise _Unusual from None
         keys = self._keys
         strings = self._strings
-        if not keys.keys() >= mapping.keys():
-            self._ask_keys([name for name in names if name not in keys])
         spaces = " " * indent
         inner = indent + 2
         append = out.append
         for name in names:
-            key = keys[name]
+            # A key not met yet raises (no check of every key first: `keys.keys() >=
+            # mapping.keys()` cost 7% of writing), then PyYAML is asked about all of the
+            # mapping's new keys at once.
+            try:
+                key = keys[name]
+            except KeyError:
+                self._ask_keys([name for name in names if name not in keys])
+                key = keys[name]
             if key is None:
                 raise _Unusual
             value = mapping[name]
@@ -153,7 +158,7 @@ class BlockYamlWriter:
             if kind is str:
                 text = strings.get(value, "")
                 if text:
-                    if " " in text and indent + len(key) + 2 + len(text) > _WIDTH:
+                    if indent + len(key) + 2 + len(text) > _WIDTH and " " in text:
                         raise _Unusual
                     append(f"{lead}{key}: {text}\n")
                 elif text is None:
@@ -163,6 +168,13 @@ class BlockYamlWriter:
                     pending.append(len(out))
                     append(_Pending(value, indent + len(key) + 2))
                     append("\n")
+            elif value is None:  # inline, and before the containers: a call or
+                # a lookup in _DICTS costs as much as writing the line
+                append(f"{lead}{key}: null\n")
+            elif kind is bool:
+                append(f"{lead}{key}: true\n" if value else f"{lead}{key}: false\n")
+            elif kind is int:
+                append(f"{lead}{key}: {int.__repr__(value)}\n")
             elif kind in _DICTS:
                 if not value:
                     append(f"{lead}{key}: {{}}\n")
@@ -197,7 +209,7 @@ class BlockYamlWriter:
             if kind is str:
                 text = strings.get(value, "")
                 if text:
-                    if " " in text and inner + len(text) > _WIDTH:
+                    if inner + len(text) > _WIDTH and " " in text:
                         raise _Unusual
                     append(f"{lead}- {text}\n")
                 elif text is None:
@@ -207,6 +219,12 @@ class BlockYamlWriter:
                     pending.append(len(out))
                     append(_Pending(value, inner))
                     append("\n")
+            elif value is None:
+                append(f"{lead}- null\n")
+            elif kind is bool:
+                append(f"{lead}- true\n" if value else f"{lead}- false\n")
+            elif kind is int:
+                append(f"{lead}- {int.__repr__(value)}\n")
             elif kind in _DICTS:
                 if not value:
                     append(f"{lead}- {{}}\n")
@@ -262,7 +280,7 @@ class BlockYamlWriter:
             text = self._others.get(memo, "")
             if text == "":
                 text = self._others[memo] = _single_line(_pyyaml([value]))
-            if text is None or (" " in text and column + len(text) > _WIDTH):
+            if text is None or (column + len(text) > _WIDTH and " " in text):
                 raise _Unusual
             return text
         raise _Unusual  # other types: PyYAML represents them, or says it cannot
@@ -278,7 +296,7 @@ class BlockYamlWriter:
         for at in pending:
             item = out[at]
             text = strings[item.value]
-            if text is None or (" " in text and item.column + len(text) > _WIDTH):
+            if text is None or (item.column + len(text) > _WIDTH and " " in text):
                 raise _Unusual
             out[at] = text
 

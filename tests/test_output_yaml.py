@@ -156,3 +156,20 @@ def test_names_paths_and_versions_are_written_as_is():
 
     assert all(plain_as_is(t) for t in ["web01", "n1.example.org", "a/b-c_d", "1.2.3", "_x"])
     assert not any(plain_as_is(t) for t in ["yes", "2.5", "12", "-a", "a b", "a:b", "é", ""])
+
+
+def test_keys_met_midway_and_inline_scalars():
+    # Keys are looked up as the mapping is written: new ones (plain, quoted, not simple,
+    # not strings) may come after known ones; null, booleans and ints are written inline.
+    writer_input = [
+        {"a": 1, "b": True, "c": None, "d": False, "e": -7, "f": 10**30},
+        {"a": 1, "yes": "no", "a b": ["x", 0, None, True, [], {}], "é": "ü\u2028"},
+        {"a": {"b": [[1, [2, None]], [False]], "k" * 130: 1}},
+        {"a": 2, "z": {"m": "line\nbreak"}, "zz": "word " * 20},
+        {"a": 3, "q": {1: "int key", "s": "str key"}},
+        {"a": 4, "": "empty key", "t": datetime.date(2020, 1, 2), "u": 0.1, "v": -0.0},
+    ]
+    for value in writer_input:
+        assert dump(value, "yaml") == pyyaml_text(value)
+    document = {"nodes": {f"n{i}": value for i, value in enumerate(writer_input)}}
+    assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)
