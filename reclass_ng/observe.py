@@ -23,13 +23,16 @@ shared walk contains.
 
 from __future__ import annotations
 
+from reclass_ng.syntax.ast import Ref
+from reclass_ng.values import Interpolation
+
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from reclass_ng.entity import Entity
-    from reclass_ng.values import Interpolation, Layer, Source
+    from reclass_ng.values import Layer, Source, Stack
 
 
 class WriteObserver:
@@ -69,6 +72,33 @@ class WriteObserver:
 
     def reference(self, path: tuple, target: str) -> None:
         """Rendering the value at `path` read the parameter at `target` (a reference path)."""
+
+    def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
+                          target: Callable[[str], Any]) -> None:
+        """`value` at `path` needed nothing rendered and became `new` (a resolver's fast
+        path: a string whose references all point at plain values rendered already, or a
+        stack of scalars and such references; `target(reference path)` is the value one
+        points at). By default: the calls the full render makes for it, in its order
+        (`reference` for each reference, then `rendered`; for a stack, each layer's
+        references and its fold, every layer replacing the one before), so an observer
+        needs nothing more to take part in the fast paths."""
+        if type(value) is Interpolation:
+            template = value.template
+            single = template.single
+            for item in (single,) if single is not None else template.items:
+                if type(item) is Ref:
+                    self.reference(path, item.path)  # type: ignore[arg-type]
+            self.rendered(path, value, new)
+            return
+        layers = value.layers  # type: ignore[union-attr]
+        for index, layer in enumerate(layers):
+            written = layer.value
+            if type(written) is Interpolation:
+                ref_path = written.template.single.path
+                self.reference(path, ref_path)
+                written = target(ref_path)
+            self.folded(path, layers, index, "override" if layer.override else "replace",
+                        written)
 
 
 class RenderObserver:

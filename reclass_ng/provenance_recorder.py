@@ -14,12 +14,13 @@ reference whose rendered value holds it) and the endings above it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
 from reclass_ng.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
+from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 
 if TYPE_CHECKING:
@@ -158,6 +159,17 @@ class SectionRecorder(WriteObserver):
     def reference(self, path: tuple, target: str) -> None:
         """See the base class."""
         self.reference_log.append((path, target))
+
+    def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
+                          target: Callable[[str], Any]) -> None:
+        """See the base class: its calls, inlined for the commonest case (one reference)."""
+        if type(value) is Interpolation:
+            single = value.template.single
+            if type(single) is Ref:
+                self.reference_log.append((path, single.path))
+                self.resolved[id(value)] = (value, new)
+                return
+        WriteObserver.rendered_directly(self, path, value, new, target)
 
     def candidates(self, path: tuple) -> list[EntityWrite]:
         """The entity writes that may reach `path` (a superset: checked with `anchor`), from
