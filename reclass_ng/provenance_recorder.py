@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 SECTIONS = ("parameters", "exports")
 CANDIDATE_DEPTH = 2  # key paths indexed this deep for the entity writes reaching them
+_NEVER: Any = object()  # SectionRecorder.resolved's answer for a reference never rendered
 
 
 class Kill:
@@ -68,7 +69,14 @@ class EntityWrite:
         self.source = source
         self.value = value
         self.order = order
-        self.notes: dict[tuple, str] = {}  # path -> "appended" or "merged"
+        self.notes: dict[tuple, str] | None = None  # path -> "appended" or "merged"
+
+    def note(self, path: tuple, what: str) -> None:
+        """Say what became of the value at `path` ("appended", "merged"; the first said wins)."""
+        if self.notes is None:
+            self.notes = {path: what}
+        else:
+            self.notes.setdefault(path, what)
 
 
 Piece = tuple[EntityWrite, tuple]
@@ -83,8 +91,14 @@ class SectionRecorder(WriteObserver):
         self.by_source: dict[int, EntityWrite] = {}
         self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
         self.layer_pieces: dict[int, tuple[Layer, EntityWrite, tuple]] = {}
-        self.resolved: dict[int, tuple[Interpolation, Any]] = {}
-        self.reference_log: list[tuple[tuple, str]] = []  # (path rendered, reference path read)
+        # The rendered value of each reference written (by id: every one is kept alive by
+        # `rendered_references`, so no id is reused). Kept without a tuple a value, and so is
+        # the reference log: objects that outlive a collection make the collector's later
+        # passes longer (they were the larger part of what recording cost).
+        self.resolved: dict[int, Any] = {}
+        self.rendered_references: list[Interpolation] = []
+        self.reference_paths: list[tuple] = []  # path rendered ...
+        self.reference_targets: list[str] = []  # ... and the reference path it read
         self.endings: dict[tuple, list[Ending]] = {}  # path -> what ended values there, in order
         self.kills: dict[tuple, dict[int, Kill]] = {}  # path -> id(entity write) -> its end there
         self.current: EntityWrite | None = None
@@ -117,14 +131,14 @@ class SectionRecorder(WriteObserver):
     def appended(self, path: tuple) -> None:
         """See the base class."""
         if self.current is not None:
-            self.current.notes.setdefault(path, "appended")
+            self.current.note(path, "appended")
 
     def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
                value: Any) -> None:
         """See the base class."""
         layer = layers[index]
         if type(layer.value) is Interpolation:
-            self.resolved[id(layer.value)] = (layer.value, value)
+            self._resolved(layer.value, value)
         if index == 0:
             return  # the first layer: nothing before it to replace
         piece = self.piece_of(layer, path)
@@ -141,9 +155,9 @@ class SectionRecorder(WriteObserver):
             return
         if piece is not None:
             if outcome == "merge":
-                piece[0].notes.setdefault(path, "merged")
+                piece[0].note(path, "merged")
             elif outcome == "append":
-                piece[0].notes.setdefault(path, "appended")
+                piece[0].note(path, "appended")
         if outcome == "merge":
             self.merging.append(self.current)
             self.current = piece[0] if piece is not None else None
@@ -154,11 +168,12 @@ class SectionRecorder(WriteObserver):
 
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
         """See the base class."""
-        self.resolved[id(interpolation)] = (interpolation, value)
+        self._resolved(interpolation, value)
 
     def reference(self, path: tuple, target: str) -> None:
         """See the base class."""
-        self.reference_log.append((path, target))
+        self.reference_paths.append(path)
+        self.reference_targets.append(target)
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
                           target: Callable[[str], Any]) -> None:
@@ -166,10 +181,22 @@ class SectionRecorder(WriteObserver):
         if type(value) is Interpolation:
             single = value.template.single
             if type(single) is Ref:
-                self.reference_log.append((path, single.path))
-                self.resolved[id(value)] = (value, new)
+                self.reference_paths.append(path)
+                self.reference_targets.append(single.path)  # type: ignore[arg-type]
+                self._resolved(value, new)
                 return
         WriteObserver.rendered_directly(self, path, value, new, target)
+
+    def _resolved(self, interpolation: Interpolation, value: Any) -> None:
+        key = id(interpolation)
+        if key not in self.resolved:
+            self.rendered_references.append(interpolation)
+        self.resolved[key] = value
+
+    def references(self, path: tuple) -> list[str]:
+        """The reference paths read while rendering the value at `path`, in order."""
+        return [target for at, target in zip(self.reference_paths, self.reference_targets,
+                                             strict=True) if at == path]
 
     def candidates(self, path: tuple) -> list[EntityWrite]:
         """The entity writes that may reach `path` (a superset: checked with `anchor`), from
@@ -254,11 +281,11 @@ class SectionRecorder(WriteObserver):
                 if type(node) is Interpolation:
                     if depth == len(path):
                         return depth, node, flag, None
-                    resolved = self.resolved.get(id(node))
-                    if resolved is None or resolved[0] is not node:
+                    resolved = self.resolved.get(id(node), _NEVER)
+                    if resolved is _NEVER:
                         return None  # never rendered: its value reached nothing
                     through = (depth, node, flag)
-                    node = resolved[1]
+                    node = resolved
             if depth == len(path):
                 break
             if isinstance(node, dict) and path[depth] in node:

@@ -110,12 +110,14 @@ def recorded_facts(provenance: NodeProvenance) -> dict[str, Any]:
 
         facts[section] = {
             "writes": [(w.source.name, w.source.kind, orjson.dumps(w.value, default=repr),
-                        w.order, w.notes) for w in recorder.writes],
+                        w.order, w.notes or {}) for w in recorder.writes],
             "layers": [(piece(found[1:])) for found in recorder.layer_pieces.values()],
             # the rendered values of references written in the entities, in render order
-            "resolved": [(written.text, repr(written.source), orjson.dumps(value, default=repr))
-                         for written, value in recorder.resolved.values()],
-            "references": recorder.reference_log,
+            "resolved": [(written.text, repr(written.source),
+                          orjson.dumps(recorder.resolved[id(written)], default=repr))
+                         for written in recorder.rendered_references],
+            "references": list(zip(recorder.reference_paths, recorder.reference_targets,
+                                   strict=True)),
             "endings": {path: [(e.kill.seq, e.kill.kind, piece(e.kill.by), e.kill.override,
                                 None if e.target is None else index[id(e.target)],
                                 sorted(index[key] for key in e.keep))
