@@ -44,6 +44,8 @@ class WriteObserver:
     were appended to, and how the fold combined the layers.
     """
 
+    __slots__ = ()  # a subclass may do without an instance dict (ExportsPrefix, made per entity)
+
     def entity_written(self, source: Source, value: Any) -> None:
         """An entity's whole section is merged next (`value` as prepared from its file)."""
 
@@ -140,6 +142,8 @@ class RenderObserver:
 
 class ExportsPrefix(WriteObserver):
     """A WriteObserver of exports for the merge, whose paths start with "exports"."""
+
+    __slots__ = ("inner",)
 
     def __init__(self, inner: WriteObserver) -> None:
         self.inner = inner

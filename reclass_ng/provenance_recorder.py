@@ -320,7 +320,10 @@ class ProvenanceRecorder(RenderObserver):
         self.positions = positions or KeyPositions()
         counter = itertools.count()
         self.sections = {section: SectionRecorder(counter) for section in SECTIONS}
-        self.merged_entities: list[tuple[Entity, Entity | None]] = []
+        # the entities merged, in order, and the entity listing each (no tuple each: see
+        # SectionRecorder.resolved)
+        self.merged_entities: list[Entity] = []
+        self.listed_by: list[Entity | None] = []
         self.merged = False  # set by whoever drives the render, once the merge completed
         # class name -> the class_mappings entry giving it, told by whoever drives the render
         self.class_mappings: dict[str, MappedClass] = {}
@@ -340,9 +343,11 @@ class ProvenanceRecorder(RenderObserver):
 
     def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
         """See the base class."""
-        self.merged_entities.append((entity, listed_by))
+        self.merged_entities.append(entity)
+        self.listed_by.append(listed_by)
+        order = len(self.merged_entities)
         for section in self.sections.values():
-            section.next_order = len(self.merged_entities)
+            section.next_order = order
 
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
         """See the base class."""
@@ -358,11 +363,11 @@ class ProvenanceRecorder(RenderObserver):
         """The NodeProvenance of what was recorded."""
         by_entity: dict[int, MergedEntity] = {}
         entities = []
-        for order, (entity, _) in enumerate(self.merged_entities):
+        for order, entity in enumerate(self.merged_entities):
             merged = MergedEntity(entity, None, order)
             by_entity[id(entity)] = merged
             entities.append(merged)
-        for merged, (_, listed_by) in zip(entities, self.merged_entities, strict=True):
+        for merged, listed_by in zip(entities, self.listed_by, strict=True):
             if listed_by is not None:
                 merged.listed_by = by_entity.get(id(listed_by))
         provenance = NodeProvenance(self.node, self.settings, entities, self.reads,
