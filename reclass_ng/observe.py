@@ -96,7 +96,7 @@ class WriteObserver:
         for index, layer in enumerate(layers):
             written = layer.value
             if type(written) is Interpolation:
-                ref_path = written.template.single.path
+                ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
                 self.reference(path, ref_path)
                 written = target(ref_path)
             self.folded(path, layers, index, "override" if layer.override else "replace",

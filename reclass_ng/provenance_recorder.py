@@ -183,7 +183,10 @@ class SectionRecorder(WriteObserver):
             if type(single) is Ref:
                 self.reference_paths.append(path)
                 self.reference_targets.append(single.path)  # type: ignore[arg-type]
-                self._resolved(value, new)
+                key = id(value)  # _resolved(value, new), without the call
+                if key not in self.resolved:
+                    self.rendered_references.append(value)
+                self.resolved[key] = new
                 return
         WriteObserver.rendered_directly(self, path, value, new, target)
 
