@@ -15,7 +15,10 @@ Two kinds of facts reach an observer:
   stacks made. `reclass_ng.provenance_recorder.ProvenanceRecorder` turns these into `NodeProvenance`.
 
 An observer sees a node's render as it happens: caches (parsed files, loaded classes, query
-views) are still used, and the reads they save are still reported. Class walks shared between
+views) are still used, and the reads they save are still reported. The resolver's fast paths
+(values that need nothing rendered) are taken too: for each value one stores, the observer of
+writes is told `rendered_directly`, whose default makes the calls the full render would have
+made (tests/test_provenance_recorder.py compares the two on generated inventories). Class walks shared between
 nodes (`SharedClassWalks`) are not used for an observer of writes: its node's classes are merged
 for it. An observer that only wants reads (`reads_only`) keeps them: it is told the classes a
 shared walk contains.
