@@ -34,30 +34,30 @@ _NEVER: Any = object()  # SectionRecorder.resolved's answer for a reference neve
 
 
 class Kill:
-    """The end of (part of) an entity write at one path, by the write of `by` (a piece)."""
+    """A decision that ends values at one path, as the engine reported it, made by the write
+    of `by` (a piece): a constant that ignored `target` (kind "ignored"), or a fold that
+    replaced everything alive there but the entity writes in `keep` (ids; kind "replaced").
+    Which writes a "replaced" ended is worked out only when a path at or below it is asked
+    about (SectionRecorder.kills_at). One object a decision, `by` in two slots and `keep` a
+    tuple of ints: what a render keeps until it ends costs the cycle collector's passes."""
 
-    __slots__ = ("seq", "kind", "by", "override")
+    __slots__ = ("seq", "kind", "by_write", "by_path", "override", "target", "keep")
 
     def __init__(self, seq: int, kind: str, by: tuple[EntityWrite, tuple] | None,
-                 override: bool) -> None:
+                 override: bool, target: EntityWrite | None = None,
+                 keep: tuple[int, ...] = ()) -> None:
         self.seq = seq
         self.kind = kind  # "ignored" or "replaced"
-        self.by = by
+        self.by_write: EntityWrite | None = by[0] if by is not None else None
+        self.by_path: tuple = by[1] if by is not None else ()
         self.override = override
-
-
-class Ending:
-    """A decision that ends values at one path, as the engine reported it: a constant that
-    ignored `target` (kind "ignored"), or a fold that replaced everything alive there but the
-    entity writes in `keep` (kind "replaced"). Which writes a "replaced" ended is worked out
-    only when a path at or below it is asked about (SectionRecorder.kills_at)."""
-
-    __slots__ = ("kill", "target", "keep")
-
-    def __init__(self, kill: Kill, target: EntityWrite | None, keep: frozenset[int]) -> None:
-        self.kill = kill
         self.target = target
         self.keep = keep
+
+    @property
+    def by(self) -> tuple[EntityWrite, tuple] | None:
+        """The piece (entity write, path) whose write made the decision, if known."""
+        return None if self.by_write is None else (self.by_write, self.by_path)
 
 
 class EntityWrite:
@@ -90,7 +90,11 @@ class SectionRecorder(WriteObserver):
         self.writes: list[EntityWrite] = []
         self.by_source: dict[int, EntityWrite] = {}
         self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
-        self.layer_pieces: dict[int, tuple[Layer, EntityWrite, tuple]] = {}
+        # id(layer) -> the entity write and path it was stacked from (every such layer kept
+        # alive by `stacked_layers`, so no id is reused; no tuple a layer: see `resolved`)
+        self.layer_writes: dict[int, EntityWrite] = {}
+        self.layer_paths: dict[int, tuple] = {}
+        self.stacked_layers: list[Layer] = []
         # The rendered value of each reference written (by id: every one is kept alive by
         # `rendered_references`, so no id is reused). Kept without a tuple a value, and so is
         # the reference log: objects that outlive a collection make the collector's later
@@ -99,7 +103,7 @@ class SectionRecorder(WriteObserver):
         self.rendered_references: list[Interpolation] = []
         self.reference_paths: list[tuple] = []  # path rendered ...
         self.reference_targets: list[str] = []  # ... and the reference path it read
-        self.endings: dict[tuple, list[Ending]] = {}  # path -> what ended values there, in order
+        self.endings: dict[tuple, list[Kill]] = {}  # path -> what ended values there, in order
         self.kills: dict[tuple, dict[int, Kill]] = {}  # path -> id(entity write) -> its end there
         self.current: EntityWrite | None = None
         self.merging: list[EntityWrite | None] = []
@@ -120,13 +124,17 @@ class SectionRecorder(WriteObserver):
         """See the base class."""
         if self.current is not None:
             for layer in new_layers:
-                self.layer_pieces[id(layer)] = (layer, self.current, path)
+                key = id(layer)
+                if key not in self.layer_writes:
+                    self.stacked_layers.append(layer)
+                self.layer_writes[key] = self.current
+                self.layer_paths[key] = path
 
     def ignored(self, path: tuple, constant: Layer) -> None:
         """See the base class."""
         if self.current is not None:
-            kill = Kill(next(self.counter), "ignored", self.piece_of(constant, path), False)
-            self._end(path, Ending(kill, self.current, frozenset()))
+            self._end(path, Kill(next(self.counter), "ignored", self.piece_of(constant, path),
+                                 False, self.current))
 
     def appended(self, path: tuple) -> None:
         """See the base class."""
@@ -150,8 +158,8 @@ class SectionRecorder(WriteObserver):
                 later_piece = self.piece_of(later, path)
                 if later_piece is not None:
                     keep.append(id(later_piece[0]))
-            kill = Kill(next(self.counter), "replaced", piece, outcome == "override")
-            self._end(path, Ending(kill, None, frozenset(keep)))
+            self._end(path, Kill(next(self.counter), "replaced", piece, outcome == "override",
+                                 None, tuple(keep)))
             return
         if piece is not None:
             if outcome == "merge":
@@ -216,13 +224,13 @@ class SectionRecorder(WriteObserver):
 
     def piece_of(self, layer: Layer, path: tuple) -> Piece | None:
         """The entity write (and path) a layer of a stack at `path` comes from."""
-        known = self.layer_pieces.get(id(layer))
-        if known is not None and known[0] is layer:
-            return known[1], known[2]
+        known = self.layer_writes.get(id(layer))
+        if known is not None:
+            return known, self.layer_paths[id(layer)]
         write = self.by_source.get(id(layer.source)) if layer.source is not None else None
         return (write, path) if write is not None else None
 
-    def _end(self, path: tuple, ending: Ending) -> None:
+    def _end(self, path: tuple, ending: Kill) -> None:
         endings = self.endings.get(path)
         if endings is None:
             self.endings[path] = [ending]
@@ -241,7 +249,7 @@ class SectionRecorder(WriteObserver):
         if endings:
             above = [self.kills_at(path[:length]) for length in range(len(path))]
             for ending in endings:
-                kill = ending.kill
+                kill = ending
                 if ending.target is not None:  # an ignored write: ended whether alive or not
                     found.setdefault(id(ending.target), kill)
                     continue

@@ -113,14 +113,16 @@ def recorded_facts(provenance: NodeProvenance) -> dict[str, Any]:
         facts[section] = {
             "writes": [(w.source.name, w.source.kind, orjson.dumps(w.value, default=repr),
                         w.order, w.notes or {}) for w in recorder.writes],
-            "layers": [(piece(found[1:])) for found in recorder.layer_pieces.values()],
+            "layers": [piece((recorder.layer_writes[id(layer)],
+                              recorder.layer_paths[id(layer)]))
+                       for layer in recorder.stacked_layers],
             # the rendered values of references written in the entities, in render order
             "resolved": [(written.text, repr(written.source),
                           orjson.dumps(recorder.resolved[id(written)], default=repr))
                          for written in recorder.rendered_references],
             "references": list(zip(recorder.reference_paths, recorder.reference_targets,
                                    strict=True)),
-            "endings": {path: [(e.kill.seq, e.kill.kind, piece(e.kill.by), e.kill.override,
+            "endings": {path: [(e.seq, e.kind, piece(e.by), e.override,
                                 None if e.target is None else index[id(e.target)],
                                 sorted(index[key] for key in e.keep))
                                for e in endings]
