@@ -31,7 +31,7 @@ from reclass_ng.values import Interpolation
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from reclass_ng.entity import Entity
@@ -79,11 +79,11 @@ class WriteObserver:
         """Rendering the value at `path` read the parameter at `target` (a reference path)."""
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
-                          target: Callable[[str], Any]) -> None:
+                          targets: Mapping[str, Any]) -> None:
         """`value` at `path` needed nothing rendered and became `new` (a resolver's fast
         path: a string whose references all point at plain values rendered already, or a
-        stack of scalars and such references; `target(reference path)` is the value one
-        points at). By default: the calls the full render makes for it, in its order
+        stack of scalars and such references; `targets` holds the value each of them points
+        at, by reference path). By default: the calls the full render makes for it, in its order
         (`reference` for each reference, then `rendered`; for a stack, each layer's
         references and its fold, every layer replacing the one before), so an observer
         needs nothing more to take part in the fast paths."""
@@ -101,7 +101,7 @@ class WriteObserver:
             if type(written) is Interpolation:
                 ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
                 self.reference(path, ref_path)
-                written = target(ref_path)
+                written = targets[ref_path]
             self.folded(path, layers, index, "override" if layer.override else "replace",
                         written)
 

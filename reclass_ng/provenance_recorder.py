@@ -14,7 +14,7 @@ reference whose rendered value holds it) and the endings above it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe import RenderObserver, WriteObserver
@@ -184,7 +184,7 @@ class SectionRecorder(WriteObserver):
         self.reference_targets.append(target)
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
-                          target: Callable[[str], Any]) -> None:
+                          targets: Mapping[str, Any]) -> None:
         """See the base class: its calls, inlined for the commonest case (one reference)."""
         if type(value) is Interpolation:
             single = value.template.single
@@ -196,7 +196,7 @@ class SectionRecorder(WriteObserver):
                     self.rendered_references.append(value)
                 self.resolved[key] = new
                 return
-        WriteObserver.rendered_directly(self, path, value, new, target)
+        WriteObserver.rendered_directly(self, path, value, new, targets)
 
     def _resolved(self, interpolation: Interpolation, value: Any) -> None:
         key = id(interpolation)

@@ -262,12 +262,19 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         record what _render_at would have told it; False when the full render is needed."""
         if len(self.in_progress) >= MAX_REFERENCE_DEPTH:
             return False  # _render_at refuses a reference this deep
-        new = self._rendered_now(value, path, key)
+        single = value.template.single if type(value) is Interpolation else None
+        if type(single) is Ref:  # _rendered_now's commonest case, without its calls
+            new = self._targets.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+            if new is NOT_RENDERED:
+                new = self._target_by_walk(single.path)
+        else:
+            new = self._rendered_now(value, path, key)
         if new is NOT_RENDERED:
             return False
         container[key] = new
+        # Every reference `value` holds was found, so is in _targets (_rendered_target).
         self.record.rendered_directly(path + (key,), value, new,  # type: ignore[union-attr]
-                                      self._rendered_target)
+                                      self._targets)
         return True
 
     # -- one string ---------------------------------------------------------------------

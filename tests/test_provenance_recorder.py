@@ -177,9 +177,9 @@ class CallLog(WriteObserver):
     def folded(self, path: tuple, layers: Any, index: int, outcome: str, value: Any) -> None:
         self.calls.append(("folded", path, index, outcome, value))
 
-    def rendered_directly(self, path: tuple, value: Any, new: Any, target: Any) -> None:
+    def rendered_directly(self, path: tuple, value: Any, new: Any, targets: Any) -> None:
         self.direct.append(path)
-        super().rendered_directly(path, value, new, target)
+        super().rendered_directly(path, value, new, targets)
 
 
 class ParametersLog(RenderObserver):
