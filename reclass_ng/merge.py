@@ -99,9 +99,9 @@ class Merger:
         record = observer.writes("exports")
         if record is not None:
             record.entity_written(source, entity.exports)
-            record = ExportsPrefix(record)  # merge paths of exports start with "exports"
-        if entity.exports:
-            self.merge_mapping(node.exports, entity.exports, source, ("exports",), record)
+        if entity.exports:  # merge paths of exports start with "exports"
+            self.merge_mapping(node.exports, entity.exports, source, ("exports",),
+                               ExportsPrefix(record) if record is not None else None)
 
     @staticmethod
     def merge_applications(applications: list[str], new: Sequence[str]) -> None:

@@ -15,7 +15,10 @@ Two kinds of facts reach an observer:
   stacks made. `reclass_ng.provenance_recorder.ProvenanceRecorder` turns these into `NodeProvenance`.
 
 An observer sees a node's render as it happens: caches (parsed files, loaded classes, query
-views) are still used, and the reads they save are still reported. Class walks shared between
+views) are still used, and the reads they save are still reported. The resolver's fast paths
+(values that need nothing rendered) are taken too: for each value one stores, the observer of
+writes is told `rendered_directly`, whose default makes the calls the full render would have
+made (tests/test_provenance_recorder.py compares the two on generated inventories). Class walks shared between
 nodes (`SharedClassWalks`) are not used for an observer of writes: its node's classes are merged
 for it. An observer that only wants reads (`reads_only`) keeps them: it is told the classes a
 shared walk contains.
@@ -23,13 +26,16 @@ shared walk contains.
 
 from __future__ import annotations
 
+from reclass_ng.syntax.ast import Ref
+from reclass_ng.values import Interpolation
+
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from reclass_ng.entity import Entity
-    from reclass_ng.values import Interpolation, Layer, Source
+    from reclass_ng.values import Layer, Source, Stack
 
 
 class WriteObserver:
@@ -40,6 +46,8 @@ class WriteObserver:
     folded when references are known), which were ignored because of a constant, which lists
     were appended to, and how the fold combined the layers.
     """
+
+    __slots__ = ()  # a subclass may do without an instance dict (ExportsPrefix, made per entity)
 
     def entity_written(self, source: Source, value: Any) -> None:
         """An entity's whole section is merged next (`value` as prepared from its file)."""
@@ -69,6 +77,33 @@ class WriteObserver:
 
     def reference(self, path: tuple, target: str) -> None:
         """Rendering the value at `path` read the parameter at `target` (a reference path)."""
+
+    def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
+                          targets: Mapping[str, Any]) -> None:
+        """`value` at `path` needed nothing rendered and became `new` (a resolver's fast
+        path: a string whose references all point at plain values rendered already, or a
+        stack of scalars and such references; `targets` holds the value each of them points
+        at, by reference path). By default: the calls the full render makes for it, in its order
+        (`reference` for each reference, then `rendered`; for a stack, each layer's
+        references and its fold, every layer replacing the one before), so an observer
+        needs nothing more to take part in the fast paths."""
+        if type(value) is Interpolation:
+            template = value.template
+            single = template.single
+            for item in (single,) if single is not None else template.items:
+                if type(item) is Ref:
+                    self.reference(path, item.path)  # type: ignore[arg-type]
+            self.rendered(path, value, new)
+            return
+        layers = value.layers  # type: ignore[union-attr]
+        for index, layer in enumerate(layers):
+            written = layer.value
+            if type(written) is Interpolation:
+                ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
+                self.reference(path, ref_path)
+                written = targets[ref_path]
+            self.folded(path, layers, index, "override" if layer.override else "replace",
+                        written)
 
 
 class RenderObserver:
@@ -110,6 +145,8 @@ class RenderObserver:
 
 class ExportsPrefix(WriteObserver):
     """A WriteObserver of exports for the merge, whose paths start with "exports"."""
+
+    __slots__ = ("inner",)
 
     def __init__(self, inner: WriteObserver) -> None:
         self.inner = inner

@@ -200,7 +200,8 @@ class NodeProvenance:
                 continue
             fate = recorder.fate(entity_write, leaf)
             if fate is None:
-                write.effect = entity_write.notes.get(leaf, "set")
+                write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes \
+                    else "set"
                 write.final = present
             else:
                 kill, at = fate
@@ -270,8 +271,7 @@ class NodeProvenance:
 
     def references(self, path: Sequence[object], section: str = "parameters") -> list[str]:
         """The reference paths read while rendering the value at `path`, in order."""
-        wanted = tuple(path)
-        return [target for at, target in self._sections[section].reference_log if at == wanted]
+        return self._sections[section].references(tuple(path))
 
 
 

@@ -14,12 +14,13 @@ reference whose rendered value holds it) and the endings above it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
 from reclass_ng.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
+from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 
 if TYPE_CHECKING:
@@ -29,33 +30,34 @@ if TYPE_CHECKING:
 
 SECTIONS = ("parameters", "exports")
 CANDIDATE_DEPTH = 2  # key paths indexed this deep for the entity writes reaching them
+_NEVER: Any = object()  # SectionRecorder.resolved's answer for a reference never rendered
 
 
 class Kill:
-    """The end of (part of) an entity write at one path, by the write of `by` (a piece)."""
+    """A decision that ends values at one path, as the engine reported it, made by the write
+    of `by` (a piece): a constant that ignored `target` (kind "ignored"), or a fold that
+    replaced everything alive there but the entity writes in `keep` (ids; kind "replaced").
+    Which writes a "replaced" ended is worked out only when a path at or below it is asked
+    about (SectionRecorder.kills_at). One object a decision, `by` in two slots and `keep` a
+    tuple of ints: what a render keeps until it ends costs the cycle collector's passes."""
 
-    __slots__ = ("seq", "kind", "by", "override")
+    __slots__ = ("seq", "kind", "by_write", "by_path", "override", "target", "keep")
 
     def __init__(self, seq: int, kind: str, by: tuple[EntityWrite, tuple] | None,
-                 override: bool) -> None:
+                 override: bool, target: EntityWrite | None = None,
+                 keep: tuple[int, ...] = ()) -> None:
         self.seq = seq
         self.kind = kind  # "ignored" or "replaced"
-        self.by = by
+        self.by_write: EntityWrite | None = by[0] if by is not None else None
+        self.by_path: tuple = by[1] if by is not None else ()
         self.override = override
-
-
-class Ending:
-    """A decision that ends values at one path, as the engine reported it: a constant that
-    ignored `target` (kind "ignored"), or a fold that replaced everything alive there but the
-    entity writes in `keep` (kind "replaced"). Which writes a "replaced" ended is worked out
-    only when a path at or below it is asked about (SectionRecorder.kills_at)."""
-
-    __slots__ = ("kill", "target", "keep")
-
-    def __init__(self, kill: Kill, target: EntityWrite | None, keep: frozenset[int]) -> None:
-        self.kill = kill
         self.target = target
         self.keep = keep
+
+    @property
+    def by(self) -> tuple[EntityWrite, tuple] | None:
+        """The piece (entity write, path) whose write made the decision, if known."""
+        return None if self.by_write is None else (self.by_write, self.by_path)
 
 
 class EntityWrite:
@@ -67,7 +69,14 @@ class EntityWrite:
         self.source = source
         self.value = value
         self.order = order
-        self.notes: dict[tuple, str] = {}  # path -> "appended" or "merged"
+        self.notes: dict[tuple, str] | None = None  # path -> "appended" or "merged"
+
+    def note(self, path: tuple, what: str) -> None:
+        """Say what became of the value at `path` ("appended", "merged"; the first said wins)."""
+        if self.notes is None:
+            self.notes = {path: what}
+        else:
+            self.notes.setdefault(path, what)
 
 
 Piece = tuple[EntityWrite, tuple]
@@ -81,10 +90,20 @@ class SectionRecorder(WriteObserver):
         self.writes: list[EntityWrite] = []
         self.by_source: dict[int, EntityWrite] = {}
         self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
-        self.layer_pieces: dict[int, tuple[Layer, EntityWrite, tuple]] = {}
-        self.resolved: dict[int, tuple[Interpolation, Any]] = {}
-        self.reference_log: list[tuple[tuple, str]] = []  # (path rendered, reference path read)
-        self.endings: dict[tuple, list[Ending]] = {}  # path -> what ended values there, in order
+        # id(layer) -> the entity write and path it was stacked from (every such layer kept
+        # alive by `stacked_layers`, so no id is reused; no tuple a layer: see `resolved`)
+        self.layer_writes: dict[int, EntityWrite] = {}
+        self.layer_paths: dict[int, tuple] = {}
+        self.stacked_layers: list[Layer] = []
+        # The rendered value of each reference written (by id: every one is kept alive by
+        # `rendered_references`, so no id is reused). Kept without a tuple a value, and so is
+        # the reference log: objects that outlive a collection make the collector's later
+        # passes longer (they were the larger part of what recording cost).
+        self.resolved: dict[int, Any] = {}
+        self.rendered_references: list[Interpolation] = []
+        self.reference_paths: list[tuple] = []  # path rendered ...
+        self.reference_targets: list[str] = []  # ... and the reference path it read
+        self.endings: dict[tuple, list[Kill]] = {}  # path -> what ended values there, in order
         self.kills: dict[tuple, dict[int, Kill]] = {}  # path -> id(entity write) -> its end there
         self.current: EntityWrite | None = None
         self.merging: list[EntityWrite | None] = []
@@ -105,25 +124,29 @@ class SectionRecorder(WriteObserver):
         """See the base class."""
         if self.current is not None:
             for layer in new_layers:
-                self.layer_pieces[id(layer)] = (layer, self.current, path)
+                key = id(layer)
+                if key not in self.layer_writes:
+                    self.stacked_layers.append(layer)
+                self.layer_writes[key] = self.current
+                self.layer_paths[key] = path
 
     def ignored(self, path: tuple, constant: Layer) -> None:
         """See the base class."""
         if self.current is not None:
-            kill = Kill(next(self.counter), "ignored", self.piece_of(constant, path), False)
-            self._end(path, Ending(kill, self.current, frozenset()))
+            self._end(path, Kill(next(self.counter), "ignored", self.piece_of(constant, path),
+                                 False, self.current))
 
     def appended(self, path: tuple) -> None:
         """See the base class."""
         if self.current is not None:
-            self.current.notes.setdefault(path, "appended")
+            self.current.note(path, "appended")
 
     def folded(self, path: tuple, layers: Sequence[Layer], index: int, outcome: str,
                value: Any) -> None:
         """See the base class."""
         layer = layers[index]
         if type(layer.value) is Interpolation:
-            self.resolved[id(layer.value)] = (layer.value, value)
+            self._resolved(layer.value, value)
         if index == 0:
             return  # the first layer: nothing before it to replace
         piece = self.piece_of(layer, path)
@@ -135,14 +158,14 @@ class SectionRecorder(WriteObserver):
                 later_piece = self.piece_of(later, path)
                 if later_piece is not None:
                     keep.append(id(later_piece[0]))
-            kill = Kill(next(self.counter), "replaced", piece, outcome == "override")
-            self._end(path, Ending(kill, None, frozenset(keep)))
+            self._end(path, Kill(next(self.counter), "replaced", piece, outcome == "override",
+                                 None, tuple(keep)))
             return
         if piece is not None:
             if outcome == "merge":
-                piece[0].notes.setdefault(path, "merged")
+                piece[0].note(path, "merged")
             elif outcome == "append":
-                piece[0].notes.setdefault(path, "appended")
+                piece[0].note(path, "appended")
         if outcome == "merge":
             self.merging.append(self.current)
             self.current = piece[0] if piece is not None else None
@@ -153,11 +176,38 @@ class SectionRecorder(WriteObserver):
 
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
         """See the base class."""
-        self.resolved[id(interpolation)] = (interpolation, value)
+        self._resolved(interpolation, value)
 
     def reference(self, path: tuple, target: str) -> None:
         """See the base class."""
-        self.reference_log.append((path, target))
+        self.reference_paths.append(path)
+        self.reference_targets.append(target)
+
+    def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
+                          targets: Mapping[str, Any]) -> None:
+        """See the base class: its calls, inlined for the commonest case (one reference)."""
+        if type(value) is Interpolation:
+            single = value.template.single
+            if type(single) is Ref:
+                self.reference_paths.append(path)
+                self.reference_targets.append(single.path)  # type: ignore[arg-type]
+                key = id(value)  # _resolved(value, new), without the call
+                if key not in self.resolved:
+                    self.rendered_references.append(value)
+                self.resolved[key] = new
+                return
+        WriteObserver.rendered_directly(self, path, value, new, targets)
+
+    def _resolved(self, interpolation: Interpolation, value: Any) -> None:
+        key = id(interpolation)
+        if key not in self.resolved:
+            self.rendered_references.append(interpolation)
+        self.resolved[key] = value
+
+    def references(self, path: tuple) -> list[str]:
+        """The reference paths read while rendering the value at `path`, in order."""
+        return [target for at, target in zip(self.reference_paths, self.reference_targets,
+                                             strict=True) if at == path]
 
     def candidates(self, path: tuple) -> list[EntityWrite]:
         """The entity writes that may reach `path` (a superset: checked with `anchor`), from
@@ -174,13 +224,13 @@ class SectionRecorder(WriteObserver):
 
     def piece_of(self, layer: Layer, path: tuple) -> Piece | None:
         """The entity write (and path) a layer of a stack at `path` comes from."""
-        known = self.layer_pieces.get(id(layer))
-        if known is not None and known[0] is layer:
-            return known[1], known[2]
+        known = self.layer_writes.get(id(layer))
+        if known is not None:
+            return known, self.layer_paths[id(layer)]
         write = self.by_source.get(id(layer.source)) if layer.source is not None else None
         return (write, path) if write is not None else None
 
-    def _end(self, path: tuple, ending: Ending) -> None:
+    def _end(self, path: tuple, ending: Kill) -> None:
         endings = self.endings.get(path)
         if endings is None:
             self.endings[path] = [ending]
@@ -199,7 +249,7 @@ class SectionRecorder(WriteObserver):
         if endings:
             above = [self.kills_at(path[:length]) for length in range(len(path))]
             for ending in endings:
-                kill = ending.kill
+                kill = ending
                 if ending.target is not None:  # an ignored write: ended whether alive or not
                     found.setdefault(id(ending.target), kill)
                     continue
@@ -242,11 +292,11 @@ class SectionRecorder(WriteObserver):
                 if type(node) is Interpolation:
                     if depth == len(path):
                         return depth, node, flag, None
-                    resolved = self.resolved.get(id(node))
-                    if resolved is None or resolved[0] is not node:
+                    resolved = self.resolved.get(id(node), _NEVER)
+                    if resolved is _NEVER:
                         return None  # never rendered: its value reached nothing
                     through = (depth, node, flag)
-                    node = resolved[1]
+                    node = resolved
             if depth == len(path):
                 break
             if isinstance(node, dict) and path[depth] in node:
@@ -281,7 +331,10 @@ class ProvenanceRecorder(RenderObserver):
         self.positions = positions or KeyPositions()
         counter = itertools.count()
         self.sections = {section: SectionRecorder(counter) for section in SECTIONS}
-        self.merged_entities: list[tuple[Entity, Entity | None]] = []
+        # the entities merged, in order, and the entity listing each (no tuple each: see
+        # SectionRecorder.resolved)
+        self.merged_entities: list[Entity] = []
+        self.listed_by: list[Entity | None] = []
         self.merged = False  # set by whoever drives the render, once the merge completed
         # class name -> the class_mappings entry giving it, told by whoever drives the render
         self.class_mappings: dict[str, MappedClass] = {}
@@ -301,9 +354,11 @@ class ProvenanceRecorder(RenderObserver):
 
     def entity_merged(self, entity: Entity, listed_by: Entity | None) -> None:
         """See the base class."""
-        self.merged_entities.append((entity, listed_by))
+        self.merged_entities.append(entity)
+        self.listed_by.append(listed_by)
+        order = len(self.merged_entities)
         for section in self.sections.values():
-            section.next_order = len(self.merged_entities)
+            section.next_order = order
 
     def export_read(self, node: str, path: tuple[str, ...] | None) -> None:
         """See the base class."""
@@ -319,11 +374,11 @@ class ProvenanceRecorder(RenderObserver):
         """The NodeProvenance of what was recorded."""
         by_entity: dict[int, MergedEntity] = {}
         entities = []
-        for order, (entity, _) in enumerate(self.merged_entities):
+        for order, entity in enumerate(self.merged_entities):
             merged = MergedEntity(entity, None, order)
             by_entity[id(entity)] = merged
             entities.append(merged)
-        for merged, (_, listed_by) in zip(entities, self.merged_entities, strict=True):
+        for merged, listed_by in zip(entities, self.listed_by, strict=True):
             if listed_by is not None:
                 merged.listed_by = by_entity.get(id(listed_by))
         provenance = NodeProvenance(self.node, self.settings, entities, self.reads,

@@ -21,6 +21,7 @@ cdef class Resolver(SharedSubtrees):
     cdef public object default_values
     cdef public object record
     cdef public bint fast_references
+    cdef public bint fast_observed
     cdef public object _memo_min_dirty
     cdef public object _memo_given_up
 
@@ -29,6 +30,7 @@ cdef class Resolver(SharedSubtrees):
     @cython.locals(found=dict)
     cpdef _render_keys(self, container, keys, path)
     cpdef _render_layer(self, layer, path)
+    cpdef _rendered_observed(self, container, key, value, path)
     cpdef render_interp(self, interp, path)
     cpdef _lookup_ref(self, ref, interp, path)
     cpdef lookup(self, ref_path, interp, path)

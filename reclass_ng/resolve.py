@@ -105,8 +105,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self.record = record  # told how stacks fold and what each value read (provenance)
         # References to values rendered already are stored without the rendering machinery
         # (_rendered_target); off: every reference takes _render_at, the reference the tests
-        # compare the fast path with. An observed render tells `record` of every reference.
+        # compare the fast path with. An observed render takes them too (fast_observed),
+        # telling `record` what the full render would (WriteObserver.rendered_directly).
         self.fast_references = fast_references and record is None
+        self.fast_observed = fast_references and record is not None
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
@@ -170,6 +172,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                         if new is not NOT_RENDERED:
                             container[key] = new
                             continue
+                elif self.fast_observed and self._rendered_observed(container, key, value, path):
+                    continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
                 # A few values to render are no cheaper to look up in the memo; a shared
@@ -245,7 +249,33 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if self._reading:
                     self._note_read(single.path, new, path)  # type: ignore[arg-type]
                 return new
+        elif self.fast_observed and type(single) is Ref:
+            new = self._rendered_target(single.path)
+            if new is not NOT_RENDERED:
+                self.record.reference(path, single.path)  # type: ignore[union-attr, arg-type]
+                return new
         return self.render_interp(value, path)
+
+    def _rendered_observed(self, container: Any, key: Any, value: Interpolation | Stack,
+                           path: tuple) -> bool:
+        """The fast path of an observed render: store what _rendered_now finds and tell the
+        record what _render_at would have told it; False when the full render is needed."""
+        if len(self.in_progress) >= MAX_REFERENCE_DEPTH:
+            return False  # _render_at refuses a reference this deep
+        single = value.template.single if type(value) is Interpolation else None
+        if type(single) is Ref:  # _rendered_now's commonest case, without its calls
+            new = self._targets.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+            if new is NOT_RENDERED:
+                new = self._target_by_walk(single.path)
+        else:
+            new = self._rendered_now(value, path, key)
+        if new is NOT_RENDERED:
+            return False
+        container[key] = new
+        # Every reference `value` holds was found, so is in _targets (_rendered_target).
+        self.record.rendered_directly(path + (key,), value, new,  # type: ignore[union-attr]
+                                      self._targets)
+        return True
 
     # -- one string ---------------------------------------------------------------------
 
