@@ -85,6 +85,7 @@ class BlockYamlReader:
         if " \n" in text or text.endswith(" "):
             text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
         keys, values, max_depth = self._keys, self._values, self.max_depth
+        unknown = _UNKNOWN
         root: dict[Any, Any] = {}
         collection: Any
         # Open collections, innermost last: (indentation of their entries, the collection,
@@ -97,10 +98,13 @@ class BlockYamlReader:
         pending: tuple[Any, Any, int, bool] | None = None
         for line in text.split("\n"):
             content = line.lstrip(" ")
-            if not content or content[0] == "#":
-                continue  # blank or comment line (no multi-line scalar is read here)
+            if not content:
+                continue  # blank line (no multi-line scalar is read here)
+            first = content[0]
+            if first == "#":
+                continue  # comment line
             indent = len(line) - len(content)
-            dash = content[0] == "-" and (len(content) == 1 or content[1] == " ")
+            dash = first == "-" and (len(content) == 1 or content[1] == " ")
             if pending is not None:
                 owner, slot, owner_indent, from_key = pending
                 pending = None
@@ -132,8 +136,8 @@ class BlockYamlReader:
                         collection.append(None)
                         pending = (collection, len(collection) - 1, indent, False)
                         continue
-                    value = values.get(rest, _UNKNOWN)
-                    if value is not _UNKNOWN:
+                    value = values.get(rest, unknown)
+                    if value is not unknown:
                         collection.append(value)
                         continue
                     first = rest[0]
@@ -155,26 +159,22 @@ class BlockYamlReader:
             elif dash:
                 raise NotSimple  # a sequence entry among mapping keys
             # `key: value` or `key:` in `collection`, a mapping whose keys are at `indent`
-            colon = content.find(": ")
-            if colon < 0:
+            text_key, separator, rest = content.partition(": ")
+            if not separator:
                 if content[-1] != ":":
                     raise NotSimple
-                colon = len(content) - 1
-                rest = ""
-            else:
-                rest = content[colon + 2:]
-                if rest and rest[0] == " ":
-                    rest = rest.lstrip(" ")
-            text_key = content[:colon]
-            key = keys.get(text_key, _UNKNOWN)
-            if key is _UNKNOWN:
+                text_key = content[:-1]
+            elif rest and rest[0] == " ":
+                rest = rest.lstrip(" ")
+            key = keys.get(text_key, unknown)
+            if key is unknown:
                 key = self._key(text_key)
             if not rest or rest[0] == "#":
                 collection[key] = None
                 pending = (collection, key, indent, True)
                 continue
-            value = values.get(rest, _UNKNOWN)
-            if value is _UNKNOWN:
+            value = values.get(rest, unknown)
+            if value is unknown:
                 value = self._value(rest)
             collection[key] = value
         if not root:
