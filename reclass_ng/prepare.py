@@ -178,7 +178,7 @@ class EntityPreparer:
 
     def _syntax_string(self, text: str, source: Source, path: Sequence[object]) -> Any:
         # `string` for a text holding an opening sentinel.
-        known = self._templates.get(text)
+        known: Any = self._templates.get(text)
         if known is None:
             try:
                 template = self.parser.parse(text)
