@@ -148,6 +148,59 @@ def test_generated_lines_read_fast_only_as_pyyaml_reads_them(lines):
     assert_same_or_declined("\n".join(_line(*line) for line in lines) + "\n")
 
 
+# Whole documents laid out as block YAML (mostly valid, so the fast path answers often), with
+# the same edge pieces as scalars and keys, indentation steps of 1 to 4, sequences at their
+# key's indentation or deeper, comments, blank lines and trailing spaces.
+COMMON_KEYS = st.sampled_from(["a", "b", "k1", "~a", "=a", "1", "true", "null", "a b", "a:b",
+                               "x", "0x10", "1.5", "a#c"])
+COMMON_VALUES = st.sampled_from(["v", "1", "-1", "1.5", "yes", "~", "'s'", "'it''s'", '"d"', "[]",
+                                 "{}", "[a, b]", "a #c", "a#c", "${x:y}", "a:b", "a  b", ".5",
+                                 "0x1f", "1e3", "null", "[1, yes, ~]", "-x", "''"])
+DOCUMENT_KEYS = st.one_of(COMMON_KEYS, COMMON_KEYS, COMMON_KEYS, KEYS)
+NODES = st.recursive(
+    st.one_of(COMMON_VALUES, COMMON_VALUES, COMMON_VALUES, VALUES),
+    lambda inner: st.tuples(st.just("map"), st.lists(st.tuples(DOCUMENT_KEYS, inner),
+                                                     min_size=1, max_size=4))
+    | st.tuples(st.just("seq"), st.lists(inner, min_size=1, max_size=4)), max_leaves=20)
+
+
+def _layout(node, indent, step, indentless, noise, out):
+    kind, items = node
+    for item in items:
+        pad = " " * indent
+        if noise.draw(st.integers(0, 9)) == 0:
+            out.append(noise.draw(st.sampled_from(["", "   ", pad + "# note", "#"])))
+        if kind == "map":
+            key, value = item
+            head = f"{pad}{key}:"
+        else:
+            value, head = item, pad + "-"
+        if isinstance(value, str):
+            out.append(f"{head} {value}" + noise.draw(st.sampled_from(["", "", " ", " # c"])))
+            continue
+        if kind == "seq" and value[0] == "map" and noise.draw(st.booleans()):
+            # `- key: value` with the mapping's other keys under the first one
+            nested: list[str] = []
+            _layout(value, indent + 2, step, indentless, noise, nested)
+            out.append(head + " " + nested[0].lstrip(" ") if nested and nested[0].strip()
+                       and not nested[0].lstrip(" ").startswith("#") else head)
+            out.extend(nested[1:] if nested and nested[0].strip()
+                       and not nested[0].lstrip(" ").startswith("#") else nested)
+            continue
+        out.append(head)
+        deeper = indent if (kind == "map" and value[0] == "seq" and indentless) else indent + step
+        _layout(value, deeper, step, indentless, noise, out)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.tuples(DOCUMENT_KEYS, NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.booleans(), st.data())
+def test_generated_documents_read_fast_only_as_pyyaml_reads_them(pairs, step, indentless, data):
+    lines: list[str] = []
+    _layout(("map", pairs), 0, step, indentless, data, lines)
+    assert_same_or_declined("\n".join(lines) + "\n")
+
+
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
            | st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
            | st.sampled_from(["yes", "off", "~", "0x10", "1:30", "1e3", "-.5", ".NaN", "a: b",
