@@ -192,7 +192,7 @@ def _layout(node, indent, step, indentless, noise, out):
         _layout(value, deeper, step, indentless, noise, out)
 
 
-@settings(max_examples=400)
+@settings(max_examples=250)
 @given(st.lists(st.tuples(DOCUMENT_KEYS, NODES), min_size=1, max_size=5), st.integers(1, 4),
        st.booleans(), st.data())
 def test_generated_documents_read_fast_only_as_pyyaml_reads_them(pairs, step, indentless, data):
