@@ -8,8 +8,10 @@ cdef class EntityPreparer:
     cdef public object settings
     cdef public object parser
     cdef public dict prefixes
+    cdef public dict _templates
 
     cpdef mapping(self, value, key, source)
     cpdef _mapping(self, mapping, source, path)
     cpdef _value(self, value, source, path)
     cpdef string(self, text, source, path)
+    cpdef _syntax_string(self, text, source, path)

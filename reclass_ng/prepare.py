@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# Strings with syntax whose templates an EntityPreparer keeps (see _templates).
+MAX_PREPARED_TEMPLATES = 20_000
+
+
 class EntityPreparer:
     """Turns raw YAML documents into Entities for one set of settings."""
 
@@ -36,6 +40,10 @@ class EntityPreparer:
         self.parser = parser
         self.prefixes = {settings.dict_key_override_prefix: "override",
                          settings.dict_key_constant_prefix: "constant"}
+        # String with syntax -> its Template, or its text when that has no reference left
+        # (escapes only): the parser's own cache answers the same, at a method call and a
+        # scan of the template's items more per string. Bounded: cleared when full.
+        self._templates: dict[str, Any] = {}
 
     def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
         """An Entity from a file's document; `relative_base` is the name `.x` class names use."""
@@ -87,11 +95,19 @@ class EntityPreparer:
         # ValueParser.may_contain_syntax, inline (the same test): a string is parsed only
         # when it holds an opening sentinel.
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        # Whether a key was changed (str() of a number, a prefix stripped): only then can
+        # two keys of the file's mapping become one key here.
+        altered = False
         for raw_key, raw_value in mapping.items():
-            key = raw_key if type(raw_key) is str else str(raw_key)
+            if type(raw_key) is str:
+                key = raw_key
+            else:
+                key = str(raw_key)
+                altered = True
             flags = None
             if key and key[0] in prefixes:
                 flags = {"override": False, "constant": False}
+                altered = True
                 # reclass strips one prefix character per merge and merges every file twice.
                 for _ in range(2):
                     if key and key[0] in prefixes:
@@ -102,8 +118,13 @@ class EntityPreparer:
                                     f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
             kind = type(raw_value)
             if kind is str:
-                value = self.string(raw_value, source, path + (key,)) \
-                    if ref_open in raw_value or query_open in raw_value else raw_value
+                if ref_open in raw_value or query_open in raw_value:
+                    value = self._syntax_string(raw_value, source, path + (key,))
+                elif altered:
+                    value = raw_value
+                else:
+                    out[key] = raw_value  # most values: plain text under a plain key
+                    continue
             elif kind is dict:
                 value = self._mapping(raw_value, source, path + (key,))
             elif kind is list:
@@ -112,7 +133,7 @@ class EntityPreparer:
                 value = raw_value
             if flags is not None:
                 value = Stack([Layer(value, source, **flags)], shared=True)
-            if key in out:  # `a` and `~a` in one mapping: both are layers of `a`
+            if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
                 value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
             if type(value) in NEEDS_RESOLVING and (key not in out or key not in dirty):
                 dirty.append(key)
@@ -153,13 +174,23 @@ class EntityPreparer:
         """A string value: plain text, or an Interpolation when it holds references or queries."""
         if not self.parser.may_contain_syntax(text):
             return text
-        try:
-            template = self.parser.parse(text)
-        except SyntaxProblem as err:
-            raise ParseError(text, err.message, path, source, err.column) from None
-        if template.is_literal:
-            return template.literal
-        return Interpolation(template, source, text)
+        return self._syntax_string(text, source, path)
+
+    def _syntax_string(self, text: str, source: Source, path: Sequence[object]) -> Any:
+        # `string` for a text holding an opening sentinel.
+        known: Any = self._templates.get(text)
+        if known is None:
+            try:
+                template = self.parser.parse(text)
+            except SyntaxProblem as err:
+                raise ParseError(text, err.message, path, source, err.column) from None
+            known = template.literal if template.is_literal else template
+            if len(self._templates) >= MAX_PREPARED_TEMPLATES:
+                self._templates.clear()
+            self._templates[text] = known
+        if type(known) is str:
+            return known
+        return Interpolation(known, source, text)
 
 
 def _layers(value: Any, source: Source) -> list[Layer]:

@@ -19,6 +19,7 @@ import stat
 import yaml
 
 from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.yaml_block import STR_TAG, BlockYamlReader, NotSimple, block_yaml_text
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _INFINITY = float("inf")
 
 _TAG = "tag:yaml.org,2002:"
-_STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
+# The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
+_STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
 _MERGE, _VALUE = _TAG + "merge", _TAG + "value"
 # Scalars whose value the safe constructor computes (and which are immutable, so shareable).
 _SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
@@ -104,10 +106,7 @@ def plain_scalar_tag(value: str) -> str | None:
     """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
     (words, booleans, nulls, decimal integers); None for the others, which it must decide.
     tests/test_yaml_load.py compares it with PyYAML's resolver."""
-    usable = _PlainTags.usable
-    if usable is None:
-        usable = _PlainTags.usable = _standard_resolver_table()
-    if not usable or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
+    if not _standard_tags() or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
         return None
     first = value[0]
     if first in _DIGITS:
@@ -192,7 +191,9 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             tag = self._plain_tags.get(value)
             if tag is None:
                 tag = plain_scalar_tag(value) or super().resolve(kind, value, implicit)
-                if tag == _MERGE or tag == _VALUE:
+                if tag == _STR:
+                    tag = _STR  # PyYAML's equal string: the fast path compares by identity
+                elif tag == _MERGE or tag == _VALUE:
                     self.merge_keys = True
                 elif len(value) < 40:
                     _remember(self._plain_tags, value, tag)
@@ -234,18 +235,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 walking.discard(id(node))
 
     def _scalar(self, tag: str, node: yaml.ScalarNode) -> Any:
-        # Ints, floats, booleans, nulls and timestamps are immutable: one value per spelling.
-        key = (tag, node.value)
-        try:
-            return self._scalar_values[key]
-        except KeyError:
-            pass
-        value = self.yaml_constructors[tag](self, node)
-        if tag == _FLOAT and not float_json_exact(value):
-            LOADED_FLOATS.json_exact = False
-        if len(node.value) < 40:
-            _remember(self._scalar_values, key, value)
-        return value
+        return _typed_scalar(tag, node.value, node)
 
     def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
                  depth: int) -> dict[Any, Any]:
@@ -264,6 +254,75 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             else:
                 mapping[key] = self.construct_tree(value_node, walking, depth)
         return mapping
+
+
+def _typed_scalar(tag: str, text: str, node: yaml.ScalarNode | None) -> Any:
+    """The value of a scalar of `tag` (int, float, bool, null or timestamp) spelt `text`.
+    These are immutable: one value per spelling, shared by every file."""
+    key = (tag, text)
+    values = _FastLoader._scalar_values
+    try:
+        return values[key]
+    except KeyError:
+        pass
+    if node is None:
+        node = yaml.ScalarNode(tag, text)
+    value = SafeLoader.yaml_constructors[tag](_ScalarConstructor.instance(), node)
+    if tag == _FLOAT and not float_json_exact(value):
+        LOADED_FLOATS.json_exact = False
+    if len(text) < 40:
+        _remember(values, key, value)
+    return value
+
+
+class _ScalarConstructor:
+    """The safe constructor that scalars are built with (one, made on first use)."""
+
+    made: yaml.constructor.SafeConstructor | None = None
+
+    @classmethod
+    def instance(cls) -> yaml.constructor.SafeConstructor:
+        if cls.made is None:
+            cls.made = yaml.constructor.SafeConstructor()
+        return cls.made
+
+
+class _SafeResolver(yaml.resolver.BaseResolver):
+    """PyYAML's implicit resolvers of the safe loader, for plain scalars outside a parser."""
+
+    @property
+    def yaml_implicit_resolvers(self) -> dict:  # type: ignore[override]
+        return SafeLoader.yaml_implicit_resolvers
+
+
+# Tags of plain scalars that BlockYamlReader.parse takes the value of here (others: the full way).
+_BLOCK_SCALAR_TAGS = frozenset((_INT, _FLOAT, _BOOL, _NULL))
+
+
+def _plain_value(text: str) -> Any:
+    """The value of the plain scalar `text` for BlockYamlReader.parse; NotSimple for a merge key,
+    a `=` or a timestamp, which the full loader reads."""
+    tags = _FastLoader._plain_tags
+    tag = tags.get(text)
+    if tag is None:
+        tag = plain_scalar_tag(text) or _SafeResolver().resolve(yaml.ScalarNode, text,
+                                                                 (True, False))
+        if tag == _MERGE or tag == _VALUE:
+            raise NotSimple  # never remembered: the loader notes each one (merge_keys)
+        if tag == _STR:
+            tag = _STR  # BlockYamlReader.parse compares by identity
+        if len(text) < 40:
+            _remember(tags, text, tag)
+    if tag == _STR:
+        return text
+    if tag in _BLOCK_SCALAR_TAGS:
+        return _typed_scalar(tag, text, None)
+    raise NotSimple
+
+
+# The fast path of plain block YAML (memo tables bounded like the loader's).
+BLOCK_READER = BlockYamlReader(_FastLoader._plain_tags, _plain_value, MAX_YAML_DEPTH,
+                               MAX_MEMO_ENTRIES)
 
 
 def _remember(table: dict, key: Any, value: Any) -> None:
@@ -322,6 +381,27 @@ def _check_depth(data: bytes) -> None:
 
 
 def _parse(data: bytes) -> Any:
+    """The document in `data`: plain block YAML by the fast path (storage/yaml_block.py),
+    anything else by parse_yaml_full."""
+    text = block_yaml_text(data)
+    if text is not None and _standard_tags():
+        try:
+            return BLOCK_READER.parse(text)
+        except NotSimple:
+            pass
+    return parse_yaml_full(data)
+
+
+def _standard_tags() -> bool:
+    """Whether plain_scalar_tag may answer (the fast path needs PyYAML's own resolvers)."""
+    usable = _PlainTags.usable
+    if usable is None:
+        usable = _PlainTags.usable = _standard_resolver_table()
+    return usable
+
+
+def parse_yaml_full(data: bytes) -> Any:
+    """The document in `data`, read through PyYAML's parser (the fast path's reference)."""
     _check_depth(data)
     loader = _FastLoader(data)
     if b"!" in data:  # explicit tags (a key tagged !!merge is never resolved)

@@ -1,0 +1,257 @@
+"""A fast path for the YAML that inventories are written in: block mappings and sequences of
+one-line scalars, read line by line without PyYAML's node graph.
+
+PyYAML's C loader makes a Python node per scalar (with two position marks and a call into
+Python to resolve its tag) before the constructor turns that graph into values: for reclass
+files that is most of the cost of reading them. `BlockYamlReader.parse` reads the subset of YAML
+that nearly every class and node file keeps to and raises NotSimple for anything outside it:
+flow collections other than `[]` and `{}`, multi-line, block and escaped scalars, anchors,
+aliases, tags, merge keys, quoted or complex keys, tabs, carriage returns, non-ASCII or
+non-printable bytes, document markers, a document that is not a mapping, nesting deeper than
+the loader's limit, and whatever it cannot place (odd indentation). storage/yaml_load.py then
+reads that file the full way (`parse_yaml_full`), which also gives every error its message
+and line. What the fast path returns is what the full way returns, value for value, type for
+type and key for key in order: tests/test_yaml_block.py compares the two on generated
+documents and on the example inventories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+# The tag of strings: a memoised tag that is this very object needs no further look.
+STR_TAG = _STR = "tag:yaml.org,2002:str"
+# Characters that cannot start a plain scalar (YAML 1.1 indicators); `-` may, before a
+# non-space (`-1`), which is the only such start read here.
+_INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# Characters that end a plain scalar inside a flow collection or start something this parser
+# leaves to PyYAML there (nested collections, quotes, comments, keys, anchors, tags).
+_FLOW_UNREAD = frozenset("[]{}'\"#&*!|>%@`?:")
+# Bytes of a file this parser reads: printable ASCII and newlines (no tab, no CR).
+_PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\n"
+# libyaml refuses simple keys longer than 1024 characters.
+_MAX_KEY_LENGTH = 1000
+# Keys and values spelt in at least this many characters are not memoised.
+_MAX_MEMO_LENGTH = 100
+
+
+class NotSimple(Exception):
+    """The document is outside what BlockYamlReader reads: read it the full way."""
+
+
+def block_yaml_text(data: bytes) -> str | None:
+    """`data` as text if BlockYamlReader may read it (printable ASCII and newlines, no
+    document marker at the start of a line), else None."""
+    if data.translate(None, _PLAIN_BYTES):
+        return None  # a tab, CR, control or non-ASCII byte: the full reader decides
+    text = data.decode("ascii")
+    if text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
+        return None
+    return text
+
+
+_UNKNOWN = object()  # not in a memo
+
+
+class BlockYamlReader:
+    """Reads plain block YAML (`parse`), memoising the keys and one-line values it has read.
+
+    Both memo tables depend on the spelling alone (and on PyYAML's resolvers, fixed for the
+    process), hold immutable values only, and start again empty when they reach `max_memo`
+    entries, so a process reading new files for months keeps a bounded number."""
+
+    __slots__ = ("plain_tags", "plain_value", "max_depth", "max_memo", "_keys", "_values")
+
+    def __init__(self, plain_tags: dict[str, str], plain_value: Callable[[str], Any],
+                 max_depth: int, max_memo: int) -> None:
+        """`plain_tags` maps plain scalars to their resolved tags (the loader's memo; a string
+        is taken as it is when it maps to STR_TAG itself), `plain_value` gives the value of
+        any other plain scalar (NotSimple for what is not read here: timestamps, merge keys),
+        `max_depth` bounds the nesting of collections (deeper documents raise NotSimple)."""
+        self.plain_tags = plain_tags
+        self.plain_value = plain_value
+        self.max_depth = max_depth
+        self.max_memo = max_memo
+        self._keys: dict[str, Any] = {}  # key as written -> the key
+        self._values: dict[str, Any] = {}  # one-line scalar as written -> its value
+
+    def parse(self, text: str) -> dict[Any, Any]:
+        """The mapping `text` holds, read as PyYAML's safe loader reads it; NotSimple when
+        the text is not plain block YAML (see the module's docstring)."""
+        if " \n" in text or text.endswith(" "):
+            text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
+        keys, values, max_depth = self._keys, self._values, self.max_depth
+        unknown = _UNKNOWN
+        root: dict[Any, Any] = {}
+        collection: Any
+        # Open collections, innermost last: (indentation of their entries, the collection,
+        # is it a sequence, is it a sequence written at its key's own indentation); the
+        # innermost one is also in the four variables below.
+        level, collection, is_sequence, indentless = top = (0, root, False, False)
+        stack: list[tuple[int, Any, bool, bool]] = [top]
+        # The last entry had no value on its line: (its collection, its key or index, the
+        # indentation a nested block must exceed, whether it was a mapping key).
+        pending: tuple[Any, Any, int, bool] | None = None
+        for line in text.split("\n"):
+            content = line.lstrip(" ")
+            if not content:
+                continue  # blank line (no multi-line scalar is read here)
+            first = content[0]
+            if first == "#":
+                continue  # comment line
+            indent = len(line) - len(content)
+            dash = first == "-" and (len(content) == 1 or content[1] == " ")
+            if pending is not None:
+                owner, slot, owner_indent, from_key = pending
+                pending = None
+                if indent > owner_indent or (indent == owner_indent and from_key and dash):
+                    nested: Any = [] if dash else {}
+                    owner[slot] = nested
+                    if len(stack) >= max_depth:
+                        raise NotSimple
+                    level, collection, is_sequence, indentless = top = (
+                        indent, nested, dash, indent == owner_indent)
+                    stack.append(top)
+            if indent != level:
+                if indent > level:
+                    raise NotSimple  # a continuation line: a multi-line scalar
+                while stack[-1][0] > indent:
+                    stack.pop()
+                level, collection, is_sequence, indentless = stack[-1]
+                if level != indent:
+                    raise NotSimple  # indentation matching no open block
+            if is_sequence:
+                if not dash:
+                    if not indentless:
+                        raise NotSimple
+                    stack.pop()  # the sequence written at its key's indentation has ended
+                    level, collection, is_sequence, indentless = stack[-1]
+                else:
+                    rest = content[1:].lstrip(" ")
+                    if not rest or rest[0] == "#":
+                        collection.append(None)
+                        pending = (collection, len(collection) - 1, indent, False)
+                        continue
+                    value = values.get(rest, unknown)
+                    if value is not unknown:
+                        collection.append(value)
+                        continue
+                    first = rest[0]
+                    if first == "-" and (len(rest) == 1 or rest[1] == " "):
+                        raise NotSimple  # `- - x`
+                    if first == "'" or first == '"' or not (": " in rest or rest[-1] == ":"):
+                        collection.append(self._value(rest))
+                        continue
+                    # `- key: value`: a mapping whose keys line up after the dash
+                    indent += len(content) - len(rest)
+                    content = rest
+                    nested = {}
+                    collection.append(nested)
+                    if len(stack) >= max_depth:
+                        raise NotSimple
+                    level, collection, is_sequence, indentless = top = (
+                        indent, nested, False, False)
+                    stack.append(top)
+            elif dash:
+                raise NotSimple  # a sequence entry among mapping keys
+            # `key: value` or `key:` in `collection`, a mapping whose keys are at `indent`
+            text_key, separator, rest = content.partition(": ")
+            if not separator:
+                if content[-1] != ":":
+                    raise NotSimple
+                text_key = content[:-1]
+            elif rest and rest[0] == " ":
+                rest = rest.lstrip(" ")
+            key = keys.get(text_key, unknown)
+            if key is unknown:
+                key = self._key(text_key)
+            if not rest or rest[0] == "#":
+                collection[key] = None
+                pending = (collection, key, indent, True)
+                continue
+            value = values.get(rest, unknown)
+            if value is unknown:
+                value = self._value(rest)
+            collection[key] = value
+        if not root:
+            raise NotSimple  # no content: the document is None, not a mapping
+        return root
+
+    def _key(self, text: str) -> Any:
+        """The key written `text` (a plain scalar), remembered."""
+        if not text or text[0] in _INDICATORS or text[-1] == " " or " #" in text \
+                or len(text) > _MAX_KEY_LENGTH:
+            raise NotSimple
+        key = text if self.plain_tags.get(text) is _STR else self.plain_value(text)
+        if len(text) < _MAX_MEMO_LENGTH:
+            keys = self._keys
+            if len(keys) >= self.max_memo:
+                keys.clear()
+            keys[text] = key
+        return key
+
+    def _value(self, text: str) -> Any:
+        """The value of the one-line scalar `text` (not a comment), remembered unless it is
+        a (mutable) collection."""
+        value = _scalar(text.lstrip(" "), self.plain_tags, self.plain_value)
+        if len(text) < _MAX_MEMO_LENGTH and type(value) is not list and type(value) is not dict:
+            values = self._values
+            if len(values) >= self.max_memo:
+                values.clear()
+            values[text] = value
+        return value
+
+
+def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], Any]) -> Any:
+    """The value of the one-line scalar `text` (no leading space, not a comment)."""
+    first = text[0]
+    if first == "'":
+        if len(text) < 2 or text[-1] != "'":
+            raise NotSimple
+        inner = text[1:-1]
+        if "'" in inner:
+            if "'" in inner.replace("''", ""):
+                raise NotSimple
+            inner = inner.replace("''", "'")
+        return inner
+    if first == '"':
+        if len(text) < 2 or text[-1] != '"':
+            raise NotSimple
+        inner = text[1:-1]
+        if '"' in inner or "\\" in inner:
+            raise NotSimple
+        return inner
+    if first in _INDICATORS:
+        if text == "{}":
+            return {}
+        if first == "[" and text[-1] == "]":
+            return _flow_sequence(text, plain_tags, plain_value)
+        if first != "-" or len(text) == 1 or text[1] == " ":
+            raise NotSimple
+    comment = text.find(" #")
+    if comment >= 0:
+        text = text[:comment].rstrip(" ")
+    if ": " in text or text[-1] == ":":
+        raise NotSimple
+    return text if plain_tags.get(text) is _STR else plain_value(text)
+
+
+def _flow_sequence(text: str, plain_tags: dict[str, str],
+                   plain_value: Callable[[str], Any]) -> list[Any]:
+    """The items of `[a, b]` written on one line: plain scalars only (`classes: [a, b]`)."""
+    inner = text[1:-1]
+    if not inner.strip(" "):
+        return []
+    if not _FLOW_UNREAD.isdisjoint(inner):
+        raise NotSimple
+    items = []
+    for item in inner.split(","):
+        item = item.strip(" ")
+        if not item or (item[0] == "-" and (len(item) == 1 or item[1] == " ")):
+            raise NotSimple  # `[a, ]`, `[- a]`
+        items.append(item if plain_tags.get(item) is _STR else plain_value(item))
+    return items

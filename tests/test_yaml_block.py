@@ -1,0 +1,273 @@
+"""The fast path for plain block YAML (storage/yaml_block.py) reads what it reads exactly as
+the full PyYAML loader does (its slow reference, yaml_load.parse_yaml_full), and leaves
+everything else, invalid YAML included, to that loader."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.yaml_block import BlockYamlReader, NotSimple, block_yaml_text
+from reclass_ng.storage.yaml_load import (
+    BLOCK_READER,
+    MAX_YAML_DEPTH,
+    _FastLoader,
+    _plain_value,
+    load_yaml_file,
+    parse_yaml_full,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPOSITORY = os.path.dirname(HERE)
+
+
+def typed(value):
+    """`value` with the type of every part spelt out (1, 1.0 and True differ; key order
+    counts; NaN equals NaN)."""
+    if type(value) is dict:
+        return ("dict", [(typed(k), typed(v)) for k, v in value.items()])
+    if type(value) is list:
+        return ("list", [typed(v) for v in value])
+    if type(value) is float:
+        return ("float", "nan" if math.isnan(value) else repr(value))
+    return (type(value).__name__, value)
+
+
+def fast(text: str):
+    """What the fast path makes of `text`, or NotSimple (the class) when it declines."""
+    prepared = block_yaml_text(text.encode())
+    if prepared is None:
+        return NotSimple
+    try:
+        return BLOCK_READER.parse(prepared)
+    except NotSimple:
+        return NotSimple
+
+
+def full(text: str):
+    """What the full loader makes of `text`, or the YAML error it raises."""
+    try:
+        return parse_yaml_full(text.encode())
+    except yaml.YAMLError as err:
+        return err
+
+
+def assert_same_or_declined(text: str) -> bool:
+    """The fast path's answer is the full loader's, or it declines; True when it answered."""
+    got = fast(text)
+    if got is NotSimple:
+        return False
+    expected = full(text)
+    assert not isinstance(expected, yaml.YAMLError), (text, expected)
+    assert typed(got) == typed(expected), text
+    return True
+
+
+READ_FAST = [
+    "a: 1\n",
+    "classes:\n- a.b\n- .c\nparameters:\n  x: ${a:b}\n  y:\n    z: '10.0.0.1'\n",
+    "a:\n  - 1\n  - x: 1\n    y:\n    - 2\n  -\n  - ~\nb: [a, -1, 1.5, yes, Off, null]\n",
+    "k: 'it''s'\nd: \"plain\"\ne: []\nf: {}\ng: [ ]\nh: a#b\ni: a  b # comment\n",
+    "# comment\n\nx:   # comment\n  # comment\n  y: 1e3\n  ~z: -.5\n  =w: .inf\nn: 0x1f\no: 017\n",
+    "1: int\n2.5: float\ntrue: bool\n~: null\nnull: null again\nt: -\"x\"\nu: a:b\n",
+    "deep:\n- a:\n  - b\n  c: d\n- e\nlast:\n",
+    "trailing: spaces   \nkey:    \n  x: 1   \n",
+]
+READ_FULL_WAY = [
+    "",
+    "# only a comment\n",
+    "- a\n- b\n",
+    "a: 1\n---\nb: 2\n",
+    "a: &x 1\nb: *x\n",
+    "a: !!str 1\n",
+    "a: |\n  text\n",
+    "a: multi\n  line\n",
+    "a: 'multi\n  line'\n",
+    "a: \"esc\\n\"\n",
+    "a:\tb\n",
+    "a: b\r\n",
+    "a: caf\u00e9\n",
+    "<<: {a: 1}\n",
+    "a: 2001-12-14\n",
+    "a: [1, [2]]\n",
+    "a: {b: 1}\n",
+    "'quoted key': 1\n",
+    "  a: 1\n",
+    "a:\n    b: 1\n  c: 2\n",
+    "a: 1\n- b\n",
+    "a: b: c\n",
+    "a: - b\n",
+    "- - a\n",
+    "a: [b, ]\n",
+]
+
+
+@pytest.mark.parametrize("text", READ_FAST)
+def test_plain_block_yaml_is_read_by_the_fast_path_as_pyyaml_reads_it(text):
+    assert assert_same_or_declined(text), f"the fast path declined {text!r}"
+
+
+@pytest.mark.parametrize("text", READ_FULL_WAY)
+def test_everything_else_is_left_to_the_full_loader(text):
+    assert fast(text) is NotSimple
+
+
+# Lines built from pieces that sit on the edges of what the fast path reads: odd keys,
+# scalars PyYAML types, comments, quotes, flow collections, dashes and any indentation.
+KEYS = st.sampled_from(["a", "b", "k1", "~a", "=a", "=", "<<", "1", "1.5", "true", "null", "~",
+                        "a b", "a:b", "-a", "'q'", '"q"', "a #c", "a#c", "?", "a ", ":", "x",
+                        "[a]", "&a", "!a", "@a", "0x10", "2001-12-14"])
+VALUES = st.sampled_from([
+    "v", "1", "-1", "+1", "1.5", "1e-5", "1e3", "0x1f", "017", "1_000", "1:30", "yes", "No",
+    "~", "null", "", "'s'", "'it''s'", "'bad' '", "'a' # c", "''", '"d"', '"e\\n"', '""',
+    "[]", "{}", "[a, b]", "[a, [b]]", "[ ]", "[a, ]", "[a,b]", "[1, yes, ~]", "[- a]", "[-1]",
+    "{a: 1}", "a #c", "a#c", "# c", "a: b", "a:", "a:b", "${x:y}", "$[x]", "&a", "*a", "!t x",
+    "|", ">", "2001-12-14", ".5", ".inf", ".NaN", "%x", "@x", "`x", "-", "- x", "-x", "?x",
+    ":x", "a  b", "v   ", "'", "\"", "a 'b'", ",a", "a,b", "=", "<<"])
+LINES = st.tuples(st.integers(0, 6), st.sampled_from(["key", "key:", "dash", "dash-key", "dash:",
+                                                    "-", "comment", "blank", "value"]),
+                  KEYS, VALUES)
+
+
+def _line(indent: int, form: str, key: str, value: str) -> str:
+    text = {"key": f"{key}: {value}", "key:": f"{key}:", "dash": f"- {value}",
+            "dash-key": f"- {key}: {value}", "dash:": f"- {key}:", "-": "-",
+            "comment": f"# {value}", "blank": "", "value": value}[form]
+    return " " * indent + text
+
+
+@settings(max_examples=600)
+@given(st.lists(LINES, min_size=1, max_size=12))
+def test_generated_lines_read_fast_only_as_pyyaml_reads_them(lines):
+    assert_same_or_declined("\n".join(_line(*line) for line in lines) + "\n")
+
+
+# Whole documents laid out as block YAML (mostly valid, so the fast path answers often), with
+# the same edge pieces as scalars and keys, indentation steps of 1 to 4, sequences at their
+# key's indentation or deeper, comments, blank lines and trailing spaces.
+COMMON_KEYS = st.sampled_from(["a", "b", "k1", "~a", "=a", "1", "true", "null", "a b", "a:b",
+                               "x", "0x10", "1.5", "a#c"])
+COMMON_VALUES = st.sampled_from(["v", "1", "-1", "1.5", "yes", "~", "'s'", "'it''s'", '"d"', "[]",
+                                 "{}", "[a, b]", "a #c", "a#c", "${x:y}", "a:b", "a  b", ".5",
+                                 "0x1f", "1e3", "null", "[1, yes, ~]", "-x", "''"])
+DOCUMENT_KEYS = st.one_of(COMMON_KEYS, COMMON_KEYS, COMMON_KEYS, KEYS)
+NODES = st.recursive(
+    st.one_of(COMMON_VALUES, COMMON_VALUES, COMMON_VALUES, VALUES),
+    lambda inner: st.tuples(st.just("map"), st.lists(st.tuples(DOCUMENT_KEYS, inner),
+                                                     min_size=1, max_size=4))
+    | st.tuples(st.just("seq"), st.lists(inner, min_size=1, max_size=4)), max_leaves=20)
+
+
+def _layout(node, indent, step, indentless, noise, out):
+    kind, items = node
+    for item in items:
+        pad = " " * indent
+        if noise.draw(st.integers(0, 9)) == 0:
+            out.append(noise.draw(st.sampled_from(["", "   ", pad + "# note", "#"])))
+        if kind == "map":
+            key, value = item
+            head = f"{pad}{key}:"
+        else:
+            value, head = item, pad + "-"
+        if isinstance(value, str):
+            out.append(f"{head} {value}" + noise.draw(st.sampled_from(["", "", " ", " # c"])))
+            continue
+        if kind == "seq" and value[0] == "map" and noise.draw(st.booleans()):
+            # `- key: value` with the mapping's other keys under the first one
+            nested: list[str] = []
+            _layout(value, indent + 2, step, indentless, noise, nested)
+            out.append(head + " " + nested[0].lstrip(" ") if nested and nested[0].strip()
+                       and not nested[0].lstrip(" ").startswith("#") else head)
+            out.extend(nested[1:] if nested and nested[0].strip()
+                       and not nested[0].lstrip(" ").startswith("#") else nested)
+            continue
+        out.append(head)
+        deeper = indent if (kind == "map" and value[0] == "seq" and indentless) else indent + step
+        _layout(value, deeper, step, indentless, noise, out)
+
+
+@settings(max_examples=250)
+@given(st.lists(st.tuples(DOCUMENT_KEYS, NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.booleans(), st.data())
+def test_generated_documents_read_fast_only_as_pyyaml_reads_them(pairs, step, indentless, data):
+    lines: list[str] = []
+    _layout(("map", pairs), 0, step, indentless, data, lines)
+    assert_same_or_declined("\n".join(lines) + "\n")
+
+
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+           | st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
+           | st.sampled_from(["yes", "off", "~", "0x10", "1:30", "1e3", "-.5", ".NaN", "a: b",
+                              "- x", "'q'", "a #b", "${a:b}"]))
+trees = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
+                     | st.dictionaries(scalars.filter(lambda v: v == v), c, max_size=4),
+                     max_leaves=25)
+
+
+@settings(max_examples=150)
+@given(st.dictionaries(st.text(alphabet="abcxyz_~=.-1 ", min_size=1, max_size=6), trees,
+                       min_size=1, max_size=5),
+       st.integers(2, 4), st.booleans())
+def test_dumped_mappings_read_fast_as_pyyaml_reads_them(tree, indent, sort_keys):
+    text = yaml.safe_dump(tree, default_flow_style=False, indent=indent, sort_keys=sort_keys,
+                          width=10_000)
+    assert_same_or_declined(text)
+
+
+def test_dumped_plain_mappings_take_the_fast_path():
+    # What the property above checks is not vacuous: ordinary trees are read fast.
+    tree = {"classes": ["a.b", "c"], "parameters": {"a": {"b": [1, "x", {"c": None}], "d": 1.5},
+                                                    "~e": "${a:b}", "f": "10.0.0.1", "g": []}}
+    for indent in (2, 4):
+        assert assert_same_or_declined(yaml.safe_dump(tree, indent=indent, sort_keys=False))
+
+
+def _inventory_files():
+    for top in ("inventory-example", os.path.join("tests", "conformance")):
+        for directory, _, names in os.walk(os.path.join(REPOSITORY, top)):
+            for name in sorted(names):
+                if name.endswith((".yml", ".yaml")):
+                    yield os.path.join(directory, name)
+
+
+def test_the_example_inventories_read_the_same_both_ways():
+    answered = 0
+    for path in _inventory_files():
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+        try:
+            answered += assert_same_or_declined(text)
+        except UnicodeEncodeError:
+            continue
+    assert answered > 100
+
+
+def test_nesting_beyond_the_limit_is_left_to_the_full_loader(tmp_path):
+    deep = "".join("  " * level + f"k{level}:\n" for level in range(MAX_YAML_DEPTH + 5))
+    assert fast(deep) is NotSimple
+    path = tmp_path / "deep.yml"
+    path.write_text(deep)
+    with pytest.raises(YamlFileError, match="nests deeper than 200 levels"):
+        load_yaml_file(str(path))
+
+
+def test_invalid_yaml_keeps_the_full_loaders_error_with_its_line(tmp_path):
+    path = tmp_path / "bad.yml"
+    path.write_text("a:\n    b: 1\n  c: 2\n")
+    with pytest.raises(YamlFileError) as caught:
+        load_yaml_file(str(path))
+    assert "bad.yml:3:3: invalid YAML" in str(caught.value)
+
+
+def test_the_readers_memo_tables_stay_bounded():
+    reader = BlockYamlReader(_FastLoader._plain_tags, _plain_value, MAX_YAML_DEPTH, 10)
+    for number in range(50):
+        assert reader.parse(f"key{number}: value{number}\n") == {
+            f"key{number}": f"value{number}"}
+        assert len(reader._keys) <= 10 and len(reader._values) <= 10
