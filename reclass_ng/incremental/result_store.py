@@ -16,7 +16,7 @@ restart. A file that cannot be read, is malformed, or was written for another in
 other settings or another version of reclass-ng is ignored with a warning. Files are written
 to a temporary name and renamed, so a reader never sees half a file.
 
-Layout: a line naming the format, one line of JSON (the key, a table of every file read with
+Layout: a line naming the format, the CRC-32 of the rest of the file, one line of JSON (the key, a table of every file read with
 its digest, and every node's entry: its span in the body and its inputs, files as indexes
 into the table), then the body: the nodeinfo JSON of each node, one after the other.
 """
@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -36,10 +37,12 @@ from reclass_ng.incremental.cache_file import ignored
 from reclass_ng.incremental.node_results import OK, NodeDeps, NodeResult
 from reclass_ng.incremental.snapshot import InventorySnapshot
 from reclass_ng.settings import Settings
+from reclass_ng.storage.yaml_load import LOADED_FLOATS
 from reclass_ng.version import __version__
 
 STORE_FORMAT = 1
 _MAGIC = b"reclass-ng live results\n"
+_CRC_LINE = 9  # the CRC-32 of the rest of the file, 8 hex digits and a newline
 # Dates and dataclass instances go to _refuse: JSON would turn them into text or mappings.
 _JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
@@ -48,19 +51,20 @@ def _refuse(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def exact_json(value: Any) -> bytes | None:
+def exact_json(value: Any, compare: bool = True) -> bytes | None:
     """`value` as JSON when `orjson.loads` of it equals `value` with the same types (dicts and
-    their subclasses alike), else None."""
+    their subclasses alike), else None.
+
+    orjson keeps str, int, float and bool apart and refuses keys that are not text and dates;
+    what it changes silently is NaN and infinities (to null) and tuples (to lists), which read
+    back compare unequal. The comparison is made when `compare` is true or the JSON holds a
+    null; a caller may leave it out where neither can occur (see save_results)."""
     try:
         data = orjson.dumps(value, default=_refuse, option=_JSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
-    # orjson keeps str, int, float and bool apart and refuses keys that are not text; what it
-    # changes silently is NaN and infinities (to null) and tuples (to lists), which compare
-    # unequal to what is read back.
-    if b"null" in data or b"[" in data:
-        if orjson.loads(data) != value:
-            return None
+    if (compare or b"null" in data) and orjson.loads(data) != value:
+        return None
     return data
 
 
@@ -106,8 +110,11 @@ def load_results(settings: Settings, snapshot: InventorySnapshot,
 def _current(content: bytes, key: str, snapshot: InventorySnapshot) -> dict[str, NodeResult]:
     if not content.startswith(_MAGIC):
         raise ValueError("not a reclass-ng live results file")
-    end = content.index(b"\n", len(_MAGIC))
-    header = orjson.loads(content[len(_MAGIC):end])
+    checked = len(_MAGIC) + _CRC_LINE
+    if content[len(_MAGIC):checked] != b"%08x\n" % zlib.crc32(memoryview(content)[checked:]):
+        raise ValueError("its checksum does not match (a partial or changed file)")
+    end = content.index(b"\n", checked)
+    header = orjson.loads(content[checked:end])
     if type(header) is not dict or header.get("key") != key:
         raise ValueError("written for another inventory, other settings or another version")
     body = memoryview(content)[end + 1:]
@@ -170,6 +177,10 @@ def save_results(settings: Settings, results: Mapping[str, NodeResult],
     path = store_path(settings)
     if path is None:
         return
+    # Tuples (YAML's !!omap and !!pairs), NaN and infinities come only from files PyYAML's own
+    # constructor read, which clears LOADED_FLOATS.json_exact for the process (storage.
+    # yaml_load); a node with inventory queries is compared anyway.
+    loaded_exact = LOADED_FLOATS.json_exact
     entries: dict[str, Any] = {}
     file_at: dict[tuple[str, bytes | None], int] = {}
     body: list[bytes] = []
@@ -177,10 +188,10 @@ def save_results(settings: Settings, results: Mapping[str, NodeResult],
     for name, result in results.items():
         if result.phase != OK or result.merge_warnings or result.interpolation_warnings:
             continue
-        data = exact_json(result.value)
+        deps = result.deps
+        data = exact_json(result.value, not loaded_exact or deps.nodes_key is not None)
         if data is None:
             continue
-        deps = result.deps
         files = [file_at.setdefault(item, len(file_at)) for item in deps.files]
         entries[name] = {"at": (at, at + len(data)), "deps": (
             deps.node_file, files, deps.classes, deps.missing, _hex(deps.class_names_key),
@@ -194,8 +205,11 @@ def save_results(settings: Settings, results: Mapping[str, NodeResult],
         os.makedirs(directory, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".live-", suffix=".tmp", dir=directory)
         try:
+            crc = zlib.crc32(b"\n", zlib.crc32(header))
+            for data in body:
+                crc = zlib.crc32(data, crc)
             with os.fdopen(handle, "wb") as stream:
-                stream.writelines([_MAGIC, header, b"\n", *body])
+                stream.writelines([_MAGIC, b"%08x\n" % crc, header, b"\n", *body])
             os.replace(temporary, path)
         except BaseException:
             os.unlink(temporary)
