@@ -57,13 +57,13 @@ def exact_json(value: Any, compare: bool = True) -> bytes | None:
 
     orjson keeps str, int, float and bool apart and refuses keys that are not text and dates;
     what it changes silently is NaN and infinities (to null) and tuples (to lists), which read
-    back compare unequal. The comparison is made when `compare` is true or the JSON holds a
-    null; a caller may leave it out where neither can occur (see save_results)."""
+    back compare unequal. The comparison is made when `compare` is true; a caller may leave
+    it out where neither can occur (see save_results)."""
     try:
         data = orjson.dumps(value, default=_refuse, option=_JSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
-    if (compare or b"null" in data) and orjson.loads(data) != value:
+    if compare and orjson.loads(data) != value:
         return None
     return data
 
@@ -199,7 +199,7 @@ def save_results(settings: Settings, results: Mapping[str, NodeResult],
         body.append(data)
         at += len(data)
     header = orjson.dumps({"key": store_key(settings), "nodes": entries,
-                           "files": [(path, _hex(digest)) for path, digest in file_at]})
+                           "files": [(file, _hex(digest)) for file, digest in file_at]})
     directory = os.path.dirname(path)
     try:
         os.makedirs(directory, exist_ok=True)

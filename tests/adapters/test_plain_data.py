@@ -64,3 +64,8 @@ def test_a_null_takes_the_json_path_when_it_is_none() -> None:
     data = plain_json(value)
     assert data is not None
     assert same(orjson.loads(data), to_plain(value))
+
+
+def test_a_caller_sure_of_no_nan_skips_the_read_back() -> None:
+    assert plain_json({"x": float("nan")}) is None
+    assert plain_json({"x": float("nan")}, nan_possible=False) == b'{"x":null}'
