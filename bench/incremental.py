@@ -13,6 +13,8 @@ shared machine; prints the load average before and after. All figures come from 
    bench/.peers, installed on first use).
    The two rebuilding ones are measured on the first N minions (they take the same time for
    every minion) and their per-call time is multiplied out to all minions; said so in the output.
+   Then with `cache_dir` set: the first pass of a process (which stores every node's result)
+   and the first pass of a second process (a restarted master, served from the stored results).
 2. `reclass --inventory --cache-dir`: a cold run without cache, the run that fills the cache,
    a run with nothing changed, a run after changing one class used by about 5% of the nodes.
 3. `Inventory.nodeinfo(name)` on a warm live inventory with nothing changed, with and without
@@ -85,6 +87,18 @@ with open(changed, "w") as stream:
     stream.write(text.replace("parameters:", "parameters:\\n  " + key + ": 1", 1))
 passes["one class changed"] = one_pass()
 print(json.dumps({"passes": passes, "calls": len(names)}))
+"""
+
+# One pass with `cache_dir` set (doc/incremental.rst): the first run stores every node's
+# result, the second is a restarted master served from it.
+NG_CACHED_PILLAR = """
+import json, sys, time
+from reclass_ng.adapters import salt
+base, names, cache = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+start = time.process_time()
+for name in names:
+    salt.ext_pillar(name, {}, inventory_base_uri=base, cache_dir=cache)
+print(json.dumps({"cpu": time.process_time() - start, "calls": len(names)}))
 """
 
 NG_REBUILD_PILLAR = """
@@ -216,7 +230,11 @@ def measure_build(build: str, python: Path, inventory: Path, names: list[str], p
                   work: Path) -> None:
     """The three measurements with one build of reclass-ng; ratios against its own rows."""
     print(f"\n=== reclass-ng {build} ({python.parent.parent}) ===")
-    # 1. Salt ext_pillar, one call per minion, three passes (as three pillar refreshes).
+    # 1. Salt ext_pillar, one call per minion, three passes (as three pillar refreshes); and
+    # a first pass with cache_dir, then one in a new process (a restarted master).
+    pillar_cache = work / f"pillar-cache-{build.split()[0]}"
+    stored = [script_result(python, NG_CACHED_PILLAR, str(inventory), json.dumps(names),
+                            str(pillar_cache)) for _ in range(2)]
     live = script_result(python, NG_LIVE_PILLAR, str(inventory), json.dumps(names), str(path),
                          f"bench_salt_{build.split()[0]}")
     rebuild = script_result(python, NG_REBUILD_PILLAR, str(inventory),
@@ -225,7 +243,10 @@ def measure_build(build: str, python: Path, inventory: Path, names: list[str], p
     print(f"Salt ext_pillar, {len(names)} successive calls (one per minion) in one process:")
     print(f"  {'rebuilding per call':40} {rebuild_call * len(names):8.2f} s  "
           f"({1000 * rebuild_call:.2f} ms/call; {rebuild['calls']} calls measured)")
-    for label, seconds in live["passes"].items():
+    passes = dict(live["passes"])
+    passes["first, with cache_dir (fills it)"] = stored[0]["cpu"]
+    passes["first after a restart, cache_dir"] = stored[1]["cpu"]
+    for label, seconds in passes.items():
         call = seconds / live["calls"]
         print(f"  {'live, pass: ' + label:40} {seconds:8.2f} s  "
               f"({1000 * call:.2f} ms/call)  {kapicorp_call / call:5.0f}x kapicorp "

@@ -16,13 +16,16 @@ def _refuse(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def plain_json(value: Any) -> bytes | None:
+def plain_json(value: Any, nan_possible: bool = True) -> bytes | None:
     """`value` as JSON when `orjson.loads` of it gives exactly `values.to_plain(value)`, else
-    None: keys that are not text, dates, bytes, sets, integers beyond 64 bits, and `null`
-    anywhere (NaN and infinities are written as null too, so a document with a null takes the
-    reference path)."""
+    None: keys that are not text, dates, bytes, sets, integers beyond 64 bits, NaN and
+    infinities (written as null: a document with a null is read back and compared, and takes
+    the reference path unless it is equal; a caller that knows `value` holds no NaN or
+    infinity passes `nan_possible=False` and skips that)."""
     try:
         data = orjson.dumps(value, default=_refuse, option=_JSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
-    return None if b"null" in data else data
+    if nan_possible and b"null" in data and orjson.loads(data) != value:
+        return None  # NaN or an infinity became null (or a tuple a list: the reference path)
+    return data

@@ -26,6 +26,7 @@ import reclass_ng
 from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
 from reclass_ng.adapters.plain_data import plain_json
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
+from reclass_ng.storage.yaml_load import LOADED_FLOATS
 from reclass_ng.values import to_plain
 
 PILLAR_ENTITY_URI = "salt-pillar://"
@@ -54,7 +55,9 @@ class PillarCopies:
         parameters = nodeinfo.get("parameters")
         kept = self._pillars.get(name)
         if kept is None or kept[0] is not parameters:  # not this render's result
-            as_json = plain_json(parameters or {})
+            # NaN and infinities come only from files PyYAML's own constructor read, which
+            # clears LOADED_FLOATS.json_exact for the process (reclass_ng.storage.yaml_load).
+            as_json = plain_json(parameters or {}, nan_possible=not LOADED_FLOATS.json_exact)
             kept = (parameters, as_json is not None,
                     as_json if as_json is not None else
                     pickle.dumps(pillar_data(nodeinfo), pickle.HIGHEST_PROTOCOL))

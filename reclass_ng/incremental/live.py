@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ConfigError, ReclassError
+from reclass_ng.incremental import result_store
 from reclass_ng.incremental.dir_watch import AlwaysCheck, DirectoryCheck, watch_directories
 from reclass_ng.incremental.node_results import (
     OK,
@@ -111,6 +112,7 @@ class LiveRender:
         self.collected = False  # whether a render of this generation ran the collector
         self.settings_stamps: tuple[object, ...] | None = None  # config_stamps of the settings
         self.local_devices = local_devices() if read_config else frozenset()
+        self.stored = False  # whether the results of this generation are on disk (cache_dir)
 
     # -- keeping current ---------------------------------------------------------------
 
@@ -177,12 +179,16 @@ class LiveRender:
             kept = {name: moved for name, result in self.results.items()
                     if result.deps.current(name, snapshot)
                     and (moved := self._moved(result, old, snapshot, generation)) is not None}
+        elif previous is None and settings.cache_dir and isinstance(snapshot, InventorySnapshot):
+            # A new process: the results a previous one stored, where still current.
+            kept = result_store.load_results(settings, snapshot, self.capture.forward)
         else:
             kept = {}
         self.recorder = InputsRecorder()
         self.generation, self.snapshot, self.failure = generation, snapshot, None
         self.settings_stamps = stamps
         self.results = kept
+        self.stored = previous is None and len(kept) == len(snapshot.nodes)
         self.misses = 0
         self.collected = False
         before = set(old.nodes) if old is not None else set()
@@ -297,8 +303,21 @@ class LiveRender:
                 continue
             self.results.update((name, result) for name, result in rendered.items()
                                 if name in self.snapshot.nodes)
+            self._store_if_complete()
             break
         return [found[name] for name in names]
+
+    def _store_if_complete(self) -> None:
+        """With `cache_dir`, write the results for the next process once every node of this
+        generation has one (result_store.py)."""
+        assert self.generation is not None and self.snapshot is not None
+        settings = self.generation.settings
+        if (self.stored or not settings.cache_dir
+                or not isinstance(self.snapshot, InventorySnapshot)
+                or len(self.results) != len(self.snapshot.nodes)):
+            return
+        self.stored = True
+        result_store.save_results(settings, self.results, self.capture.forward)
 
     def _files_unchanged(self, read: Mapping[str, bytes | None]) -> bool:
         """True when the files have the digests they had: no kernel event since the snapshot

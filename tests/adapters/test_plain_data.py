@@ -51,9 +51,21 @@ def test_the_json_path_gives_the_reference_copy_or_declines(value: Any) -> None:
 def test_values_json_would_change_take_the_reference_path() -> None:
     for value in ({"when": datetime.date(2024, 1, 2)}, {"x": float("nan")}, {"x": math.inf},
                   {1: "one"}, {"big": 2 ** 70}, {"raw": b"\x00"}, {"s": {1, 2}},
-                  {"n": None}, {"at": datetime.datetime(2024, 1, 2, 3, 4)}):
+                  {"n": None, "x": float("nan")}, {"at": datetime.datetime(2024, 1, 2, 3, 4)}):
         assert plain_json(value) is None, value
     nested = OwnedDict({"a": OwnedList([1, 2.5, "x", True, (3, 4)]), "b": {"c": "d"}})
     data = plain_json(nested)
     assert data is not None
     assert same(orjson.loads(data), {"a": [1, 2.5, "x", True, [3, 4]], "b": {"c": "d"}})
+
+
+def test_a_null_takes_the_json_path_when_it_is_none() -> None:
+    value = OwnedDict({"n": None, "a": OwnedList([None, 1, 1.5, True]), "nullable": "null"})
+    data = plain_json(value)
+    assert data is not None
+    assert same(orjson.loads(data), to_plain(value))
+
+
+def test_a_caller_sure_of_no_nan_skips_the_read_back() -> None:
+    assert plain_json({"x": float("nan")}) is None
+    assert plain_json({"x": float("nan")}, nan_possible=False) == b'{"x":null}'

@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from inventory_writer import write_inventory
+from test_plain_data import same
 
 import reclass_ng
 from reclass_ng.adapters import salt
+from reclass_ng.adapters.inventory_source import open_inventory
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
 
 
@@ -55,3 +58,38 @@ def test_the_pool_keeps_a_bounded_number_of_configurations(tmp_path: Path) -> No
             == bases.index(base)
     assert len(pool) == 2
     assert opened == [str(b) for b in bases]  # the last one was served from the pool
+
+
+TYPED_NODE = """\
+parameters:
+  count: 3
+  ratio: 3.0
+  flag: true
+  unset: null
+  since: 2024-01-02
+  nested: {list: [1, 2.5, {deep: [x]}], map: {a: {b: c}}}
+"""
+
+
+def test_changing_what_ext_pillar_returned_never_changes_a_later_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = write_inventory(tmp_path / "inv", {
+        "nodes/typed.yml": TYPED_NODE,  # a date: the pickled copy
+        "nodes/plain.yml": TYPED_NODE.replace("  since: 2024-01-02\n", ""),  # the JSON copy
+        "nodes/nan.yml": TYPED_NODE.replace("3.0", ".nan").replace("  since: 2024-01-02\n", ""),
+    })
+    cache = tmp_path / "cache"
+    for restart in range(2):  # the second time, a new "process" served from cache_dir
+        monkeypatch.setattr(salt, "LIVE_INVENTORIES", LiveInventoryPool(open_inventory))
+        for minion in ("typed", "plain", "nan"):
+            expected = fresh_pillar(base, minion)
+            for _ in range(3):
+                pillar = salt.ext_pillar(minion, {}, inventory_base_uri=str(base),
+                                         cache_dir=str(cache))
+                assert same(pillar, expected), (restart, minion)
+                pillar["nested"]["list"][2]["deep"].append("changed")
+                pillar["nested"]["map"]["a"]["b"] = "changed"
+                pillar["__reclass__"]["classes"].append("changed")
+                pillar["_reclass_"]["name"].clear()
+                del pillar["count"]
+        assert any(path.name.startswith("live-") for path in cache.iterdir())
