@@ -158,13 +158,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                     if type(single) is Ref:
                         # _rendered_now's commonest case, without its calls: one reference
                         # (to a plain value found before in this render, or by the walk).
-                        ref_path = single.path  # type: ignore[union-attr]
-                        new = found.get(ref_path, NOT_RENDERED)
+                        ref_path = single.path
+                        new = found.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
                         if new is NOT_RENDERED:
                             new = self._target_by_walk(ref_path)
                         if new is not NOT_RENDERED:
                             if self._reading:
-                                self._note_read(ref_path, new, path + (key,))
+                                self._note_read(ref_path, new,  # type: ignore[arg-type]
+                                                path + (key,))
                             container[key] = new
                             continue
                     else:
