@@ -5,6 +5,8 @@
 
 cimport cython
 
+from reclass_ng.values cimport OwnedDict
+
 
 cdef class Merger:
     cdef dict __dict__  # an attribute added to merge.py before it is declared here
@@ -13,8 +15,9 @@ cdef class Merger:
 
     cpdef split_paths(self, delimiter)
     cpdef merge_entity(self, node, entity, observer=*)
-    # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup
-    @cython.locals(origin=dict)
+    # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup. target: an
+    # OwnedDict always; typed, .origin and .src are C fields, not __getattr__-hooked lookups.
+    @cython.locals(origin=dict, target=OwnedDict)
     cpdef merge_mapping(self, target, new, source, path, record=*)
     cpdef merge_value(self, old, new, old_source, source, path, record=*)
     cpdef push_layers(self, old, new, old_source, source, path, record=*)

@@ -158,12 +158,13 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                     if type(single) is Ref:
                         # _rendered_now's commonest case, without its calls: one reference
                         # (to a plain value found before in this render, or by the walk).
-                        new = found.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
+                        ref_path = single.path
+                        new = found.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
                         if new is NOT_RENDERED:
-                            new = self._target_by_walk(single.path)
+                            new = self._target_by_walk(ref_path)
                         if new is not NOT_RENDERED:
                             if self._reading:
-                                self._note_read(single.path, new,  # type: ignore[arg-type]
+                                self._note_read(ref_path, new,  # type: ignore[arg-type]
                                                 path + (key,))
                             container[key] = new
                             continue
@@ -180,13 +181,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 # walk's merged containers read what their few nodes set (measured: more
                 # misses than hits).
                 # A container given up on (see RenderedSubtrees) skips the memo at once.
-                if len(value.dirty) >= self._memo_min_dirty and not value.merged \
+                dirty = value.dirty
+                if len(dirty) >= self._memo_min_dirty and not value.merged \
                         and id(value) not in self._memo_given_up:
                     self._render_file_container(container, key, value, path + (key,))
                 else:
                     copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
                         else OwnedList(value)
-                    self._render_keys(copy, value.dirty, path + (key,))
+                    self._render_keys(copy, dirty, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 

@@ -89,6 +89,11 @@ class OwnedDict(dict):
             return None
         raise AttributeError(name)
 
+    def __reduce__(self) -> tuple:
+        # Spelled out for the compiled build, where this is an extension type that pickle
+        # and copy would otherwise rebuild without its items.
+        return (_owned_dict, (dict(self), self.src, self.origin))
+
     @classmethod
     def from_source(cls, data: Any, src: Source | None) -> OwnedDict:
         """A mapping owned by the node, its keys set by `src` unless recorded otherwise."""
@@ -108,6 +113,13 @@ class OwnedDict(dict):
         if self.origin is not None and key in self.origin:
             return self.origin[key]
         return self.src
+
+
+def _owned_dict(data: dict, src: Source | None, origin: dict | None) -> OwnedDict:
+    """An OwnedDict rebuilt from its pickled parts."""
+    mapping = OwnedDict.from_source(data, src)
+    mapping.origin = origin
+    return mapping
 
 
 class OwnedList(list):

@@ -331,3 +331,23 @@ def test_merge_mapping_is_merge_value_for_every_key(files: list[dict[str, Any]])
             continue
         trees.append(_merged_shape(tree))
     assert trees[0] == trees[1]
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_owned_dict_copies_keep_items_and_sources(how: str) -> None:
+    # In the compiled build OwnedDict is an extension type (values.pxd), which pickle and
+    # copy would rebuild empty without OwnedDict.__reduce__.
+    import copy
+    import pickle
+
+    owned = OwnedDict.from_source({"a": 1, "b": {"c": 2}}, Source("f1", "c1", "class"))
+    owned.set_origin("b", Source("f2", "c2", "class"))
+    bare = OwnedDict({"x": 1})  # made by dict's constructor: src and origin unset
+    for mapping in (owned, bare):
+        if how == "pickle":
+            again = pickle.loads(pickle.dumps(mapping))
+        else:
+            again = getattr(copy, how)(mapping)
+        assert type(again) is OwnedDict and again == mapping
+        assert again.src == mapping.src and again.origin == mapping.origin
+        assert again.source_of("b") == mapping.source_of("b")

@@ -1,0 +1,16 @@
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside values.py, the
+# pure-Python install ignores it. OwnedDict, the node's own mappings, becomes an extension type:
+# a dict subclass written in Python reaches `d[k]` and `k in d` through the generic slot
+# wrappers (dict defines __getitem__ and __contains__ as methods too, so a Python subclass
+# gets slot_mp_subscript, a method call per subscript); an extension type inherits dict's C
+# slots. auto_pickle off: pickling goes through copyreg as for the Python classes (its
+# __reduce__), not through a generated reducer that would drop the items. UnresolvedDict
+# stays a Python class: prepare.py makes it with dict.__new__, which refuses extension types.
+
+cimport cython
+
+
+@cython.auto_pickle(False)
+cdef class OwnedDict(dict):
+    cdef public object src
+    cdef public object origin
