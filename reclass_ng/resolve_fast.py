@@ -51,9 +51,9 @@ class FastPaths:
         nothing, warns of nothing; tells the memo's readers what it read, as the full
         render does."""
         if type(value) is Interpolation:
-            single = value.template.single
-            new = self._rendered_target(single.path) if type(single) is Ref \
-                else self._rendered_string(value.template)  # most are one reference alone
+            ref_path = value.reference_path  # most are one reference alone
+            new = self._rendered_target(ref_path) if ref_path is not None \
+                else self._rendered_string(value.template)
         else:
             new = self._folded_scalars(value)  # type: ignore[arg-type]
         if new is not NOT_RENDERED and self._reading:
@@ -86,10 +86,10 @@ class FastPaths:
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
-                single = value.template.single
-                if type(single) is not Ref:
+                ref_path = value.reference_path
+                if ref_path is None:
                     return NOT_RENDERED
-                value = self._rendered_target(single.path)
+                value = self._rendered_target(ref_path)
             if type(value) not in SCALARS:
                 return NOT_RENDERED
         return value

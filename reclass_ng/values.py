@@ -131,12 +131,16 @@ class OwnedList(list):
 class Interpolation:
     """A string value containing references or queries, as written in one file."""
 
-    __slots__ = ("template", "source", "text")
+    __slots__ = ("template", "source", "text", "reference_path")
 
     def __init__(self, template: Template, source: Source, text: str) -> None:
         self.template = template
         self.source = source
         self.text = text
+        # The path of the one reference the string is, when written plainly (`${a:b}`, not
+        # `${a:${b}}`), else None: the resolver's fast paths read it with one attribute read.
+        single = template.single
+        self.reference_path: str | None = single.path if type(single) is Ref else None
 
     @property
     def kind(self) -> str:
