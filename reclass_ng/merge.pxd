@@ -8,13 +8,28 @@ cimport cython
 from reclass_ng.values cimport OwnedDict
 
 
+# What a node's merge accumulates: its fields are read and written for every entity merged
+# into it (merge_entity types its node), so they are C fields.
+cdef class MergedNode:
+    cdef dict __dict__  # an attribute added to merge.py before it is declared here
+    cdef public object name
+    cdef public object uri
+    cdef public list classes
+    cdef public set _class_set
+    cdef public list applications
+    cdef public object parameters
+    cdef public object exports
+    cdef public object environment
+    cdef public object frozen_base
+
+
 cdef class Merger:
     cdef dict __dict__  # an attribute added to merge.py before it is declared here
     cdef public object settings
     cdef public dict _split_paths
 
     cpdef split_paths(self, delimiter)
-    cpdef merge_entity(self, node, entity, observer=*)
+    cpdef merge_entity(self, MergedNode node, entity, observer=*)
     # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup. target: an
     # OwnedDict always; typed, .origin and .src are C fields, not __getattr__-hooked lookups.
     @cython.locals(origin=dict, target=OwnedDict)
