@@ -140,7 +140,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        self._render_keys(container, [key for key, value in items if type(value) not in PLAIN],
+        plain = PLAIN  # a local: a C set in the compiled build (resolve.pxd)
+        self._render_keys(container, [key for key, value in items if type(value) not in plain],
                           path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:

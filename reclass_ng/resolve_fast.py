@@ -83,6 +83,7 @@ class FastPaths:
         """What fold returns for a stack whose layers are all scalars or references to
         rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
         value: Any = NOT_RENDERED
+        scalars = SCALARS  # a local: a C set in the compiled build (resolve_fast.pxd)
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
@@ -90,7 +91,7 @@ class FastPaths:
                 if ref_path is None:
                     return NOT_RENDERED
                 value = self._rendered_target(ref_path)
-            if type(value) not in SCALARS:
+            if type(value) not in scalars:
                 return NOT_RENDERED
         return value
 
@@ -124,10 +125,11 @@ class FastPaths:
         if keys is None:
             return NOT_RENDERED
         node = self._refs_root
+        walked = WALKED  # a local: a C set in the compiled build (resolve_fast.pxd)
         try:
             for key in keys:
                 node = node[key]
-                if type(node) not in WALKED:
+                if type(node) not in walked:
                     return NOT_RENDERED
         except (KeyError, TypeError, IndexError):
             return NOT_RENDERED

@@ -11,7 +11,7 @@ cimport cython
 
 # The copies of a node's tree: C functions, so that their recursion into nested containers
 # is a C call (bounded by the nesting of a file, storage.yaml_load.MAX_YAML_DEPTH).
-@cython.locals(dirty=list, items=list)
+@cython.locals(dirty=list, items=list, again=frozenset)
 cpdef frozen_copy(value)
 cpdef owned_copy(value)
 

@@ -266,12 +266,13 @@ def frozen_copy(value: Any) -> Any:
     # (_FROZEN_AGAIN) are visited in Python. tests/test_values.py compares the result with
     # a plain recursive copy.
     kind = type(value)
+    again = _FROZEN_AGAIN  # a local: a C set in the compiled build (values.pxd)
     if kind is OwnedDict:
         dirty = []
         replaced = None
         for key, item in dict.items(value):
             kind = type(item)
-            if kind in _FROZEN_AGAIN:
+            if kind in again:
                 if kind is OwnedDict or kind is OwnedList or kind is Stack:
                     item = frozen_copy(item)
                     if replaced is None:
@@ -298,7 +299,7 @@ def frozen_copy(value: Any) -> Any:
         dirty = []
         for index, item in enumerate(items):
             kind = type(item)
-            if kind in _FROZEN_AGAIN:
+            if kind in again:
                 if kind is OwnedDict or kind is OwnedList or kind is Stack:
                     item = items[index] = frozen_copy(item)
                     if type(item) not in NEEDS_RESOLVING:
