@@ -5,7 +5,7 @@
 
 cimport cython
 
-from reclass_ng.values cimport OwnedDict
+from reclass_ng.values cimport Layer, OwnedDict, Stack
 
 
 # What a node's merge accumulates: its fields are read and written for every entity merged
@@ -36,5 +36,7 @@ cdef class Merger:
     @cython.locals(origin=dict, target=OwnedDict, mapping_types=frozenset)
     cpdef merge_mapping(self, target, new, source, path, record=*)
     cpdef merge_value(self, old, new, old_source, source, path, record=*)
+    @cython.locals(stack=Stack)
     cpdef push_layers(self, old, new, old_source, source, path, record=*)
+    @cython.locals(layer=Layer)
     cpdef fold(self, layers, render, path, warn, record=*)

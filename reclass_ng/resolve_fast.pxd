@@ -6,6 +6,8 @@
 
 cimport cython
 
+from reclass_ng.values cimport Layer, Stack
+
 
 cdef class FastPaths:
     cdef public dict _targets
@@ -16,8 +18,8 @@ cdef class FastPaths:
     cpdef _rendered_now(self, value, path, key)
     cpdef _rendered_string(self, template)
     # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
-    @cython.locals(scalars=frozenset)
-    cpdef _folded_scalars(self, stack)
+    @cython.locals(scalars=frozenset, layer=Layer)
+    cpdef _folded_scalars(self, Stack stack)
     cpdef _note_reads(self, value, path)
     cpdef _rendered_target(self, ref_path)
     @cython.locals(walked=frozenset, keys=tuple)

@@ -16,6 +16,23 @@ cpdef frozen_copy(value)
 cpdef owned_copy(value)
 
 
+# A key's layers (merge.py folds them, the resolver's fast path reads them): extension
+# types, so that code typing them (fold, push_layers, _folded_scalars) reads their fields
+# as C fields. Pickled (`--jobs`) and copied by Cython's generated reducers.
+cdef class Layer:
+    cdef public object value
+    cdef public object source
+    cdef public object override
+    cdef public object constant
+
+
+cdef class Stack:
+    cdef public list layers
+    cdef public object shared
+
+    cpdef owned_copy(self)
+
+
 @cython.auto_pickle(False)
 cdef class OwnedDict(dict):
     cdef public object src
