@@ -5,7 +5,22 @@
 
 cimport cython
 
-from reclass_ng.values cimport OwnedDict
+from reclass_ng.values cimport Layer, OwnedDict, Stack
+
+
+# What a node's merge accumulates: its fields are read and written for every entity merged
+# into it (merge_entity types its node), so they are C fields.
+cdef class MergedNode:
+    cdef dict __dict__  # an attribute added to merge.py before it is declared here
+    cdef public object name
+    cdef public object uri
+    cdef public list classes
+    cdef public set _class_set
+    cdef public list applications
+    cdef public object parameters
+    cdef public object exports
+    cdef public object environment
+    cdef public object frozen_base
 
 
 cdef class Merger:
@@ -14,11 +29,14 @@ cdef class Merger:
     cdef public dict _split_paths
 
     cpdef split_paths(self, delimiter)
-    cpdef merge_entity(self, node, entity, observer=*)
+    cpdef merge_entity(self, MergedNode node, entity, observer=*)
     # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup. target: an
     # OwnedDict always; typed, .origin and .src are C fields, not __getattr__-hooked lookups.
-    @cython.locals(origin=dict, target=OwnedDict)
+    # mapping_types: _MAPPING_TYPES, typed: `in` is a C set lookup.
+    @cython.locals(origin=dict, target=OwnedDict, mapping_types=frozenset)
     cpdef merge_mapping(self, target, new, source, path, record=*)
     cpdef merge_value(self, old, new, old_source, source, path, record=*)
+    @cython.locals(stack=Stack)
     cpdef push_layers(self, old, new, old_source, source, path, record=*)
+    @cython.locals(layer=Layer)
     cpdef fold(self, layers, render, path, warn, record=*)

@@ -124,6 +124,7 @@ class Merger:
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
+        mapping_types = _MAPPING_TYPES  # a local: a C set in the compiled build (merge.pxd)
         for key, value in new.items():
             if key not in target:
                 target[key] = value
@@ -135,7 +136,7 @@ class Merger:
             old = target[key]
             old_type = type(old)
             new_type = type(value)
-            if new_type in _MAPPING_TYPES and old_type in _MAPPING_TYPES:
+            if new_type in mapping_types and old_type in mapping_types:
                 if old_type is not OwnedDict:  # a file's mapping: the node's own copy
                     owned = OwnedDict(old)
                     # both set: an unset slot is read through OwnedDict.__getattr__, slowly

@@ -34,8 +34,10 @@ from reclass_ng.output import (
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME
 _NON_ASCII = re.compile(NON_ASCII_PATTERN)
-# Nodes dumped per orjson call: few calls, and a bounded piece of text at a time.
-NODES_PER_PIECE = 16
+# Nodes dumped per orjson call. orjson grows its output by reallocating it (a copy of the
+# text so far, each time): one node a call copies least (16 a call: 37 M instructions more on
+# a 500-node mcp inventory, doc/performance.rst), and the text is a node's at a time.
+NODES_PER_PIECE = 1
 
 # {"nodes": {...}} dumped: the members of the inner object sit between these two.
 _NODES_HEAD = b'{\n  "nodes": {\n    '

@@ -3,6 +3,9 @@
 # the walk over every key of every file a C call). See doc/performance.rst, "The optional
 # compiled build".
 
+cimport cython
+
+
 cdef class EntityPreparer:
     cdef dict __dict__  # an attribute added to prepare.py before it is declared here
     cdef public object settings
@@ -11,6 +14,7 @@ cdef class EntityPreparer:
     cdef public dict _templates
 
     cpdef mapping(self, value, key, source)
+    @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup
     cpdef _mapping(self, mapping, source, path)
     cpdef _value(self, value, source, path)
     cpdef string(self, text, source, path)

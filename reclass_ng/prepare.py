@@ -95,6 +95,8 @@ class EntityPreparer:
         # ValueParser.may_contain_syntax, inline (the same test): a string is parsed only
         # when it holds an opening sentinel.
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        needs_resolving = NEEDS_RESOLVING  # a local: a C set in the compiled build
+
         # Whether a key was changed (str() of a number, a prefix stripped): only then can
         # two keys of the file's mapping become one key here.
         altered = False
@@ -135,7 +137,7 @@ class EntityPreparer:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
                 value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
-            if type(value) in NEEDS_RESOLVING and (key not in out or key not in dirty):
+            if type(value) in needs_resolving and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value
         if not dirty:

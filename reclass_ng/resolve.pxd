@@ -25,6 +25,7 @@ cdef class Resolver(SharedSubtrees):
     cdef public object _memo_min_dirty
     cdef public object _memo_given_up
 
+    @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
     # found: self._targets, a dict; typed, `found.get` is a C lookup, not a method call
     @cython.locals(found=dict)

@@ -140,7 +140,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        self._render_keys(container, [key for key, value in items if type(value) not in PLAIN],
+        plain = PLAIN  # a local: a C set in the compiled build (resolve.pxd)
+        self._render_keys(container, [key for key, value in items if type(value) not in plain],
                           path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None:
@@ -154,18 +155,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
-                    single = value.template.single if kind is Interpolation else None
-                    if type(single) is Ref:
+                    ref_path = value.reference_path if kind is Interpolation else None
+                    if ref_path is not None:
                         # _rendered_now's commonest case, without its calls: one reference
                         # (to a plain value found before in this render, or by the walk).
-                        ref_path = single.path
-                        new = found.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
+                        new = found.get(ref_path, NOT_RENDERED)
                         if new is NOT_RENDERED:
                             new = self._target_by_walk(ref_path)
                         if new is not NOT_RENDERED:
                             if self._reading:
-                                self._note_read(ref_path, new,  # type: ignore[arg-type]
-                                                path + (key,))
+                                self._note_read(ref_path, new, path + (key,))
                             container[key] = new
                             continue
                     else:
@@ -243,18 +242,18 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         value = layer.value
         if type(value) is not Interpolation:
             return value
-        single = value.template.single
-        if self.fast_references and type(single) is Ref:
+        ref_path = value.reference_path
+        if self.fast_references and ref_path is not None:
             # What _lookup_ref returns for a reference to a rendered plain value.
-            new = self._rendered_target(single.path)
+            new = self._rendered_target(ref_path)
             if new is not NOT_RENDERED:
                 if self._reading:
-                    self._note_read(single.path, new, path)  # type: ignore[arg-type]
+                    self._note_read(ref_path, new, path)
                 return new
-        elif self.fast_observed and type(single) is Ref:
-            new = self._rendered_target(single.path)
+        elif self.fast_observed and ref_path is not None:
+            new = self._rendered_target(ref_path)
             if new is not NOT_RENDERED:
-                self.record.reference(path, single.path)  # type: ignore[union-attr, arg-type]
+                self.record.reference(path, ref_path)  # type: ignore[union-attr]
                 return new
         return self.render_interp(value, path)
 

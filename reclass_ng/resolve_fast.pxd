@@ -4,6 +4,11 @@
 # fields and its methods C calls (_note_read, SharedSubtrees', is called as a Python method).
 # See doc/performance.rst, "The optional compiled build".
 
+cimport cython
+
+from reclass_ng.values cimport Layer, Stack
+
+
 cdef class FastPaths:
     cdef public dict _targets
     cdef public object _refs_root
@@ -12,7 +17,10 @@ cdef class FastPaths:
 
     cpdef _rendered_now(self, value, path, key)
     cpdef _rendered_string(self, template)
-    cpdef _folded_scalars(self, stack)
+    # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
+    @cython.locals(scalars=frozenset, layer=Layer)
+    cpdef _folded_scalars(self, Stack stack)
     cpdef _note_reads(self, value, path)
     cpdef _rendered_target(self, ref_path)
+    @cython.locals(walked=frozenset, keys=tuple)
     cpdef _target_by_walk(self, ref_path)

@@ -51,9 +51,9 @@ class FastPaths:
         nothing, warns of nothing; tells the memo's readers what it read, as the full
         render does."""
         if type(value) is Interpolation:
-            single = value.template.single
-            new = self._rendered_target(single.path) if type(single) is Ref \
-                else self._rendered_string(value.template)  # most are one reference alone
+            ref_path = value.reference_path  # most are one reference alone
+            new = self._rendered_target(ref_path) if ref_path is not None \
+                else self._rendered_string(value.template)
         else:
             new = self._folded_scalars(value)  # type: ignore[arg-type]
         if new is not NOT_RENDERED and self._reading:
@@ -83,14 +83,15 @@ class FastPaths:
         """What fold returns for a stack whose layers are all scalars or references to
         rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
         value: Any = NOT_RENDERED
+        scalars = SCALARS  # a local: a C set in the compiled build (resolve_fast.pxd)
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
-                single = value.template.single
-                if type(single) is not Ref:
+                ref_path = value.reference_path
+                if ref_path is None:
                     return NOT_RENDERED
-                value = self._rendered_target(single.path)
-            if type(value) not in SCALARS:
+                value = self._rendered_target(ref_path)
+            if type(value) not in scalars:
                 return NOT_RENDERED
         return value
 
@@ -124,10 +125,11 @@ class FastPaths:
         if keys is None:
             return NOT_RENDERED
         node = self._refs_root
+        walked = WALKED  # a local: a C set in the compiled build (resolve_fast.pxd)
         try:
             for key in keys:
                 node = node[key]
-                if type(node) not in WALKED:
+                if type(node) not in walked:
                     return NOT_RENDERED
         except (KeyError, TypeError, IndexError):
             return NOT_RENDERED

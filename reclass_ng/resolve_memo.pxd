@@ -8,9 +8,10 @@
 cimport cython
 
 from reclass_ng.resolve_fast cimport FastPaths
+from reclass_ng.subtrees cimport RenderedSubtrees, SubtreeReads, read_part
 
 cdef class SharedSubtrees(FastPaths):
-    cdef public object subtrees
+    cdef public RenderedSubtrees subtrees  # or None
     cdef public object root
     cdef public object delimiter
     cdef public bint list_index_last
@@ -20,10 +21,17 @@ cdef class SharedSubtrees(FastPaths):
 
     # Locals that are always exact dicts or lists (or None): typed, .get and .append are
     # C calls, not method lookups.
-    @cython.locals(by_paths=dict, by_values=dict)
+    @cython.locals(subtrees=RenderedSubtrees, by_paths=dict, by_values=dict,
+                   outer=SubtreeReads)
     cpdef _reuse(self, made_by, container, key)
     @cython.locals(parts=dict, key=list)
     cpdef _read_key_now(self, paths)
     cpdef _rendered_value(self, ref_path)
+    cpdef _render_file_container(self, container, key, value, path)
+    @cython.locals(reading=SubtreeReads)
+    cpdef _render_for_memo(self, made_by, producers, rendered, path)
+    # reading: each container being rendered, typed: .path, .kept and .read are C
+    @cython.locals(reading=SubtreeReads)
     cpdef _note_read(self, ref_path, value, path)
+    @cython.locals(reading=SubtreeReads)
     cpdef _unkeep(self)

@@ -53,8 +53,7 @@ class SharedSubtrees(FastPaths):
         if not self.subtrees.met_before(made_by):  # type: ignore[union-attr]
             self._render_keys(copy, value.dirty, path)
             return
-        self._render_for_memo(made_by, value, copy, path,
-                              lambda: self._render_keys(copy, value.dirty, path))
+        self._render_for_memo(made_by, value, copy, path)
 
     def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
         """Put a kept rendered copy made by `made_by` at container[key], when the values its
@@ -76,14 +75,14 @@ class SharedSubtrees(FastPaths):
         subtrees.misses += 1
         return False
 
-    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple,
-                         render: Callable[[], None]) -> None:
-        """render() the container at `path` recording what it reads; keep it when nothing
-        the memo cannot replay happened."""
+    def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple
+                         ) -> None:
+        """Render `rendered`, the copy at `path` of the file container `producers`, recording
+        what it reads; keep it when nothing the memo cannot replay happened."""
         reading = SubtreeReads(path)
         self._reading.append(reading)
         try:
-            render()
+            self._render_keys(rendered, producers.dirty, path)
         finally:
             self._reading.pop()
         if reading.kept:

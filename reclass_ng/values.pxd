@@ -9,8 +9,32 @@
 
 cimport cython
 
+# The copies of a node's tree: C functions, so that their recursion into nested containers
+# is a C call (bounded by the nesting of a file, storage.yaml_load.MAX_YAML_DEPTH).
+@cython.locals(dirty=list, items=list, again=frozenset)
+cpdef frozen_copy(value)
+cpdef owned_copy(value)
+
+
+# A key's layers (merge.py folds them, the resolver's fast path reads them): extension
+# types, so that code typing them (fold, push_layers, _folded_scalars) reads their fields
+# as C fields. Pickled (`--jobs`) and copied by Cython's generated reducers.
+cdef class Layer:
+    cdef public object value
+    cdef public object source
+    cdef public object override
+    cdef public object constant
+
+
+cdef class Stack:
+    cdef public list layers
+    cdef public object shared
+
+    cpdef owned_copy(self)
+
 
 @cython.auto_pickle(False)
 cdef class OwnedDict(dict):
     cdef public object src
     cdef public object origin
+

@@ -131,12 +131,16 @@ class OwnedList(list):
 class Interpolation:
     """A string value containing references or queries, as written in one file."""
 
-    __slots__ = ("template", "source", "text")
+    __slots__ = ("template", "source", "text", "reference_path")
 
     def __init__(self, template: Template, source: Source, text: str) -> None:
         self.template = template
         self.source = source
         self.text = text
+        # The path of the one reference the string is, when written plainly (`${a:b}`, not
+        # `${a:${b}}`), else None: the resolver's fast paths read it with one attribute read.
+        single = template.single
+        self.reference_path: str | None = single.path if type(single) is Ref else None
 
     @property
     def kind(self) -> str:
@@ -262,12 +266,13 @@ def frozen_copy(value: Any) -> Any:
     # (_FROZEN_AGAIN) are visited in Python. tests/test_values.py compares the result with
     # a plain recursive copy.
     kind = type(value)
+    again = _FROZEN_AGAIN  # a local: a C set in the compiled build (values.pxd)
     if kind is OwnedDict:
         dirty = []
         replaced = None
         for key, item in dict.items(value):
             kind = type(item)
-            if kind in _FROZEN_AGAIN:
+            if kind in again:
                 if kind is OwnedDict or kind is OwnedList or kind is Stack:
                     item = frozen_copy(item)
                     if replaced is None:
@@ -294,7 +299,7 @@ def frozen_copy(value: Any) -> Any:
         dirty = []
         for index, item in enumerate(items):
             kind = type(item)
-            if kind in _FROZEN_AGAIN:
+            if kind in again:
                 if kind is OwnedDict or kind is OwnedList or kind is Stack:
                     item = items[index] = frozen_copy(item)
                     if type(item) not in NEEDS_RESOLVING:

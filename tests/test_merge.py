@@ -18,7 +18,7 @@ from reclass_ng.merge import Merger
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.settings import load_settings
 from reclass_ng.syntax.grammar import ValueParser
-from reclass_ng.values import OwnedDict, Source, Stack
+from reclass_ng.values import Layer, OwnedDict, Source, Stack
 
 ALLOW = ("allow_scalar_over_dict", "allow_scalar_over_list", "allow_list_over_scalar",
          "allow_dict_over_scalar", "allow_none_override")
@@ -351,3 +351,20 @@ def test_owned_dict_copies_keep_items_and_sources(how: str) -> None:
         assert type(again) is OwnedDict and again == mapping
         assert again.src == mapping.src and again.origin == mapping.origin
         assert again.source_of("b") == mapping.source_of("b")
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_layer_stacks_copy_with_every_field(how: str) -> None:
+    # In the compiled build Layer and Stack are extension types (values.pxd): pickle (`--jobs`)
+    # and copy go through Cython's generated reducers, which must keep every field.
+    import copy
+    import pickle
+
+    source = Source("f1", "c1", "class")
+    stack = Stack([Layer({"a": 1}, source), Layer("x", None, override=True, constant=True)],
+                  shared=True)
+    again = pickle.loads(pickle.dumps(stack)) if how == "pickle" else getattr(copy, how)(stack)
+    assert type(again) is Stack and again.shared is True
+    assert [(type(layer), layer.value, layer.source, layer.override, layer.constant)
+            for layer in again.layers] == \
+        [(Layer, {"a": 1}, source, False, False), (Layer, "x", None, True, True)]
