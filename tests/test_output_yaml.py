@@ -9,6 +9,7 @@ import re
 import shlex
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,8 +76,8 @@ def test_values_near_the_wrapping_column():
 def test_fast_path_is_taken_for_plain_trees(monkeypatch):
     # Without this the tests above would pass with PyYAML writing everything.
     calls = []
-    real = output.yaml.dump
-    monkeypatch.setattr(output.yaml, "dump", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = yaml.dump
+    monkeypatch.setattr(yaml, "dump", lambda *a, **k: calls.append(a) or real(*a, **k))
     document = {"nodes": {f"n{i}": {"parameters": {"a": [1, "x y", None, True, 2.5, {}]}}
                           for i in range(50)}}
     text = "".join(BlockYamlWriter().inventory_pieces(document))
