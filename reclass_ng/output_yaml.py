@@ -64,6 +64,21 @@ def plain_as_is(text: str) -> bool:
             .isalnum() and plain_scalar_tag(text) == _STR_TAG)
 
 
+def plain_value_as_is(text: str) -> bool:
+    """Whether PyYAML (libyaml's emitter) writes the string `text` plain and unchanged as a
+    value (not a key): what plain_as_is accepts, of any length, and also single spaces,
+    colons, `$`, `{` and `}` inside (libyaml forbids the last two only in flow context), not
+    a `: ` nor a colon or space at the end (`Tue Nov 24 22:07:08 2026`, `a.${b}`,
+    `yaml_fs:///inventory/nodes/n1.yml`, the `__reclass__` values of every node). Where the
+    value sits decides whether libyaml would break it at a space (past column 80): the
+    writer checks that. tests/test_output_yaml.py compares it with PyYAML."""
+    return (0 < len(text) and text.isascii() and (text[0].isalnum() or text[0] == "_")
+            and text[-1] != " " and text[-1] != ":" and ": " not in text and "  " not in text
+            and text.replace("_", "a").replace("-", "a").replace(".", "a").replace("/", "a")
+            .replace(" ", "a").replace(":", "a").replace("$", "a").replace("{", "a")
+            .replace("}", "a").isalnum() and plain_scalar_tag(text) == _STR_TAG)
+
+
 def _pyyaml(data: Any) -> str:
     # PyYAML is imported here, when a document first needs it (cli/yaml_import.py).
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=False)
@@ -306,7 +321,7 @@ class BlockYamlWriter:
         # One dump of all of them: "- text\n" each; a text spanning lines is asked alone.
         strings = self._strings
         for value in values:
-            if plain_as_is(value):
+            if plain_value_as_is(value):
                 strings[value] = value
         values = [value for value in values if value not in strings]
         if not values:

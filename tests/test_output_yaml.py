@@ -152,6 +152,36 @@ def test_strings_written_as_is_are_what_pyyaml_writes(text):
         assert pyyaml_text({"k": {text: text}}) == f"k:\n  {text}: {text}\n\n"
 
 
+_VALUE_LIKE = _NAME_LIKE | st.text(alphabet="aZy_N0189-./: #e${}", min_size=1, max_size=30) | \
+    st.sampled_from(["Tue Nov 24 22:07:08 2026", "yaml_fs:///srv/nodes/n1.yml", "a: b", "a:",
+                     "a.${b:c}", "a{", "a}", "a${",
+                     "a ", "a  b", "a #b", "a:b", "1:20", "on x", "x" + " y" * 50])
+
+
+@settings(max_examples=500)
+@given(_VALUE_LIKE, st.integers(min_value=0, max_value=40))
+def test_values_written_as_is_are_what_pyyaml_writes(text, depth):
+    # As a value and a sequence item at any indentation: the writer's own width check
+    # leaves a long one with a space to PyYAML.
+    from reclass_ng.output_yaml import plain_value_as_is
+
+    if plain_value_as_is(text):
+        assert pyyaml_text([text]) == f"- {text}\n\n" or len(text) > 78
+        data: object = {"k": text, "l": [text, "x"]}
+        for level in range(depth // 4):
+            data = {f"d{level}": data}
+        assert dump(data, "yaml") == pyyaml_text(data)
+
+
+def test_reclass_values_are_written_without_pyyaml():
+    from reclass_ng.output_yaml import plain_value_as_is
+
+    assert all(plain_value_as_is(t) for t in ["Tue Nov 24 22:07:08 2026", "a:b", "web01", "c.${d}",
+                                              "yaml_fs:///srv/inventory/nodes/n1.yml"])
+    assert not any(plain_value_as_is(t) for t in ["a: b", "a:", "a ", " a", "a #b", "1:20",
+                                                  "yes", "on", "a  b", "é", ""])
+
+
 def test_names_paths_and_versions_are_written_as_is():
     from reclass_ng.output_yaml import plain_as_is
 
