@@ -64,19 +64,29 @@ def plain_as_is(text: str) -> bool:
             .isalnum() and plain_scalar_tag(text) == _STR_TAG)
 
 
-def plain_value_as_is(text: str) -> bool:
-    """Whether PyYAML (libyaml's emitter) writes the string `text` plain and unchanged as a
-    value (not a key): what plain_as_is accepts, of any length, and also single spaces,
-    colons, `$`, `{` and `}` inside (libyaml forbids the last two only in flow context), not
-    a `: ` nor a colon or space at the end (`Tue Nov 24 22:07:08 2026`, `a.${b}`,
-    `yaml_fs:///inventory/nodes/n1.yml`, the `__reclass__` values of every node). Where the
-    value sits decides whether libyaml would break it at a space (past column 80): the
-    writer checks that. tests/test_output_yaml.py compares it with PyYAML."""
-    return (0 < len(text) and text.isascii() and (text[0].isalnum() or text[0] == "_")
+def value_spelling(text: str) -> str | None:
+    """How PyYAML (libyaml's emitter) writes the string `text` as a value (not a key), for
+    common strings: plain when it reads back as a string, else in single quotes (`'3.2'`,
+    `'yes'`); None for the others, which PyYAML is asked about.
+
+    Common strings: what plain_as_is accepts, of any length and also starting with `/`, with
+    single spaces, colons, `@`, `$`, `{` and `}` inside (libyaml forbids the last two only in
+    flow context), without a `: `, a colon or space at the end (`Tue Nov 24 22:07:08 2026`,
+    `yaml_fs:///inventory/nodes/n1.yml`, `ops@example.org`, `a.${b}`). Where the value sits
+    decides whether libyaml would break it at a space (past column 80): the writer checks
+    that. tests/test_output_yaml.py compares it with PyYAML."""
+    if not (text and text.isascii() and (text[0].isalnum() or text[0] == "_" or text[0] == "/")
             and text[-1] != " " and text[-1] != ":" and ": " not in text and "  " not in text
-            and text.replace("_", "a").replace("-", "a").replace(".", "a").replace("/", "a")
-            .replace(" ", "a").replace(":", "a").replace("$", "a").replace("{", "a")
-            .replace("}", "a").isalnum() and plain_scalar_tag(text) == _STR_TAG)
+            and text.translate(_VALUE_PUNCTUATION).isalnum()):
+        return None
+    tag = plain_scalar_tag(text)
+    if tag == _STR_TAG:
+        return text
+    return None if tag is None else "'" + text + "'"
+
+
+# Characters value_spelling takes inside a string, mapped to a letter for str.isalnum.
+_VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
 
 
 def _pyyaml(data: Any) -> str:
@@ -321,8 +331,9 @@ class BlockYamlWriter:
         # One dump of all of them: "- text\n" each; a text spanning lines is asked alone.
         strings = self._strings
         for value in values:
-            if plain_value_as_is(value):
-                strings[value] = value
+            spelling = value_spelling(value)
+            if spelling is not None:
+                strings[value] = spelling
         values = [value for value in values if value not in strings]
         if not values:
             return
