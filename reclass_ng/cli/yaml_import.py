@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from _thread import allocate_lock
 from types import ModuleType
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -78,12 +79,18 @@ class _ReOnFirstUse(ModuleType):
         return getattr(re, name)
 
 
+# One import at a time: a second thread must not take the first one's stand-in for `re`.
+_IMPORTING = allocate_lock()
+
+
 def pyyaml() -> ModuleType:
     """The `yaml` module, imported the deferred way below on the first call of a process
     (or as it was imported already)."""
     module = sys.modules.get("yaml")
     if module is None:
-        _import_yaml()
+        with _IMPORTING:
+            if "yaml" not in sys.modules:
+                _import_yaml()
         module = sys.modules["yaml"]
     return module
 
