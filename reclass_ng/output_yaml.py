@@ -70,13 +70,13 @@ def value_spelling(text: str) -> str | None:
     `'yes'`); None for the others, which PyYAML is asked about.
 
     Common strings: what plain_as_is accepts, of any length and also starting with `/`, with
-    single spaces, colons, `@`, `$`, `{` and `}` inside (libyaml forbids the last two only in
+    spaces (`Tue Nov  4`), colons, `@`, `$`, `{` and `}` inside (libyaml forbids the last two only in
     flow context), without a `: `, a colon or space at the end (`Tue Nov 24 22:07:08 2026`,
     `yaml_fs:///inventory/nodes/n1.yml`, `ops@example.org`, `a.${b}`). Where the value sits
     decides whether libyaml would break it at a space (past column 80): the writer checks
     that. tests/test_output_yaml.py compares it with PyYAML."""
     if not (text and text.isascii() and (text[0].isalnum() or text[0] == "_" or text[0] == "/")
-            and text[-1] != " " and text[-1] != ":" and ": " not in text and "  " not in text
+            and text[-1] != " " and text[-1] != ":" and ": " not in text
             and text.translate(_VALUE_PUNCTUATION).isalnum()):
         return None
     tag = plain_scalar_tag(text)

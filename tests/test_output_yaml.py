@@ -156,7 +156,8 @@ _VALUE_LIKE = _NAME_LIKE | st.text(alphabet="aZy_N0189-./: #e${}@'", min_size=1,
                                    max_size=30) | st.sampled_from(
     ["Tue Nov 24 22:07:08 2026", "yaml_fs:///srv/nodes/n1.yml", "a: b", "a:", "a.${b:c}", "a{",
      "a}", "a${", "a ", "a  b", "a #b", "a:b", "1:20", "on x", "x" + " y" * 50, "/srv/a",
-     "ops@a.local", "3.2", "yes", "null", "12", "/", "1.2.3", "a'b"])
+     "ops@a.local", "3.2", "yes", "null", "12", "/", "1.2.3", "a'b", "Tue Nov  4 22:07:08 2026",
+     "x" + "  y" * 40, "a" * 75 + "  b"])
 
 
 @settings(max_examples=500)
@@ -179,11 +180,11 @@ def test_common_values_are_written_without_pyyaml():
     from reclass_ng.output_yaml import value_spelling
 
     assert [value_spelling(t) for t in ["Tue Nov 24 22:07:08 2026", "a:b", "c.${d}", "/srv/x",
-                                        "ops@a.local", "3.2", "yes", "12"]] == [
+                                        "ops@a.local", "3.2", "yes", "12", "Tue Nov  4"]] == [
         "Tue Nov 24 22:07:08 2026", "a:b", "c.${d}", "/srv/x", "ops@a.local", "'3.2'", "'yes'",
-        "'12'"]
+        "'12'", "Tue Nov  4"]
     assert all(value_spelling(t) is None for t in ["a: b", "a:", "a ", " a", "a #b", "1:20",
-                                                   "a  b", "é", "", "@a", "-a", ".5", "a'b"])
+                                                   "é", "", "@a", "-a", ".5", "a'b"])
 
 
 def test_names_paths_and_versions_are_written_as_is():
