@@ -33,6 +33,7 @@ COMPILED_MODULES = (
     "reclass_ng.entity",
     "reclass_ng.storage.yaml_load",
     "reclass_ng.storage.yaml_block",
+    "reclass_ng.storage.yaml_full",
     "reclass_ng.storage.yaml_fs",
 )
 

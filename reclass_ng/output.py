@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import datetime
 import os
 from collections.abc import Iterable
 
-import yaml
-
 from reclass_ng.errors import UsageError
-from reclass_ng.storage.yaml_load import SafeLoader, plain_scalar_tag
+from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -32,40 +29,63 @@ except ImportError:  # an interpreter without the accelerator: what json.encoder
     )
 INFINITY = float("inf")
 
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+class _Dumpers:
+    """The dumper of YAML output, made on first use: it needs PyYAML, which most runs do not
+    import (cli/yaml_import.py)."""
+
+    made: type | None = None
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    """Safe dumper that knows reclass-ng's containers and never writes anchors/aliases."""
-
-    def ignore_aliases(self, data: Any) -> bool:
-        return True
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        # Asked for every scalar written: would a plain `value` read back as a string? Common
-        # spellings are told apart without PyYAML's regular expressions (storage.yaml_load),
-        # while the dumper shares the loader's table of implicit resolvers (PyYAML's own).
-        if kind is yaml.ScalarNode and implicit[0] and _SHARES_LOADER_RESOLVERS:
-            tag = plain_scalar_tag(value)
-            if tag is not None:
-                return tag
-        return super().resolve(kind, value, implicit)
+def yaml_dumper() -> type:
+    """PyYAML's safe dumper (libyaml's if present) knowing reclass-ng's containers, never
+    writing anchors and aliases: what `dump(data, "yaml")` writes with."""
+    if _Dumpers.made is None:
+        _Dumpers.made = _make_dumper()
+    return _Dumpers.made
 
 
-_SHARES_LOADER_RESOLVERS = (
-    _Dumper.yaml_implicit_resolvers is SafeLoader.yaml_implicit_resolvers
-    and not _Dumper.yaml_path_resolvers)
-_Dumper.add_representer(OwnedDict, _BaseDumper.represent_dict)
-_Dumper.add_representer(OwnedList, _BaseDumper.represent_list)
-for _cls in (dict, list):
-    for _sub in _cls.__subclasses__():
-        if _sub.__module__ == "reclass_ng.values":
-            _Dumper.add_representer(
-                _sub, _BaseDumper.represent_dict if _cls is dict else _BaseDumper.represent_list)
+def _make_dumper() -> type:
+    from reclass_ng.cli.yaml_import import pyyaml
+    from reclass_ng.storage.yaml_full import SafeLoader
+
+    yaml = pyyaml()
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    scalar_node = yaml.ScalarNode
+
+    class Dumper(base):  # type: ignore[misc, valid-type]
+        """Safe dumper that knows reclass-ng's containers and never writes anchors/aliases."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            # Asked for every scalar written: would a plain `value` read back as a string?
+            # Common spellings are told apart without PyYAML's regular expressions
+            # (storage.yaml_load), while the dumper shares the loader's table of implicit
+            # resolvers (PyYAML's own).
+            if kind is scalar_node and implicit[0] and shares_loader_resolvers:
+                tag = plain_scalar_tag(value)
+                if tag is not None:
+                    return tag
+            return super().resolve(kind, value, implicit)
+
+    shares_loader_resolvers = (
+        Dumper.yaml_implicit_resolvers is SafeLoader.yaml_implicit_resolvers
+        and not Dumper.yaml_path_resolvers)
+    Dumper.add_representer(OwnedDict, base.represent_dict)
+    Dumper.add_representer(OwnedList, base.represent_list)
+    for cls in (dict, list):
+        for sub in cls.__subclasses__():
+            if sub.__module__ == "reclass_ng.values":
+                Dumper.add_representer(
+                    sub, base.represent_dict if cls is dict else base.represent_list)
+    return Dumper
 
 
 def _json_default(value: Any) -> Any:
     # D11: kapicorp crashes on dates in JSON; ISO-8601 strings are what every consumer expects.
+    import datetime  # a date exists only once PyYAML (or a caller) has imported it
+
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -91,7 +111,9 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 def pyyaml_text(data: Any, pretty: bool = True) -> str:
     """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
     of block YAML (`output_yaml.py`), and flow style, which that writer leaves to PyYAML."""
-    return yaml.dump(data, Dumper=_Dumper, default_flow_style=not pretty) + "\n"
+    from reclass_ng.cli.yaml_import import pyyaml
+
+    return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=not pretty) + "\n"
 
 
 def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
@@ -300,8 +322,10 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 # A container of scalars only has no nested indentation, so CPython's C encoder can write
-# its items, with the newline and indent of its level as the item separator.
-_LEAF_TYPES = frozenset({str, int, float, bool, type(None), datetime.date, datetime.datetime})
+# its items, with the newline and indent of its level as the item separator. Dates (rare:
+# PyYAML's timestamps) take the item by item way, which writes the same text through
+# _json_default, so that a start need not import datetime.
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None)})
 _leaf_encoders: dict[str, Any] = {}
 
 

@@ -1,6 +1,6 @@
 """Block YAML of whole inventories, the text of `output.dump(data, "yaml")`, written fast.
 
-PyYAML's emitter (libyaml's, through `output._Dumper`) costs tens of microseconds a value:
+PyYAML's emitter (libyaml's, through `output.yaml_dumper()`) costs tens of microseconds a value:
 26-31 s for a 2,000-node inventory, against under a second for JSON. The layout of block
 YAML is simple (sorted keys, `key: value`, nested mappings indented by two, sequences in a
 mapping not indented, `- ` items, `{}`/`[]` for empty containers, null/true/false and ints
@@ -15,12 +15,10 @@ one of these is dumped by PyYAML whole, as is a document whose other parts hold 
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterator
 
-import yaml
-
-from reclass_ng.output import _Dumper
+from reclass_ng.cli.yaml_import import pyyaml
+from reclass_ng.output import yaml_dumper
 from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
@@ -32,6 +30,9 @@ _DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
 _LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
+# datetime.date and datetime.datetime, by name: a date exists only once PyYAML has imported
+# datetime, which most starts do not.
+_DATE_TYPES = ("date", "datetime")
 _WIDTH = 80  # libyaml's best_width: plain and quoted scalars break at a space past it
 _NODES_HEAD = "nodes:\n"
 
@@ -63,12 +64,38 @@ def plain_as_is(text: str) -> bool:
             .isalnum() and plain_scalar_tag(text) == _STR_TAG)
 
 
+def value_spelling(text: str) -> str | None:
+    """How PyYAML (libyaml's emitter) writes the string `text` as a value (not a key), for
+    common strings: plain when it reads back as a string, else in single quotes (`'3.2'`,
+    `'yes'`); None for the others, which PyYAML is asked about.
+
+    Common strings: what plain_as_is accepts, of any length and also starting with `/`, with
+    spaces (`Tue Nov  4`), colons, `@`, `$`, `{` and `}` inside (libyaml forbids the last two only in
+    flow context), without a `: `, a colon or space at the end (`Tue Nov 24 22:07:08 2026`,
+    `yaml_fs:///inventory/nodes/n1.yml`, `ops@example.org`, `a.${b}`). Where the value sits
+    decides whether libyaml would break it at a space (past column 80): the writer checks
+    that. tests/test_output_yaml.py compares it with PyYAML."""
+    if not (text and text.isascii() and (text[0].isalnum() or text[0] == "_" or text[0] == "/")
+            and text[-1] != " " and text[-1] != ":" and ": " not in text
+            and text.translate(_VALUE_PUNCTUATION).isalnum()):
+        return None
+    tag = plain_scalar_tag(text)
+    if tag == _STR_TAG:
+        return text
+    return None if tag is None else "'" + text + "'"
+
+
+# Characters value_spelling takes inside a string, mapped to a letter for str.isalnum.
+_VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
+
+
 def _pyyaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, default_flow_style=False)
+    # PyYAML is imported here, when a document first needs it (cli/yaml_import.py).
+    return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=False)
 
 
 class BlockYamlWriter:
-    """Writes documents as `yaml.dump(data, Dumper=output._Dumper, default_flow_style=False)`.
+    """Writes documents as `yaml.dump(data, Dumper=output.yaml_dumper(), default_flow_style=False)`.
 
     Holds what PyYAML said about each distinct key and scalar; one writer per document, so
     the memo is bounded by the document's own values.
@@ -275,7 +302,7 @@ class BlockYamlWriter:
             return "true" if value else "false"
         if kind is int:
             return int.__repr__(value)
-        if kind is float or kind is datetime.date or kind is datetime.datetime:
+        if kind is float or (kind.__module__ == "datetime" and kind.__name__ in _DATE_TYPES):
             memo = (kind, repr(value))
             text = self._others.get(memo, "")
             if text == "":
@@ -304,8 +331,9 @@ class BlockYamlWriter:
         # One dump of all of them: "- text\n" each; a text spanning lines is asked alone.
         strings = self._strings
         for value in values:
-            if plain_as_is(value):
-                strings[value] = value
+            spelling = value_spelling(value)
+            if spelling is not None:
+                strings[value] = spelling
         values = [value for value in values if value not in strings]
         if not values:
             return

@@ -14,7 +14,7 @@ layers of one key that could not be merged before interpolation).
 
 from __future__ import annotations
 
-import datetime
+import sys
 
 from reclass_ng.records import Record
 from reclass_ng.syntax.ast import Query, Ref, Template
@@ -361,9 +361,16 @@ def to_plain(value: Any, *, dates_as_text: bool = False, json_compatible: bool =
         return {key: to_plain(item, dates_as_text=dates_as_text) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_plain(item, dates_as_text=dates_as_text) for item in value]
-    if dates_as_text and isinstance(value, (datetime.date, datetime.datetime)):
+    if dates_as_text and _is_date(value):
         return value.isoformat()
     return value
+
+
+def _is_date(value: Any) -> bool:
+    # A date exists only once `datetime` is imported (by PyYAML for a timestamp, or by the
+    # caller), which most starts never do: it is not imported for this check.
+    datetime = sys.modules.get("datetime")
+    return datetime is not None and isinstance(value, (datetime.date, datetime.datetime))
 
 
 def _json_compatible(value: Any) -> Any:
@@ -371,7 +378,7 @@ def _json_compatible(value: Any) -> Any:
         return {str(key): _json_compatible(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_json_compatible(item) for item in value]
-    if isinstance(value, (datetime.date, datetime.datetime)):
+    if _is_date(value):
         return value.isoformat()
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")

@@ -16,8 +16,10 @@ merged: {<<: {a: 1}, b: 2}
 PROBE = """
 import sys
 if sys.argv[1] == "deferred":
-    import reclass_ng.cli  # imports yaml through yaml_import
-import yaml
+    from reclass_ng.cli.yaml_import import pyyaml
+    yaml = pyyaml()  # imports yaml the deferred way
+else:
+    import yaml
 assert ("reclass_ng.cli.yaml_import" in sys.modules) == (sys.argv[1] == "deferred")
 document = sys.stdin.read()
 for loader in (yaml.SafeLoader, yaml.CSafeLoader):

@@ -121,9 +121,9 @@ _SPELLINGS = ["yes", "No", "ON", "oFF", "true", "False", "null", "NULL", "~", ""
 def test_dumper_resolves_plain_scalars_as_pyyaml_does(value):
     import yaml
 
-    from reclass_ng.output import _Dumper
+    from reclass_ng.output import yaml_dumper
 
-    ours, reference = _Dumper(io.StringIO()), yaml.SafeDumper(io.StringIO())
+    ours, reference = yaml_dumper()(io.StringIO()), yaml.SafeDumper(io.StringIO())
     for implicit in ((True, False), (False, True), (True, True), (False, False)):
         assert ours.resolve(yaml.ScalarNode, value, implicit) == \
             reference.resolve(yaml.ScalarNode, value, implicit), (value, implicit)
@@ -132,7 +132,7 @@ def test_dumper_resolves_plain_scalars_as_pyyaml_does(value):
 def test_yaml_of_plain_spellings_is_pyyamls():
     import yaml
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # what output._Dumper builds on
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # what output.yaml_dumper() builds on
     data = {"words": _SPELLINGS, "nested": {word: [word] for word in _SPELLINGS}}
     assert dump(data, "yaml", pretty=False) == yaml.dump(
         data, Dumper=dumper, default_flow_style=True) + "\n"

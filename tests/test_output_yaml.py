@@ -9,6 +9,7 @@ import re
 import shlex
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,8 +76,8 @@ def test_values_near_the_wrapping_column():
 def test_fast_path_is_taken_for_plain_trees(monkeypatch):
     # Without this the tests above would pass with PyYAML writing everything.
     calls = []
-    real = output.yaml.dump
-    monkeypatch.setattr(output.yaml, "dump", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = yaml.dump
+    monkeypatch.setattr(yaml, "dump", lambda *a, **k: calls.append(a) or real(*a, **k))
     document = {"nodes": {f"n{i}": {"parameters": {"a": [1, "x y", None, True, 2.5, {}]}}
                           for i in range(50)}}
     text = "".join(BlockYamlWriter().inventory_pieces(document))
@@ -149,6 +150,41 @@ def test_strings_written_as_is_are_what_pyyaml_writes(text):
         assert pyyaml_text([text]) == f"- {text}\n\n"
         assert pyyaml_text({text: None}) == f"{text}: null\n\n"
         assert pyyaml_text({"k": {text: text}}) == f"k:\n  {text}: {text}\n\n"
+
+
+_VALUE_LIKE = _NAME_LIKE | st.text(alphabet="aZy_N0189-./: #e${}@'", min_size=1,
+                                   max_size=30) | st.sampled_from(
+    ["Tue Nov 24 22:07:08 2026", "yaml_fs:///srv/nodes/n1.yml", "a: b", "a:", "a.${b:c}", "a{",
+     "a}", "a${", "a ", "a  b", "a #b", "a:b", "1:20", "on x", "x" + " y" * 50, "/srv/a",
+     "ops@a.local", "3.2", "yes", "null", "12", "/", "1.2.3", "a'b", "Tue Nov  4 22:07:08 2026",
+     "x" + "  y" * 40, "a" * 75 + "  b"])
+
+
+@settings(max_examples=500)
+@given(_VALUE_LIKE, st.integers(min_value=0, max_value=40))
+def test_values_spelt_without_pyyaml_are_what_pyyaml_writes(text, depth):
+    # As a value and a sequence item at any indentation: the writer's own width check
+    # leaves a long one with a space to PyYAML.
+    from reclass_ng.output_yaml import value_spelling
+
+    spelling = value_spelling(text)
+    if spelling is not None:
+        assert pyyaml_text([text]) == f"- {spelling}\n\n" or len(text) > 76
+        data: object = {"k": text, "l": [text, "x"]}
+        for level in range(depth // 4):
+            data = {f"d{level}": data}
+        assert dump(data, "yaml") == pyyaml_text(data)
+
+
+def test_common_values_are_written_without_pyyaml():
+    from reclass_ng.output_yaml import value_spelling
+
+    assert [value_spelling(t) for t in ["Tue Nov 24 22:07:08 2026", "a:b", "c.${d}", "/srv/x",
+                                        "ops@a.local", "3.2", "yes", "12", "Tue Nov  4"]] == [
+        "Tue Nov 24 22:07:08 2026", "a:b", "c.${d}", "/srv/x", "ops@a.local", "'3.2'", "'yes'",
+        "'12'", "Tue Nov  4"]
+    assert all(value_spelling(t) is None for t in ["a: b", "a:", "a ", " a", "a #b", "1:20",
+                                                   "é", "", "@a", "-a", ".5", "a'b"])
 
 
 def test_names_paths_and_versions_are_written_as_is():

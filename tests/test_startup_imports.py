@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import site
 import subprocess
 import sys
@@ -19,6 +21,9 @@ NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurre
 # Only needed for what PyYAML's patterns decide (a timestamp, `1e3`, `0x1f`, ...), class
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")
+# Only needed for a document storage.yaml_block declines, a YAML spelling PyYAML decides, or
+# an error that needs PyYAML's types (cli/yaml_import.py).
+PYYAML = ("yaml", "reclass_ng.storage.yaml_full", "datetime", "base64", "struct")
 
 PROBE = """
 import io, sys
@@ -28,6 +33,7 @@ status = main(sys.argv[1:])
 sys.stdout = sys.__stdout__
 assert status == 0 and "parameters" in out.getvalue(), out.getvalue()
 print(" ".join(name for name in {names!r} if name in sys.modules))
+print(out.getvalue(), end="")
 """
 
 
@@ -39,12 +45,17 @@ def _without_site_hooks() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
-def _imported(root: Path, fmt: str, names: tuple[str, ...]) -> list[str]:
+def _run(root: Path, names: tuple[str, ...], *args: str) -> tuple[list[str], str]:
+    """(the modules of `names` that `reclass ARGS` imported, its output)."""
     result = subprocess.run(
-        [sys.executable, "-S", "-c", PROBE.format(names=names), "-b", str(root),
-         "--nodeinfo", "n1", "-o", fmt],
+        [sys.executable, "-S", "-c", PROBE.format(names=names), "-b", str(root), *args],
         capture_output=True, text=True, cwd=root, check=True, env=_without_site_hooks())
-    return result.stdout.split()
+    imported, _, output = result.stdout.partition("\n")
+    return imported.split(), output
+
+
+def _imported(root: Path, fmt: str, names: tuple[str, ...]) -> list[str]:
+    return _run(root, names, "--nodeinfo", "n1", "-o", fmt)[0]
 
 
 def test_nodeinfo_imports_nothing_it_does_not_use(tmp_path):
@@ -82,3 +93,61 @@ def test_the_reclass_script_starts_without_regular_expressions(tmp_path):
                 if line.startswith("import time:")}
     assert "reclass_ng.cli.reclass" in imported
     assert imported.isdisjoint(REGULAR_EXPRESSIONS), imported & set(REGULAR_EXPRESSIONS)
+
+
+PLAIN_INVENTORY = {
+    "classes/base.yml": "parameters:\n  a: ${b}\n  b:\n  - 1\n  - c: 2.5\n    e: 'on'\n"
+                        "  - yes\n  - ~\n  l: [x, 'y z', \"10\"]\n  'q': ''\n",
+    "classes/empty.yml": "# nothing yet\n",
+    "nodes/n1.yml": "classes: [base, empty]\nparameters:\n  d: x\n",
+    "nodes/n2.yml": "classes:\n- base\nparameters:\n  d: 2001\n"}
+
+
+def test_json_output_of_plain_block_yaml_never_imports_pyyaml(tmp_path):
+    # Every file is plain block YAML (storage.yaml_block reads it): no PyYAML, no datetime.
+    root = write_inventory(tmp_path / "inv", PLAIN_INVENTORY)
+    for args in (("--nodeinfo", "n1", "-o", "json"), ("--inventory", "-o", "json")):
+        imported, output = _run(root, NOT_NEEDED + REGULAR_EXPRESSIONS + PYYAML, *args)
+        assert imported == [], args
+        nodes = json.loads(output)["nodes"] if "--inventory" in args else {"n1": json.loads(output)}
+        parameters = nodes["n1"]["parameters"]
+        parameters.pop("_reclass_")
+        assert parameters == {
+            "a": [1, {"c": 2.5, "e": "on"}, True, None], "b": [1, {"c": 2.5, "e": "on"}, True, None],
+            "l": ["x", "y z", "10"], "q": "", "d": "x"}, args
+    assert json.loads(output)["nodes"]["n2"]["parameters"]["d"] == 2001
+
+
+def test_what_the_block_reader_declines_imports_pyyaml_and_reads_the_same(tmp_path):
+    # A flow mapping, an anchor with an alias and merge key, a tag: PyYAML reads the file, and
+    # the values are those of the plain spelling of the same data.
+    declined = write_inventory(tmp_path / "declined", {
+        "classes/base.yml": "parameters:\n  m: {k: 1, l: [a, 'b c']}\n  x: &x\n    v: 1\n"
+                            "  y:\n    <<: *x\n    w: 2\n  t: !!str 12\n",
+        "nodes/n1.yml": "classes: [base]\n"})
+    plain = write_inventory(tmp_path / "plain", {
+        "classes/base.yml": "parameters:\n  m:\n    k: 1\n    l: [a, 'b c']\n  x:\n    v: 1\n"
+                            "  y:\n    v: 1\n    w: 2\n  t: '12'\n",
+        "nodes/n1.yml": "classes: [base]\n"})
+    for args in (("--nodeinfo", "n1", "-o", "json"), ("--inventory", "-o", "json"),
+                 ("--nodeinfo", "n1", "-o", "yaml")):
+        imported, output = _run(declined, ("yaml",), *args)
+        assert imported == ["yaml"], args
+        plain_imported, plain_output = _run(plain, ("yaml",), *args)
+        assert plain_imported == [] or "yaml" in args, args
+        assert _comparable(output, declined) == _comparable(plain_output, plain), args
+
+
+def _comparable(output: str, root: Path) -> str:
+    # The inventory's path and the time of the run differ: nothing else may.
+    return re.sub(r"timestamp: .*", "timestamp: T", output.replace(str(root), "ROOT"))
+
+
+def test_yaml_output_asks_pyyaml_only_for_strings_it_must_quote(tmp_path):
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  word: x\n  flag: 'on'\n  colon: 'a: b'\n"
+                            "  number: '12'\n",
+        "nodes/n1.yml": "classes: [base]\n"})
+    imported, output = _run(root, ("yaml",), "--nodeinfo", "n1", "-o", "yaml")
+    assert imported == ["yaml"]
+    assert "  colon: 'a: b'\n  flag: 'on'\n  number: '12'\n  word: x\n" in output

@@ -17,7 +17,7 @@ from reclass_ng.storage.yaml_block import BlockYamlReader, NotSimple, block_yaml
 from reclass_ng.storage.yaml_load import (
     BLOCK_READER,
     MAX_YAML_DEPTH,
-    _FastLoader,
+    PLAIN_TAGS,
     _plain_value,
     load_yaml_file,
     parse_yaml_full,
@@ -78,10 +78,13 @@ READ_FAST = [
     "1: int\n2.5: float\ntrue: bool\n~: null\nnull: null again\nt: -\"x\"\nu: a:b\n",
     "deep:\n- a:\n  - b\n  c: d\n- e\nlast:\n",
     "trailing: spaces   \nkey:    \n  x: 1   \n",
+    "",  # no document: None
+    "# only a comment\n\n  \n",
+    "'quoted key': 1\n\"null\": ~\n'it''s': \"v\"\n\"\": ''\n",
+    "a: [\"x\", 'y', z, '']\nb: ['.*', '[x]', 'a # b', \"1\", '{a: 1}', \"it's\"]\n",
+    "a:\n- x: [\"a\", 'b']\n",
 ]
 READ_FULL_WAY = [
-    "",
-    "# only a comment\n",
     "- a\n- b\n",
     "a: 1\n---\nb: 2\n",
     "a: &x 1\nb: *x\n",
@@ -97,7 +100,15 @@ READ_FULL_WAY = [
     "a: 2001-12-14\n",
     "a: [1, [2]]\n",
     "a: {b: 1}\n",
-    "'quoted key': 1\n",
+    "'quoted key' : 1\n",
+    "\"a: b\": c\n",
+    "'a'b: c\n",
+    "a: ['x', y']\n",
+    "a: ['a, b']\n",
+    "a: [x'y]\n",
+    "a: ['x' #c]\n",
+    "a: [\"x\\n\"]\n",
+    "a: [\"x\" \"y\"]\n",
     "  a: 1\n",
     "a:\n    b: 1\n  c: 2\n",
     "a: 1\n- b\n",
@@ -266,7 +277,7 @@ def test_invalid_yaml_keeps_the_full_loaders_error_with_its_line(tmp_path):
 
 
 def test_the_readers_memo_tables_stay_bounded():
-    reader = BlockYamlReader(_FastLoader._plain_tags, _plain_value, MAX_YAML_DEPTH, 10)
+    reader = BlockYamlReader(PLAIN_TAGS, _plain_value, MAX_YAML_DEPTH, 10)
     for number in range(50):
         assert reader.parse(f"key{number}: value{number}\n") == {
             f"key{number}": f"value{number}"}

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.errors import YamlFileError
-from reclass_ng.storage.yaml_load import SafeLoader, _parse, load_yaml_file
+from reclass_ng.storage.yaml_full import SafeLoader
+from reclass_ng.storage.yaml_load import _parse, load_yaml_file
 
 DOCUMENTS = [
     "",
@@ -170,8 +171,8 @@ def test_the_loaders_memo_tables_stay_bounded(tmp_path, monkeypatch):
     path.write_text("numbers: [" + ", ".join(map(str, numbers)) + "]\n"
                     "words: [" + ", ".join(words) + "]\n")
     assert load_yaml_file(str(path)) == {"numbers": numbers, "words": words}
-    assert len(yaml_load._FastLoader._scalar_values) <= 50
-    assert len(yaml_load._FastLoader._plain_tags) <= 50
+    assert len(yaml_load.SCALAR_VALUES) <= 50
+    assert len(yaml_load.PLAIN_TAGS) <= 50
     # Loading again, with the tables refilled from empty, gives the same values.
     assert load_yaml_file(str(path)) == {"numbers": numbers, "words": words}
 
@@ -191,9 +192,10 @@ def _pyyaml_tag(value: str) -> str:
 
 
 def test_plain_scalar_tags_are_pyyamls_for_common_words():
-    from reclass_ng.storage.yaml_load import _standard_resolver_table, plain_scalar_tag
+    from reclass_ng.storage.yaml_full import standard_resolver_table
+    from reclass_ng.storage.yaml_load import plain_scalar_tag
 
-    assert _standard_resolver_table()  # the installed PyYAML: the fast path answers
+    assert standard_resolver_table()  # the installed PyYAML: the fast path answers
     answered = 0
     for value in _PLAIN_WORDS + [w + "\n" for w in _PLAIN_WORDS] + [w + " x" for w in _PLAIN_WORDS]:
         tag = plain_scalar_tag(value)
@@ -211,3 +213,22 @@ def test_plain_scalar_tag_is_pyyamls_or_none(value):
 
     tag = plain_scalar_tag(value)
     assert tag is None or tag == _pyyaml_tag(value)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="yYesnNotTrufaFlOL~0123456789_.:+-xbe ", max_size=8)
+       | st.sampled_from(_PLAIN_WORDS))
+def test_plain_scalar_values_are_pyyamls_without_pyyaml(value):
+    # The block reader's values of the scalars plain_scalar_tag types (without importing
+    # PyYAML) against PyYAML's safe constructor, under the tag PyYAML resolves and under an
+    # explicit tag of each kind.
+    from reclass_ng.storage.yaml_load import _NOT_PLAIN, _plain_typed_value
+
+    constructor = yaml.constructor.SafeConstructor()
+    for tag in {_pyyaml_tag(value), *(f"tag:yaml.org,2002:{kind}"
+                                      for kind in ("int", "float", "bool", "null"))}:
+        ours = _plain_typed_value(tag, value)
+        if ours is _NOT_PLAIN:
+            continue
+        expected = constructor.yaml_constructors[tag](constructor, yaml.ScalarNode(tag, value))
+        assert type(ours) is type(expected) and ours == expected, (tag, value)

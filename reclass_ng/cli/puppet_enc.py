@@ -22,10 +22,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from reclass_ng.adapters import puppet
-from reclass_ng.cli.adapter_options import adapter_parser, inventory_from_args, run_command
-from reclass_ng.cli.serve import TOKEN_VARIABLE, read_token
-from reclass_ng.errors import UsageError
+from reclass_ng.cli.yaml_import import pyyaml
+
+# Every run prints YAML through PyYAML: imported here the deferred way (cli/yaml_import.py,
+# patterns compiled on first use) before adapters.puppet's own `import yaml` finds it.
+pyyaml()
+
+from reclass_ng.adapters import puppet  # noqa: E402
+from reclass_ng.cli.adapter_options import (  # noqa: E402
+    adapter_parser,
+    inventory_from_args,
+    run_command,
+)
+from reclass_ng.cli.serve import TOKEN_VARIABLE, read_token  # noqa: E402
+from reclass_ng.errors import UsageError  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:

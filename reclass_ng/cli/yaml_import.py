@@ -1,4 +1,13 @@
-"""Import PyYAML without compiling regular expressions it may never use, or importing `re`.
+"""PyYAML, imported when a run first needs it (`pyyaml()`), without compiling regular
+expressions it may never use, or importing `re`.
+
+Most starts never need it: storage.yaml_block reads plain block YAML itself, the JSON writers
+and the block YAML writer's common strings need no PyYAML, so its Python layer (about twenty
+modules, eighty classes, `datetime` and `base64`: some 42 M instructions, two fifths of a small
+`--nodeinfo`) is imported only when a document is declined to PyYAML's parser, a string's YAML
+spelling has to be asked, a reference default is read, or an error needs PyYAML's types. Every
+module of reclass-ng that uses PyYAML on that path gets it from `pyyaml()`; modules that
+always need it (the server, the tools) import it as usual.
 
 `import yaml` compiles about twenty patterns: a character class covering most of Unicode for
 `yaml.reader.Reader` (about 8 ms, a twentieth of a whole `reclass --nodeinfo` process), the
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from _thread import allocate_lock
 from types import ModuleType
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -69,9 +79,23 @@ class _ReOnFirstUse(ModuleType):
         return getattr(re, name)
 
 
+# One import at a time: a second thread must not take the first one's stand-in for `re`.
+_IMPORTING = allocate_lock()
+
+
+def pyyaml() -> ModuleType:
+    """The `yaml` module, imported the deferred way below on the first call of a process
+    (or as it was imported already)."""
+    module = sys.modules.get("yaml")
+    if module is None:
+        with _IMPORTING:
+            if "yaml" not in sys.modules:
+                _import_yaml()
+        module = sys.modules["yaml"]
+    return module
+
+
 def _import_yaml() -> None:
-    if "yaml" in sys.modules:
-        return
     # Its eighty classes and their functions are all kept: a pass of the cycle collector
     # while they are made (several, about 5 M instructions in all) finds nothing to free.
     was_collecting = gc.isenabled()
@@ -105,5 +129,3 @@ def _import_yaml_lazily() -> None:
         # From now on the stand-in forwards every name, patterns compiled at once included.
         del names["compile"], names["X"]
 
-
-_import_yaml()

@@ -5,12 +5,13 @@ PyYAML's C loader makes a Python node per scalar (with two position marks and a 
 Python to resolve its tag) before the constructor turns that graph into values: for reclass
 files that is most of the cost of reading them. `BlockYamlReader.parse` reads the subset of YAML
 that nearly every class and node file keeps to and raises NotSimple for anything outside it:
-flow collections other than `[]` and `{}`, multi-line, block and escaped scalars, anchors,
-aliases, tags, merge keys, quoted or complex keys, tabs, carriage returns, non-ASCII or
-non-printable bytes, document markers, a document that is not a mapping, nesting deeper than
-the loader's limit, and whatever it cannot place (odd indentation). storage/yaml_load.py then
-reads that file the full way (`parse_yaml_full`), which also gives every error its message
-and line. What the fast path returns is what the full way returns, value for value, type for
+flow collections other than `{}` and one-line `[...]` of plain and quoted scalars,
+multi-line, block and escaped scalars, anchors, aliases, tags, merge keys, complex keys, tabs,
+carriage returns, non-ASCII or non-printable bytes, document markers, a document that is not a
+mapping (or empty), nesting deeper than the loader's limit, and whatever it cannot place (odd
+indentation). storage/yaml_load.py then reads that file the full way (`parse_yaml_full`, with
+PyYAML, which a run whose files are all read here never imports), which also gives every
+error its message and line. What the fast path returns is what the full way returns, value for value, type for
 type and key for key in order: tests/test_yaml_block.py compares the two on generated
 documents and on the example inventories.
 """
@@ -29,8 +30,11 @@ STR_TAG = _STR = "tag:yaml.org,2002:str"
 # non-space (`-1`), which is the only such start read here.
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # Characters that end a plain scalar inside a flow collection or start something this parser
-# leaves to PyYAML there (nested collections, quotes, comments, keys, anchors, tags).
-_FLOW_UNREAD = frozenset("[]{}'\"#&*!|>%@`?:")
+# leaves to PyYAML there (nested collections, comments, keys, anchors, tags); quotes may
+# enclose a whole item (`["a", '.*']`), which may then hold any of these.
+_QUOTES = frozenset("'\"")
+_FLOW_UNREAD = frozenset("[]{}#&*!|>%@`?:")
+_FLOW_UNREAD_OR_QUOTE = _FLOW_UNREAD | _QUOTES
 # Bytes of a file this parser reads: printable ASCII and newlines (no tab, no CR).
 _PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\n"
 # libyaml refuses simple keys longer than 1024 characters.
@@ -79,9 +83,10 @@ class BlockYamlReader:
         self._keys: dict[str, Any] = {}  # key as written -> the key
         self._values: dict[str, Any] = {}  # one-line scalar as written -> its value
 
-    def parse(self, text: str) -> dict[Any, Any]:
-        """The mapping `text` holds, read as PyYAML's safe loader reads it; NotSimple when
-        the text is not plain block YAML (see the module's docstring)."""
+    def parse(self, text: str) -> dict[Any, Any] | None:
+        """The mapping `text` holds, read as PyYAML's safe loader reads it (None when it holds
+        only blank and comment lines); NotSimple when the text is not plain block YAML (see
+        the module's docstring)."""
         if " \n" in text or text.endswith(" "):
             text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
         keys, values, max_depth = self._keys, self._values, self.max_depth
@@ -178,15 +183,19 @@ class BlockYamlReader:
                 value = self._value(rest)
             collection[key] = value
         if not root:
-            raise NotSimple  # no content: the document is None, not a mapping
+            return None  # no content line (any would be in root or raise): no document
         return root
 
     def _key(self, text: str) -> Any:
-        """The key written `text` (a plain scalar), remembered."""
-        if not text or text[0] in _INDICATORS or text[-1] == " " or " #" in text \
-                or len(text) > _MAX_KEY_LENGTH:
+        """The key written `text` (a plain or quoted scalar), remembered."""
+        if not text or text[-1] == " " or len(text) > _MAX_KEY_LENGTH:
             raise NotSimple
-        key = text if self.plain_tags.get(text) is _STR else self.plain_value(text)
+        if text[0] in _QUOTES:
+            key = _quoted(text)  # `"null": ~`: the string, whatever it spells
+        elif text[0] in _INDICATORS or " #" in text:
+            raise NotSimple
+        else:
+            key = text if self.plain_tags.get(text) is _STR else self.plain_value(text)
         if len(text) < _MAX_MEMO_LENGTH:
             keys = self._keys
             if len(keys) >= self.max_memo:
@@ -209,22 +218,8 @@ class BlockYamlReader:
 def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], Any]) -> Any:
     """The value of the one-line scalar `text` (no leading space, not a comment)."""
     first = text[0]
-    if first == "'":
-        if len(text) < 2 or text[-1] != "'":
-            raise NotSimple
-        inner = text[1:-1]
-        if "'" in inner:
-            if "'" in inner.replace("''", ""):
-                raise NotSimple
-            inner = inner.replace("''", "'")
-        return inner
-    if first == '"':
-        if len(text) < 2 or text[-1] != '"':
-            raise NotSimple
-        inner = text[1:-1]
-        if '"' in inner or "\\" in inner:
-            raise NotSimple
-        return inner
+    if first in _QUOTES:
+        return _quoted(text)
     if first in _INDICATORS:
         if text == "{}":
             return {}
@@ -240,18 +235,44 @@ def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], 
     return text if plain_tags.get(text) is _STR else plain_value(text)
 
 
+def _quoted(text: str) -> str:
+    """The string of the quoted scalar `text`, one line, nothing after its closing quote:
+    single-quoted with `''` for a quote, or double-quoted without escapes."""
+    first = text[0]
+    if len(text) < 2 or text[-1] != first:
+        raise NotSimple
+    inner = text[1:-1]
+    if first == "'":
+        if "'" in inner:
+            if "'" in inner.replace("''", ""):
+                raise NotSimple
+            inner = inner.replace("''", "'")
+        return inner
+    if '"' in inner or "\\" in inner:
+        raise NotSimple
+    return inner
+
+
 def _flow_sequence(text: str, plain_tags: dict[str, str],
                    plain_value: Callable[[str], Any]) -> list[Any]:
-    """The items of `[a, b]` written on one line: plain scalars only (`classes: [a, b]`)."""
+    """The items of `[a, b]` written on one line: plain and quoted scalars only (`classes:
+    [a, b]`, `parts: ["a", 'b']`)."""
     inner = text[1:-1]
     if not inner.strip(" "):
         return []
-    if not _FLOW_UNREAD.isdisjoint(inner):
+    quoted = not _FLOW_UNREAD_OR_QUOTE.isdisjoint(inner)
+    if quoted and _QUOTES.isdisjoint(inner):
         raise NotSimple
     items = []
     for item in inner.split(","):
         item = item.strip(" ")
         if not item or (item[0] == "-" and (len(item) == 1 or item[1] == " ")):
             raise NotSimple  # `[a, ]`, `[- a]`
+        if quoted:  # some item is quoted: each is checked on its own
+            if item[0] in _QUOTES:
+                items.append(_quoted(item))  # a comma inside quotes leaves an unclosed piece
+                continue
+            if not _FLOW_UNREAD_OR_QUOTE.isdisjoint(item):
+                raise NotSimple
         items.append(item if plain_tags.get(item) is _STR else plain_value(item))
     return items

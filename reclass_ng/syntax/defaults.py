@@ -13,8 +13,6 @@ as in kapicorp-reclass.
 
 from __future__ import annotations
 
-import yaml
-
 from reclass_ng.cache import BoundedCache
 from reclass_ng.syntax.ast import Ref, Text
 
@@ -26,16 +24,17 @@ SEPARATOR = "::"
 # Default texts one DefaultValues keeps read (an inventory writes a handful of distinct ones).
 KEPT_DEFAULTS = 1024
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 class DefaultSyntaxProblem(ValueError):
     """A default value that is not a complete YAML value."""
 
 
 def _parse(text: str) -> Any:
+    from reclass_ng.cli.yaml_import import pyyaml  # PyYAML: only when a default is read
+
+    yaml = pyyaml()
     try:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
         problem = " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
         raise DefaultSyntaxProblem(problem) from None
