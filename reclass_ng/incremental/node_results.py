@@ -19,6 +19,7 @@ from reclass_ng.inputs import InputsRecorder, NodeInputs
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.render import timestamp as render_timestamp
+from reclass_ng.subtrees import RenderedSubtrees
 
 if TYPE_CHECKING:  # git_trees' imports are only needed for yaml_git and mixed inventories
     from reclass_ng.incremental.split_snapshot import SplitSnapshot
@@ -151,8 +152,13 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
                  snapshot: Snapshot, names: Sequence[str],
                  capture: WarningCapture, collect: bool = True) -> dict[str, NodeResult]:
     """Render `names` (in this order) as a serial `--inventory` render renders them; the
-    cycle collector collects first unless `collect` is False (collector.py)."""
+    cycle collector collects first unless `collect` is False (collector.py).
+
+    The nodes share rendered subtrees as that render's do (a memo owned by this call,
+    reclass_ng.subtrees): each node's observer only records reads, which a reused subtree
+    does not hide (NodeRenderer.interpolate)."""
     renderer = generation.renderer
+    memo = RenderedSubtrees()
     merged = {}
     observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
@@ -174,7 +180,8 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
             with capture.collecting() as warnings:
                 value: Any
                 try:
-                    value, phase = generation.interpolated_nodeinfo(node, observers[name]), OK
+                    value, phase = generation.interpolated_nodeinfo(
+                        node, observers[name], subtrees=memo), OK
                 except ReclassError as err:
                     value, phase = err, INTERPOLATION_FAILED
             results[name] = NodeResult(name, phase, value, merge_warnings[name], tuple(warnings),
