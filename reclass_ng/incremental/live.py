@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from reclass_ng.entity import Entity
@@ -295,10 +295,8 @@ class LiveRender:
                                     self.capture, collect=not self.collected)
             self.collected = True
             found.update((name, rendered[name]) for name in missing)
-            read = {path: digest for result in rendered.values()
-                    for path, digest in result.deps.files}
             if (attempt + 1 < _RENDER_ATTEMPTS and not self.snapshot.paths_move
-                    and not self._files_unchanged(read)):
+                    and not self._files_unchanged(rendered.values())):
                 self.refresh()  # a file changed under the render: read it again
                 continue
             self.results.update((name, result) for name, result in rendered.items()
@@ -319,12 +317,14 @@ class LiveRender:
         self.stored = True
         result_store.save_results(settings, self.results, self.capture.forward)
 
-    def _files_unchanged(self, read: Mapping[str, bytes | None]) -> bool:
-        """True when the files have the digests they had: no kernel event since the snapshot
-        was taken where events cover every file, else hashed again."""
+    def _files_unchanged(self, rendered: Iterable[NodeResult]) -> bool:
+        """True when the files the `rendered` results read have the digests they had: no
+        kernel event since the snapshot was taken where events cover every file, else
+        hashed again (each file once)."""
         if (self.events_cover_files and self.directories is not None
                 and self.directories.unchanged()):
             return True
+        read = {path: digest for result in rendered for path, digest in result.deps.files}
         return digests_match(read.items())
 
     def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,
