@@ -36,6 +36,7 @@ from reclass_ng.incremental.node_results import (
     served_nodeinfo,
 )
 from reclass_ng.incremental.snapshot import (
+    ConfigPlaces,
     InventorySnapshot,
     config_stamps,
     digests_match,
@@ -112,6 +113,7 @@ class LiveRender:
         self.collected = False  # whether a render of this generation ran the collector
         self.settings_stamps: tuple[object, ...] | None = None  # config_stamps of the settings
         self.local_devices = local_devices() if read_config else frozenset()
+        self.config_places = ConfigPlaces(base_uri)
         self.stored = False  # whether the results of this generation are on disk (cache_dir)
 
     # -- keeping current ---------------------------------------------------------------
@@ -120,7 +122,7 @@ class LiveRender:
         return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
 
     def _config_stamps(self) -> tuple[object, ...] | None:
-        return config_stamps(self.base_uri, self.local_devices) if self.read_config else ()
+        return config_stamps(self.config_places, self.local_devices) if self.read_config else ()
 
     def _settings_unchanged(self) -> bool:
         """True when the settings are those of the snapshot: the config files' stat data as
