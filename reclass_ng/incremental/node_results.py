@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from reclass_ng.collector import cycle_collection_paused
@@ -70,19 +71,10 @@ class NodeDeps(Record):
         return self.nodes_key is None or self.nodes_key == snapshot.nodes_key
 
 
-# The class part of NodeDeps for one class list (NodeInputs.class_files): each file with its
-# digest, and class key -> file, by the class list they came from. Nodes that share a class walk
-# read the same list: render_nodes keeps one such cache per call for a yaml_fs snapshot (whose
-# names and digests stay as they are; a split snapshot adds class trees while nodes render), so
-# a node's deps cost a few dict updates instead of a loop over every class it read.
-ClassParts = dict[tuple[tuple[str, str], ...], tuple[dict[str, "Digest | None"], dict[str, str]]]
-
-
 def node_deps(inputs: NodeInputs | None, recorder: InputsRecorder, name: str,
-              snapshot: Snapshot, class_parts: ClassParts | None = None) -> NodeDeps:
+              snapshot: Snapshot) -> NodeDeps:
     """A node's NodeDeps from its NodeInputs, with the inputs of the nodes its queries read
-    (files named as the snapshot names them). `class_parts`: see ClassParts (a cache for
-    one snapshot; None: none kept)."""
+    (files named as the snapshot names them)."""
     if inputs is None:  # failed before its merge started (cannot happen with yaml_fs)
         node_file = snapshot.nodes.get(name)
         return NodeDeps(node_file, (), (), (), snapshot.class_names_key, snapshot.nodes_key)
@@ -92,46 +84,31 @@ def node_deps(inputs: NodeInputs | None, recorder: InputsRecorder, name: str,
         other = recorder.inputs(queried)
         if other is not None:
             parts.append(other)
+    # A yaml_fs snapshot names every file by its path and every class by its name
+    # (InventorySnapshot.logical_paths, class_keys): the same dicts, built in C.
+    same_names = isinstance(snapshot, InventorySnapshot)
     classes: dict[str, str] = {}
     missing: dict[str, None] = {}
-    files: dict[str, Digest | None] = {}
-    digests = snapshot.digests
+    files: dict[str, None] = {}
     for part in parts:
         if part.node_file is not None:
-            for logical in snapshot.logical_paths(part.node_file):
-                if logical not in files:
-                    files[logical] = digests.get(logical)
-        class_part = None if class_parts is None else class_parts.get(part.class_files)
-        if class_part is None:
-            class_part = _class_part(part.class_files, snapshot)
-            if class_parts is not None:
-                class_parts[part.class_files] = class_part
-        class_files, class_keys = class_part
-        if files.keys().isdisjoint(class_files):
-            files.update(class_files)
-        else:  # a file already named keeps its place (first-seen order)
-            for path, digest in class_files.items():
-                files.setdefault(path, digest)
-        classes.update(class_keys)
+            files.update(dict.fromkeys(snapshot.logical_paths(part.node_file)))
+        if same_names:
+            classes.update(part.class_files)
+            files.update(dict.fromkeys(map(itemgetter(1), part.class_files)))
+        else:
+            for class_name, path in part.class_files:
+                for key, logical in snapshot.class_keys(class_name, path):
+                    classes[key] = logical
+                    files[logical] = None
         missing.update(dict.fromkeys(part.missing_classes))
+    digests = snapshot.digests
     node_file = None if inputs.node_file is None else snapshot.logical_paths(inputs.node_file)[0]
     return NodeDeps(
-        node_file, tuple(files.items()), tuple(classes.items()), tuple(missing),
+        node_file, tuple(zip(files, map(digests.get, files), strict=True)),
+        tuple(classes.items()), tuple(missing),
         snapshot.class_names_key if missing else None,
         snapshot.nodes_key if inputs.queried_nodes is not None else None)
-
-
-def _class_part(class_files: tuple[tuple[str, str], ...], snapshot: Snapshot
-                ) -> tuple[dict[str, Digest | None], dict[str, str]]:
-    """The files (with digests) and class keys one class list read (see ClassParts)."""
-    digests = snapshot.digests
-    files: dict[str, Digest | None] = {}
-    classes: dict[str, str] = {}
-    for class_name, path in class_files:
-        for key, logical in snapshot.class_keys(class_name, path):
-            classes[key] = logical
-            files[logical] = digests.get(logical)
-    return files, classes
 
 
 class NodeResult(Record):
@@ -194,7 +171,6 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
     compares it with."""
     renderer = generation.renderer
     memo = (memo or RenderedSubtrees()) if share_subtrees else None
-    class_parts: ClassParts | None = {} if isinstance(snapshot, InventorySnapshot) else None
     merged = {}
     observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
@@ -210,7 +186,7 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
                 except ReclassError as err:
                     results[name] = NodeResult(
                         name, MERGE_FAILED, err, tuple(warnings), (),
-                        node_deps(recorder.inputs(name), recorder, name, snapshot, class_parts))
+                        node_deps(recorder.inputs(name), recorder, name, snapshot))
             merge_warnings[name] = tuple(warnings)
         for name, node in merged.items():
             with capture.collecting() as warnings:
@@ -221,7 +197,7 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
                 except ReclassError as err:
                     value, phase = err, INTERPOLATION_FAILED
             results[name] = NodeResult(name, phase, value, merge_warnings[name], tuple(warnings),
-                                       node_deps(recorder.inputs(name), recorder, name, snapshot, class_parts))
+                                       node_deps(recorder.inputs(name), recorder, name, snapshot))
     return {name: results[name] for name in names}
 
 
