@@ -270,14 +270,31 @@ class NodeRenderer:
                     observer: RenderObserver | None = None,
                     subtrees: RenderedSubtrees | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters (reusing
-        the rendered file containers of earlier nodes in `subtrees`, unless observed)."""
+        the rendered file containers of earlier nodes in `subtrees`, unless the render is
+        observed for more than its reads)."""
         params_record = exports_record = None
+        memo = subtrees
         if observer is not None:
             params_record, exports_record = observer.writes("parameters"), observer.writes("exports")
+            # An observer of reads only (inputs.InputsObserver) keeps the memo: a reused
+            # subtree skips no read it must be told. Class and node files are told by the
+            # merge, before this. Queries (query_run, export_read, queried_merge) are told by
+            # the query evaluator, which only rendering a query string calls; a container
+            # whose render ran one, also through a reference rendered from inside it, is
+            # never kept (Resolver.render_interp -> _unkeep), nor one that used a reference
+            # default, warned or failed (_lookup_ref, _warn_unkept, _render_at). A kept copy
+            # is reused only where every value its references read is rendered already in
+            # this node (SharedSubtrees._read_key_now renders nothing): whatever those
+            # values' render read was told by this node's own render. An observer of writes
+            # is told every value rendered: it gets no memo (nor does a reads_only observer
+            # that asks for writes anyway).
+            if not observer.reads_only or params_record is not None \
+                    or exports_record is not None:
+                memo = None
         try:
             with deep_recursion():
                 params = self.resolver(node.parameters, query, record=params_record,
-                                       subtrees=subtrees if observer is None else None)
+                                       subtrees=memo)
                 params.resolve_all()
                 exports = self.resolver(node.exports, query, group_errors=False, refs=params,
                                         record=exports_record)
@@ -445,7 +462,8 @@ class InventoryRenderer:
     def interpolated_nodeinfo(self, node: MergedNode, observer: RenderObserver | None = None,
                               subtrees: RenderedSubtrees | None = None) -> dict[str, Any]:
         """The nodeinfo of a merged node, interpolated as an `--inventory` render does (told
-        to `observer`; sharing the rendered containers of `subtrees` when not observed)."""
+        to `observer`; sharing the rendered containers of `subtrees` unless observed for
+        more than its reads, see `NodeRenderer.interpolate`)."""
         self.renderer.interpolate(
             node, self._query_evaluator(node, inventory_mode=True, observer=observer),
             observer=observer, subtrees=subtrees)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from reclass_ng.entity import Entity
@@ -36,6 +36,7 @@ from reclass_ng.incremental.node_results import (
     served_nodeinfo,
 )
 from reclass_ng.incremental.snapshot import (
+    ConfigPlaces,
     InventorySnapshot,
     config_stamps,
     digests_match,
@@ -112,6 +113,7 @@ class LiveRender:
         self.collected = False  # whether a render of this generation ran the collector
         self.settings_stamps: tuple[object, ...] | None = None  # config_stamps of the settings
         self.local_devices = local_devices() if read_config else frozenset()
+        self.config_places = ConfigPlaces(base_uri)
         self.stored = False  # whether the results of this generation are on disk (cache_dir)
 
     # -- keeping current ---------------------------------------------------------------
@@ -120,7 +122,7 @@ class LiveRender:
         return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
 
     def _config_stamps(self) -> tuple[object, ...] | None:
-        return config_stamps(self.base_uri, self.local_devices) if self.read_config else ()
+        return config_stamps(self.config_places, self.local_devices) if self.read_config else ()
 
     def _settings_unchanged(self) -> bool:
         """True when the settings are those of the snapshot: the config files' stat data as
@@ -295,10 +297,8 @@ class LiveRender:
                                     self.capture, collect=not self.collected)
             self.collected = True
             found.update((name, rendered[name]) for name in missing)
-            read = {path: digest for result in rendered.values()
-                    for path, digest in result.deps.files}
             if (attempt + 1 < _RENDER_ATTEMPTS and not self.snapshot.paths_move
-                    and not self._files_unchanged(read)):
+                    and not self._files_unchanged(rendered.values())):
                 self.refresh()  # a file changed under the render: read it again
                 continue
             self.results.update((name, result) for name, result in rendered.items()
@@ -319,12 +319,14 @@ class LiveRender:
         self.stored = True
         result_store.save_results(settings, self.results, self.capture.forward)
 
-    def _files_unchanged(self, read: Mapping[str, bytes | None]) -> bool:
-        """True when the files have the digests they had: no kernel event since the snapshot
-        was taken where events cover every file, else hashed again."""
+    def _files_unchanged(self, rendered: Iterable[NodeResult]) -> bool:
+        """True when the files the `rendered` results read have the digests they had: no
+        kernel event since the snapshot was taken where events cover every file, else
+        hashed again (each file once)."""
         if (self.events_cover_files and self.directories is not None
                 and self.directories.unchanged()):
             return True
+        read = {path: digest for result in rendered for path, digest in result.deps.files}
         return digests_match(read.items())
 
     def nodeinfo(self, name: str, extra: Sequence[Entity] = (), node_optional: bool = False,

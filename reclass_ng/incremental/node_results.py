@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Union
 
 from reclass_ng.collector import cycle_collection_paused
@@ -19,6 +20,7 @@ from reclass_ng.inputs import InputsRecorder, NodeInputs
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.render import timestamp as render_timestamp
+from reclass_ng.subtrees import RenderedSubtrees
 
 if TYPE_CHECKING:  # git_trees' imports are only needed for yaml_git and mixed inventories
     from reclass_ng.incremental.split_snapshot import SplitSnapshot
@@ -82,21 +84,28 @@ def node_deps(inputs: NodeInputs | None, recorder: InputsRecorder, name: str,
         other = recorder.inputs(queried)
         if other is not None:
             parts.append(other)
+    # A yaml_fs snapshot names every file by its path and every class by its name
+    # (InventorySnapshot.logical_paths, class_keys): the same dicts, built in C.
+    same_names = isinstance(snapshot, InventorySnapshot)
     classes: dict[str, str] = {}
     missing: dict[str, None] = {}
     files: dict[str, None] = {}
     for part in parts:
         if part.node_file is not None:
             files.update(dict.fromkeys(snapshot.logical_paths(part.node_file)))
-        for class_name, path in part.class_files:
-            for key, logical in snapshot.class_keys(class_name, path):
-                classes[key] = logical
-                files[logical] = None
+        if same_names:
+            classes.update(part.class_files)
+            files.update(dict.fromkeys(map(itemgetter(1), part.class_files)))
+        else:
+            for class_name, path in part.class_files:
+                for key, logical in snapshot.class_keys(class_name, path):
+                    classes[key] = logical
+                    files[logical] = None
         missing.update(dict.fromkeys(part.missing_classes))
     digests = snapshot.digests
     node_file = None if inputs.node_file is None else snapshot.logical_paths(inputs.node_file)[0]
     return NodeDeps(
-        node_file, tuple((path, digests.get(path)) for path in files),
+        node_file, tuple(zip(files, map(digests.get, files), strict=True)),
         tuple(classes.items()), tuple(missing),
         snapshot.class_names_key if missing else None,
         snapshot.nodes_key if inputs.queried_nodes is not None else None)
@@ -149,10 +158,19 @@ class WarningCapture:
 
 def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
                  snapshot: Snapshot, names: Sequence[str],
-                 capture: WarningCapture, collect: bool = True) -> dict[str, NodeResult]:
+                 capture: WarningCapture, collect: bool = True, *,
+                 share_subtrees: bool = True, memo: RenderedSubtrees | None = None
+                 ) -> dict[str, NodeResult]:
     """Render `names` (in this order) as a serial `--inventory` render renders them; the
-    cycle collector collects first unless `collect` is False (collector.py)."""
+    cycle collector collects first unless `collect` is False (collector.py).
+
+    With `share_subtrees`, the nodes share rendered subtrees as that render's do (a memo
+    owned by this call unless `memo` is given, reclass_ng.subtrees): each node's observer
+    only records reads, which a reused subtree does not hide (NodeRenderer.interpolate).
+    Without, every node is rendered on its own: the reference tests/test_incremental_batch.py
+    compares it with."""
     renderer = generation.renderer
+    memo = (memo or RenderedSubtrees()) if share_subtrees else None
     merged = {}
     observers = {}
     merge_warnings: dict[str, tuple[str, ...]] = {}
@@ -174,7 +192,8 @@ def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
             with capture.collecting() as warnings:
                 value: Any
                 try:
-                    value, phase = generation.interpolated_nodeinfo(node, observers[name]), OK
+                    value, phase = generation.interpolated_nodeinfo(
+                        node, observers[name], subtrees=memo), OK
                 except ReclassError as err:
                     value, phase = err, INTERPOLATION_FAILED
             results[name] = NodeResult(name, phase, value, merge_warnings[name], tuple(warnings),

@@ -82,18 +82,41 @@ def local_devices(mountinfo: str = "/proc/self/mountinfo") -> frozenset[tuple[in
     return frozenset(devices)
 
 
-def config_stamps(base_dir: str | None, local: frozenset[tuple[int, int]]
+class ConfigPlaces:
+    """The paths of every place a reclass-config.yml is looked for (settings.
+    find_config_file) for one base directory: made again only when the working directory,
+    $HOME or the user changed (what `~` and the relative places depend on)."""
+
+    __slots__ = ("base_dir", "_made_for", "_paths")
+
+    def __init__(self, base_dir: str | None) -> None:
+        self.base_dir = base_dir
+        self._made_for: tuple[object, ...] | None = None
+        self._paths: tuple[str, ...] = ()
+
+    def paths(self) -> tuple[str, ...]:
+        made_for = (os.getcwd(), os.environ.get("HOME"), os.getuid() if hasattr(os, "getuid")
+                    else None)
+        if made_for != self._made_for:
+            directories = [self.base_dir] if self.base_dir else []
+            directories += [os.getcwd(), *DEFAULT_CONFIG_DIRS]
+            self._paths = tuple(os.path.join(os.path.expanduser(directory), CONFIG_FILE_NAME)
+                                for directory in directories)
+            self._made_for = made_for
+        return self._paths
+
+
+def config_stamps(base_dir: str | None | ConfigPlaces, local: frozenset[tuple[int, int]]
                   ) -> tuple[object, ...] | None:
     """The stat data of every place a reclass-config.yml is looked for (settings.
-    find_config_file), taken before the settings are read: while they stay the same, so do the
-    settings. None when one changed less than RACY_SECONDS ago (a second change in the same
-    clock tick could keep its stamp) or is on a device not in `local` (local_devices())."""
-    directories = [base_dir] if base_dir else []
-    directories += [os.getcwd(), *DEFAULT_CONFIG_DIRS]
+    find_config_file; `base_dir` or its ConfigPlaces), taken before the settings are read:
+    while they stay the same, so do the settings. None when one changed less than
+    RACY_SECONDS ago (a second change in the same clock tick could keep its stamp) or is on
+    a device not in `local` (local_devices())."""
+    places = base_dir if isinstance(base_dir, ConfigPlaces) else ConfigPlaces(base_dir)
     trusted_before = time.time_ns() - int(RACY_SECONDS * 1e9)
     stamps: list[object] = []
-    for directory in directories:
-        path = os.path.join(os.path.expanduser(directory), CONFIG_FILE_NAME)
+    for path in places.paths():
         try:
             stat = os.stat(path)
         except OSError:
