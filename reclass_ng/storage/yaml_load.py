@@ -213,16 +213,27 @@ def _remember(table: dict, key: Any, value: Any) -> None:
     table[key] = value
 
 
-def _parse(data: bytes) -> Any:
-    """The document in `data`: plain block YAML by the fast path (storage/yaml_block.py),
-    anything else by parse_yaml_full."""
+# What _block_document returns for a document the fast path declines.
+_DECLINED = object()
+
+
+def _block_document(data: bytes) -> Any:
+    """The document in `data` read by the fast path of plain block YAML
+    (storage/yaml_block.py), or _DECLINED for anything else."""
     text = block_yaml_text(data)
     if text is not None and _standard_tags():
         try:
             return BLOCK_READER.parse(text)
         except NotSimple:
             pass
-    return parse_yaml_full(data)
+    return _DECLINED
+
+
+def _parse(data: bytes) -> Any:
+    """The document in `data`: plain block YAML by the fast path, anything else by
+    parse_yaml_full."""
+    document = _block_document(data)
+    return parse_yaml_full(data) if document is _DECLINED else document
 
 
 def _standard_tags() -> bool:
@@ -291,12 +302,9 @@ def load_yaml_file(path: str) -> Any:
 
 def parse_yaml_bytes(data: bytes, path: str) -> Any:
     """The document in `data` (read from `path`, named in errors), within the loader's limits."""
-    text = block_yaml_text(data)
-    if text is not None and _standard_tags():
-        try:
-            return BLOCK_READER.parse(text)
-        except NotSimple:
-            pass
+    document = _block_document(data)
+    if document is not _DECLINED:
+        return document
     from reclass_ng.storage.yaml_full import parse_yaml_bytes_full
 
     return parse_yaml_bytes_full(data, path)
