@@ -6,36 +6,24 @@ import json
 from pathlib import Path
 
 import pytest
-from tool_helpers import EXAMPLE_INVENTORY, require_tool, run_tool
+from tool_helpers import EXAMPLE_INVENTORY, require_tool, run_tool, write_salt_minion_config
 
 
 def write_minion_config(tmp_path: Path, inventory: Path, extra: str = "",
                         ext_pillar: bool = True) -> Path:
     """A masterless minion config as doc/adapters.rst shows it, everything under tmp_path."""
-    conf = tmp_path / "conf"
-    conf.mkdir()
-    root = tmp_path / "root"
     (tmp_path / "states").mkdir()
     pillar_config = f"""\
 ext_pillar:
   - reclass_ng:
       inventory_base_uri: {inventory}
 """ if ext_pillar else ""
-    (conf / "minion").write_text(f"""\
-file_client: local
-root_dir: {root}
-pki_dir: {root}/pki
-cachedir: {root}/cache
-sock_dir: {root}/sock
-log_file: {root}/minion.log
-file_roots:
-  base:
-    - {tmp_path / 'states'}
+    return write_salt_minion_config(tmp_path / "conf", tmp_path / "root", tmp_path / "states",
+                                    f"""\
 {pillar_config}master_tops:
   reclass_ng:
     inventory_base_uri: {inventory}
 {extra}""")
-    return conf
 
 
 def salt_call(conf: Path, minion: str, *args: str) -> dict:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from inventory_writer import replace_file, write_inventory
-from tool_helpers import run_tool
+from tool_helpers import run_tool, write_salt_minion_config
 
 MASTER = """
 import json, sys
@@ -54,21 +54,10 @@ def inventory(base: Path) -> Path:
 
 
 def minion_config(tmp_path: Path, name: str, base: Path, cache: Path | None) -> Path:
-    conf = tmp_path / name
-    conf.mkdir()
-    root = tmp_path / f"{name}-root"
     (tmp_path / "states").mkdir(exist_ok=True)
     cache_line = f"      cache_dir: {cache}\n" if cache is not None else ""
-    (conf / "minion").write_text(f"""\
-file_client: local
-root_dir: {root}
-pki_dir: {root}/pki
-cachedir: {root}/cache
-sock_dir: {root}/sock
-log_file: {root}/minion.log
-file_roots:
-  base:
-    - {tmp_path / 'states'}
+    conf = write_salt_minion_config(tmp_path / name, tmp_path / f"{name}-root",
+                                    tmp_path / "states", f"""\
 ext_pillar:
   - reclass_ng:
       inventory_base_uri: {base}

@@ -44,3 +44,22 @@ def run_tool(args: list[str], *, env: dict[str, str] | None = None, cwd: Path | 
     full_env.update(env or {})
     return subprocess.run(args, capture_output=True, text=True, env=full_env, cwd=cwd,
                           timeout=timeout, check=False)
+
+
+def write_salt_minion_config(conf: Path, root: Path, states: Path, modules: str) -> Path:
+    """A masterless Salt minion config in directory `conf` (created), as doc/adapters.rst
+    shows it: its state under `root`, its file roots `states`, then `modules` (the
+    configuration lines of reclass_ng's ext_pillar and master_tops). Returns `conf`."""
+    conf.mkdir()
+    (conf / "minion").write_text(f"""\
+file_client: local
+root_dir: {root}
+pki_dir: {root}/pki
+cachedir: {root}/cache
+sock_dir: {root}/sock
+log_file: {root}/minion.log
+file_roots:
+  base:
+    - {states}
+{modules}""")
+    return conf
