@@ -202,3 +202,16 @@ def test_groups_validate_refuses_what_the_service_cannot_serve(inventory):
     web.write_text(web.read_text().replace("since: 2024-01-01", "ratio: .nan"))
     result = run_limited("groups", "validate", "-b", str(inventory))
     assert result.returncode == 65 and "not a finite number" in result.stderr
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_facts_file_is_a_clear_error(inventory, tmp_path, case):
+    # Puppet's fact cache is read as the loader reads inventory files.
+    make, message = HOSTILE[case]
+    facts = tmp_path / "web1.example.com.yaml"
+    make(facts)
+    result = run_limited("classify", "-b", str(inventory), "web1.example.com",
+                         "--facts", str(facts))
+    assert result.returncode != 0, result.stdout[-2000:]
+    assert f"Cannot read facts file {facts}: {message}" in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
