@@ -137,3 +137,20 @@ def test_a_good_repository_still_renders(tmp_path: Path, run_reclass, good_repo)
     result = run_reclass(["-b", str(tmp_path / "inv"), "--inventory", "-o", "json"])
     assert result.returncode == 0, result.stderr
     assert '"a": 1' in result.stdout
+
+
+def test_a_cache_dir_spelt_like_an_option_is_a_directory(tmp_path: Path, run_reclass,
+                                                         good_repo) -> None:
+    # Relative, it is below the working directory; git gets the mirror as an absolute path,
+    # so `git init --bare <mirror>` never reads `--template=...` (it made the working
+    # directory a bare repository, from a template directory of the writer's choosing).
+    config = hostile_config(tmp_path, "nodes_uri.repo", good_repo, good_repo)
+    for part in ("nodes_uri", "classes_uri"):
+        config[part]["cache_dir"] = f"--template={tmp_path / 'templates'}"
+    write_config(tmp_path / "inv", config)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    result = run_reclass(["-b", str(tmp_path / "inv"), "--inventory", "-o", "json"], cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    assert not (cwd / "HEAD").exists() and not (cwd / "config").exists()
+    assert (cwd / "--template=").is_dir()
