@@ -105,4 +105,6 @@ def test_a_repo_git_would_read_as_an_option_stops_the_compile_unrun(kapitan_bin:
     assert not marker.exists(), "the repo value ran as a git option"
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert f"Setting nodes_uri.repo in {config}: " in output, output
+    # Kapitan names the file by its inventory path, relative to the project: ./inventory/...
+    assert "Setting nodes_uri.repo in " in output, output
+    assert "inventory/reclass-config.yml: '--upload-pack=" in output, output
