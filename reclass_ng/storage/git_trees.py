@@ -235,8 +235,9 @@ def blob_ids(mirror: str, commit: str) -> dict[str, str]:
     content digests of an exported tree, without reading its files. Symbolic links are left
     out (their object id is the link's target, not the content it leads to)."""
     done = subprocess.run(["git", f"--git-dir={os.path.abspath(mirror)}", "ls-tree", "-r",
-                           "-z", "--full-tree", _object_id(commit)], stdin=subprocess.DEVNULL, capture_output=True,
-                          timeout=GIT_TIMEOUT, check=False, env=dict(os.environ, LC_ALL="C"))
+                           "-z", "--full-tree", _object_id(commit)],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT,
+                          check=False, env=dict(os.environ, LC_ALL="C"))
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise ConfigError(f"yaml_git: `git ls-tree` of {commit} failed in {mirror}: {message}")
