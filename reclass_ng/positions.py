@@ -16,7 +16,7 @@ import yaml
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import ReclassError
 from reclass_ng.location import Location
-from reclass_ng.storage.yaml_load import compose_yaml_file
+from reclass_ng.storage.yaml_load import compose_yaml_file, read_input_file
 
 # Files whose key positions one KeyPositions keeps (an explain of one node reads a few dozen).
 KEPT_FILES = 256
@@ -146,8 +146,7 @@ def value_position(path: str | None, keys: Sequence[object], needle: str | None 
     if not path:
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_input_file(path).decode("utf-8")
         root = compose_yaml_file(path)  # within the loader's limits
     except (OSError, UnicodeDecodeError, yaml.YAMLError, ReclassError):
         return None

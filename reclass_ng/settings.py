@@ -249,13 +249,14 @@ def find_config_file(base_dir: str | None) -> str | None:
 def read_config_file(path: str) -> dict[str, Any]:
     """The mapping in a config file; an unreadable or malformed file is a configuration error."""
     from reclass_ng.errors import YamlFileError
-    from reclass_ng.storage.yaml_load import parse_yaml_bytes
+    from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
 
     try:
-        with open(path, "rb") as handle:
-            data = parse_yaml_bytes(handle.read(), path)
-    except OSError as err:
-        raise ConfigError(f"Cannot read configuration file {path}: {err.strerror}") from None
+        content = read_input_file(path)  # a FIFO or device swapped in is refused, never read
+    except YamlFileError as err:
+        raise ConfigError(f"Cannot read configuration file {path}: {err.problem}") from None
+    try:
+        data = parse_yaml_bytes(content, path)
     except YamlFileError as err:
         where = f"{path}:{err.line}" if err.line else path
         raise ConfigError(f"{where}: invalid YAML in configuration file") from None

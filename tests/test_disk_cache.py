@@ -43,9 +43,27 @@ def cache_file(cache: Path) -> Path:
     return found
 
 
+INDEX_MAGIC = b"reclass-ng render cache\n"
+
+
+def index_record(path: Path) -> bytes:
+    """A cache's index without its first two lines (the format, the CRC-32 of the rest),
+    checked against that CRC."""
+    content = path.read_bytes()
+    assert content.startswith(INDEX_MAGIC)
+    crc_line, _, record = content[len(INDEX_MAGIC):].partition(b"\n")
+    assert int(crc_line, 16) == zlib.crc32(record)
+    return record
+
+
+def write_index(path: Path, record: bytes) -> None:
+    """Write an index whose CRC-32 matches `record` (header, entries and listing lines)."""
+    path.write_bytes(INDEX_MAGIC + b"%08x\n" % zlib.crc32(record) + record)
+
+
 def index_lines(path: Path) -> tuple[dict, bytes, bytes]:
     """The header, the entries line and the listing line of a cache's index file."""
-    header_line, _, rest = path.read_bytes().partition(b"\n")
+    header_line, _, rest = index_record(path).partition(b"\n")
     header = json.loads(header_line)
     size = header["entries_size"]
     return header, rest[:size], rest[size + 1:-1]
@@ -80,9 +98,8 @@ def edit_cache(path: Path, header: Callable[[dict], None] = lambda header: None,
         item[2] = zlib.crc32(content)
     encoded = json.dumps(body).encode()
     rest = encoded + b"\n" + listing_line + b"\n"
-    head.update(entries_size=len(encoded), listing_size=len(listing_line),
-                crc=zlib.crc32(rest))
-    path.write_bytes(json.dumps(head).encode() + b"\n" + rest)
+    head.update(entries_size=len(encoded), listing_size=len(listing_line))
+    write_index(path, json.dumps(head).encode() + b"\n" + rest)
 
 
 def segment_files(cache: Path) -> set[str]:
@@ -103,6 +120,57 @@ def test_cached_runs_print_what_a_fresh_run_prints(tmp_path: Path) -> None:
         assert reclass(base, "-o", fmt, "--cache-dir", str(cache)) == plain
     (base / "classes" / "web.yml").write_text("classes: [common]\nparameters: {port: 81}\n")
     assert reclass(base, "--cache-dir", str(cache)) == reclass(base)
+
+
+@pytest.mark.parametrize("change", ["a warning added", "a range of the output cut short",
+                                    "a file's stored digest"])
+def test_a_changed_header_is_caught_by_the_checksum_and_the_cache_rebuilt(tmp_path: Path,
+                                                                          change: str) -> None:
+    """The header line is under the index's checksum: a header changed in place (valid JSON,
+    the same key and sizes) is never taken for the output's description."""
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    plain = reclass(base)
+    reclass(base, "--cache-dir", str(cache))
+    path = cache_file(cache)
+    content = path.read_bytes()
+    header_start = content.index(b'{"key":')  # the header line, wherever the format puts it
+    header_end = content.index(b"\n", header_start)
+    header = json.loads(content[header_start:header_end])
+    if change == "a warning added":
+        header["warnings"].append("[WARNING] planted")
+    elif change == "a range of the output cut short":
+        header["layout"][-1][2] -= 2
+    else:
+        header["files"][0][1] = "00" * 16  # another digest: the output would count as stale
+    path.write_bytes(content[:header_start] + json.dumps(header).encode() + content[header_end:])
+    status, out, err = reclass(base, "--cache-dir", str(cache))
+    assert (status, out) == plain[:2]
+    assert "planted" not in err
+    assert "ignoring the cache file" in err and "does not match its checksum" in err, err
+    assert reclass(base, "--cache-dir", str(cache)) == plain  # rebuilt: no warning now
+
+
+def test_the_lock_file_is_never_followed_through_a_symbolic_link(tmp_path: Path) -> None:
+    base, cache = inventory(tmp_path), tmp_path / "cache"
+    plain = reclass(base)
+    reclass(base, "--cache-dir", str(cache))
+    lock = Path(str(cache_file(cache)) + ".lock")
+    lock.unlink()
+    victim, kept = tmp_path / "created-through-the-link", tmp_path / "kept"
+    kept.write_text("precious\n")
+    for target in (victim, kept):
+        lock.symlink_to(target)
+        (base / "classes" / "web.yml").write_text(
+            "classes: [common]\nparameters: {port: 81}\n")  # the next run writes the cache
+        status, out, err = reclass(base, "--cache-dir", str(cache))
+        assert (status, out) == reclass(base)[:2]
+        assert "cannot write the cache file" in err, err
+        lock.unlink()
+        (base / "classes" / "web.yml").write_text(
+            "classes: [common]\nparameters: {port: 80, url: 'http://${name}'}\n")
+    assert not victim.exists()
+    assert kept.read_text() == "precious\n"
+    assert reclass(base, "--cache-dir", str(cache)) == plain  # a lock file of its own again
 
 
 def test_only_nodes_whose_inputs_changed_are_rendered_again(tmp_path: Path) -> None:
@@ -176,7 +244,7 @@ def test_concurrent_runs_leave_a_complete_cache(tmp_path: Path) -> None:
     header, entries, text = cache_parts(cache_file(cache))  # one complete cache
     assert set(header["nodes"]) == set(entries["nodes"]) == {"db", "w1", "w2"}
     assert header["complete"] and text.count(b'"db": {') == 1
-    assert zlib.crc32(cache_file(cache).read_bytes().partition(b"\n")[2]) == header["crc"]
+    index_record(cache_file(cache))  # its CRC-32 matches
     for name, size, crc, _ in header["segments"]:
         assert zlib.crc32((cache / name).read_bytes()) == crc and (cache / name).stat().st_size == size
     assert segment_files(cache) == {item[0] for item in header["segments"]}

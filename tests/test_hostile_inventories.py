@@ -6,10 +6,12 @@ machine."""
 from __future__ import annotations
 
 import os
+import queue
 import resource
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -55,8 +57,12 @@ HOSTILE = {
                   "nests deeper than"),
     "billion-laughs": (lambda p: p.write_text(billion_laughs()), "expand to more than"),
     "dev-zero": (lambda p: p.symlink_to("/dev/zero"), "not a regular file"),
+    "dev-urandom": (lambda p: p.symlink_to("/dev/urandom"), "not a regular file"),
     "fifo": (lambda p: os.mkfifo(p), "not a regular file"),
 }
+# Files that a read would block on or never finish: the digests of the caches, the watcher,
+# Salt and the service read them as the loader does (storage.yaml_load.read_input_file_stat).
+UNREADABLE = ("dev-zero", "dev-urandom", "fifo")
 
 
 @pytest.fixture
@@ -84,6 +90,86 @@ def test_hostile_class_file_is_a_clear_error(inventory, case):
     assert message in result.stderr, result.stderr[-2000:]
     assert "hostile.yml" in result.stderr
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_class_file_with_a_cache_dir_is_a_clear_error(inventory, tmp_path, case):
+    message = add_hostile_class(inventory, case)
+    cache = ("--cache-dir", str(tmp_path / "cache"))
+    result = run_limited("-b", str(inventory), "--inventory", *cache,
+                         module="reclass_ng.cli.reclass")
+    assert result.returncode == 65, result.stdout[-2000:] + result.stderr[-2000:]
+    assert message in result.stderr and "hostile.yml" in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    hostile = inventory / "classes" / "common" / "hostile.yml"
+    hostile.unlink()
+    hostile.write_text("parameters: {hostile: gone}\n")
+    result = run_limited("-b", str(inventory), "--inventory", *cache,
+                         module="reclass_ng.cli.reclass")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "hostile: gone" in result.stdout
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_watch_reports_an_unreadable_class_file_and_goes_on(inventory, case):
+    message = add_hostile_class(inventory, case)
+    hostile = inventory / "classes" / "common" / "hostile.yml"
+    watcher = subprocess.Popen(
+        [sys.executable, "-m", "reclass_ng.cli.main", "watch", "-b", str(inventory),
+         "--interval", "0.1", "--rounds", "400"], stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, preexec_fn=_limits)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout or ()],
+                     daemon=True).start()
+
+    def next_line() -> str:  # a watcher blocked on the file fails the test, never hangs it
+        return lines.get(timeout=TIME_LIMIT * 6)
+
+    try:
+        first = next_line()
+        assert first.startswith("error: "), first
+        seen = [first]
+        while message not in "".join(seen):
+            seen.append(next_line())
+        assert "hostile.yml" in "".join(seen)
+        hostile.unlink()
+        hostile.write_text("parameters: {hostile: gone}\n")
+        while not next_line().startswith(("changed:", "added:")):
+            pass
+    finally:
+        watcher.kill()
+        watcher.wait(timeout=30)
+
+
+SALT_EXT_PILLAR = """
+import os, sys
+from reclass_ng.adapters import salt
+base, node, hostile = sys.argv[1:]
+try:
+    salt.ext_pillar(node, {}, inventory_base_uri=base)
+    print("no error")
+except Exception as err:
+    print(f"error: {type(err).__name__}: {err}")
+os.unlink(hostile)
+with open(hostile, "w") as stream:
+    stream.write("parameters: {hostile: gone}\\n")
+print("pillar:", salt.ext_pillar(node, {}, inventory_base_uri=base)["hostile"])
+"""
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_salt_ext_pillar_reports_an_unreadable_class_file_and_goes_on(inventory, case):
+    message = add_hostile_class(inventory, case)
+    node_file = next((inventory / "nodes").rglob("*.yml"))
+    hostile = inventory / "classes" / "common" / "hostile.yml"
+    result = subprocess.run([sys.executable, "-c", SALT_EXT_PILLAR, str(inventory),
+                             node_file.stem, str(hostile)], capture_output=True, text=True,
+                            timeout=TIME_LIMIT * 6, preexec_fn=_limits)
+    assert result.returncode == 0, result.stderr[-2000:]
+    error, _, pillar = result.stdout.rpartition("pillar: ")
+    assert error.startswith("error: ") and message in error and "hostile.yml" in error, error
+    assert "MemoryError" not in error
+    assert pillar == "gone\n"
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
@@ -116,3 +202,16 @@ def test_groups_validate_refuses_what_the_service_cannot_serve(inventory):
     web.write_text(web.read_text().replace("since: 2024-01-01", "ratio: .nan"))
     result = run_limited("groups", "validate", "-b", str(inventory))
     assert result.returncode == 65 and "not a finite number" in result.stderr
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_facts_file_is_a_clear_error(inventory, tmp_path, case):
+    # Puppet's fact cache is read as the loader reads inventory files.
+    make, message = HOSTILE[case]
+    facts = tmp_path / "web1.example.com.yaml"
+    make(facts)
+    result = run_limited("classify", "-b", str(inventory), "web1.example.com",
+                         "--facts", str(facts))
+    assert result.returncode != 0, result.stdout[-2000:]
+    assert f"Cannot read facts file {facts}: {message}" in result.stderr, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr

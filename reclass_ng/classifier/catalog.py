@@ -26,7 +26,8 @@ import attrs
 import yaml
 
 from reclass_ng.classifier.atomic_files import atomic_write_text
-from reclass_ng.errors import EX_DATAERR, ReclassError
+from reclass_ng.errors import EX_DATAERR, ReclassError, YamlFileError
+from reclass_ng.storage.yaml_load import read_input_file
 
 MANUAL_FILE_NAME = "puppet-classes.yml"
 SYNCED_FILE_NAME = "puppet-classes.synced.yml"
@@ -106,8 +107,10 @@ class ClassCatalog:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        with open(path, encoding="utf-8") as stream:
-            return yaml.load(stream, Loader=_SafeLoader)
+        # Bytes: PyYAML decodes them as UTF-8 (or by their BOM), as it decoded the stream.
+        return yaml.load(read_input_file(str(path)), Loader=_SafeLoader)
+    except YamlFileError as err:  # no regular file, or over the loader's size limit
+        raise CatalogError(err.message) from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

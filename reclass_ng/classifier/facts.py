@@ -20,6 +20,8 @@ import yaml
 from reclass_ng.classifier.errors import FactsError, FactsNotFoundError
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.rule_ast import field_keys
+from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.yaml_load import read_input_file
 from reclass_ng.values import to_plain
 
 PUPPET_FACTS_TAG = "!ruby/object:Puppet::Node::Facts"
@@ -85,11 +87,14 @@ def _parse(text: str, path: Path) -> Any:
 def load_facts_file(path: str | os.PathLike[str]) -> NodeFacts:
     """Read facts from a YAML or JSON mapping, or from a Puppet fact-cache document."""
     path = Path(path)
+    if not os.path.exists(path):
+        raise FactsNotFoundError(f"Facts file {path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FactsNotFoundError(f"Facts file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as err:
+        # As the loader reads (a FIFO or a device in Puppet's fact cache is refused, not read).
+        text = read_input_file(str(path)).decode("utf-8")
+    except YamlFileError as err:
+        raise FactsError(f"Cannot read facts file {path}: {err.problem}") from None
+    except UnicodeDecodeError as err:
         raise FactsError(f"Cannot read facts file {path}: {err}") from None
     data = _parse(text, path)
     if isinstance(data, _RubyObject) and data.ruby_class == "Puppet::Node::Facts":

@@ -54,8 +54,9 @@ def short_revision(directory: str, revision: str) -> str:
 def exported_revision(directory: str, revision: str) -> Iterator[str]:
     """The inventory `directory` as it was at `revision`, in a temporary directory."""
     top, prefix = repository_of(directory)
-    short_revision(directory, revision)
-    args = ["archive", "--format=tar", revision]
+    # The commit id rev-parse checked, not the user's text: a revision spelt like an option
+    # (`--output=...`) must never reach `git archive`.
+    args = ["archive", "--format=tar", short_revision(directory, revision)]
     if prefix:
         args += ["--", prefix]
     proc = _git(args, top)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from reclass_ng.diff import KeyChange, NodeChange
+from reclass_ng.errors import YamlFileError
 from reclass_ng.explorer.catalogue import NodeCatalogue, page_of
 from reclass_ng.explorer.class_graph import ClassGraph
 from reclass_ng.explorer.data import DiffResult
@@ -21,6 +22,7 @@ from reclass_ng.explorer.html import (
 )
 from reclass_ng.explorer.svg_graph import include_graph_svg
 from reclass_ng.location import display_path
+from reclass_ng.storage.yaml_load import read_input_file
 
 CLASS_NODES_PAGE = 100
 
@@ -83,10 +85,9 @@ MAX_FILE_SHOWN = 200_000  # bytes of a class file the page shows
 def _file_section(path: str, relative: str) -> str:
     """The class file with line numbers (folded), so a file:line seen elsewhere can be read."""
     try:
-        with open(path, "rb") as handle:
-            content = handle.read(MAX_FILE_SHOWN + 1)
-    except OSError as err:
-        return error_block(f"{relative}: {err.strerror}", "The file cannot be read")
+        content = read_input_file(path)  # a FIFO or a device is refused, not read
+    except YamlFileError as err:
+        return error_block(f"{relative}: {err.problem}", "The file cannot be read")
     text = content[:MAX_FILE_SHOWN].decode("utf-8", "replace")
     lines = "".join(f'<tr id="L{n}"><td class="line-number">{n}</td><td><code>{esc(line)}'
                     "</code></td></tr>" for n, line in enumerate(text.splitlines(), 1))

@@ -2,7 +2,9 @@
 
 A cache is an *index* file and one or more *segment* files beside it:
 
-- the index (`inventory-<hash>.cache`) is three lines of JSON:
+- the index (`inventory-<hash>.cache`) is a line naming the format, the CRC-32 of everything
+  after it (8 hex digits: the whole record, the header included, so that no byte of it can
+  change unnoticed), then three lines of JSON:
 
   1. the header: the key (version, settings, output form), the moment the run that wrote it
      started taking file stamps, the listing (node name -> file, class name -> file), the
@@ -10,7 +12,7 @@ A cache is an *index* file and one or more *segment* files beside it:
      the whole run in the order a fresh run prints them, whether every node is in the cache,
      the segments (name, size, CRC-32, the offsets of the timestamps in it), the *layout* of
      the output (the ranges of segments it is made of, in order), the sizes of the other two
-     lines and a CRC-32 of them;
+     lines;
   2. the entries, decoded only when something changed: a table of (class, file) pairs, where
      the output's frame lies (the text before the first node and after the last one) and per
      node its warnings, the inputs it read (indexes into the two tables), a digest of its
@@ -31,7 +33,8 @@ mapped into memory (mmap), not read.
 
 Writes: a new segment is written under a fresh name, the index to a temporary file renamed over
 the old one (readers see an old or a new index, never a part of one). Under an exclusive lock
-(`inventory-<hash>.cache.lock`, where fcntl exists) the writer checks that every segment its index
+(`inventory-<hash>.cache.lock`, where fcntl exists; opened without following a symbolic link,
+never truncated) the writer checks that every segment its index
 refers to still exists, renames the index, then deletes the segments of that hash no index
 refers to any more; a run that finds a segment gone (a concurrent run compacted it) leaves the
 other run's cache in place. A mapping keeps the file it mapped after it is deleted.
@@ -44,10 +47,12 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import errno
 import mmap
 import os
 import re
 import secrets
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Union
@@ -57,6 +62,8 @@ import orjson
 Piece = Union[bytes, memoryview, None]  # noqa: UP007 (a runtime alias on 3.10)  # None: the timestamp's place
 
 MAX_SEGMENTS = 8
+_MAGIC = b"reclass-ng render cache\n"
+_CRC_LINE = 9  # the CRC-32 of the rest of the index, 8 hex digits and a newline
 _OPEN_ATTEMPTS = 3  # a segment deleted between reading the index and opening it: read again
 
 
@@ -195,11 +202,17 @@ def _mapping(line: bytes, what: str) -> dict[str, Any]:
 
 def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes, bytes]:
     """The header, the entries line and the listing line of an index file's content."""
-    line_end = content.find(b"\n")
+    if not content.startswith(_MAGIC):
+        raise MalformedCache("it is not a reclass-ng render cache of this format")
+    checked = len(_MAGIC) + _CRC_LINE
+    if content[len(_MAGIC):checked] != b"%08x\n" % zlib.crc32(memoryview(content)[checked:]):
+        raise MalformedCache("its content does not match its checksum (a changed or partial "
+                             "file)")
+    line_end = content.find(b"\n", checked)
     if line_end < 0:
         raise MalformedCache("no header line")
     try:
-        header = orjson.loads(content[:line_end])
+        header = orjson.loads(content[checked:line_end])
     except orjson.JSONDecodeError as err:
         raise MalformedCache(f"the header is not JSON ({err})") from None
     if not isinstance(header, dict) or header.get("key") != key:
@@ -211,8 +224,6 @@ def _index(content: bytes, key: str) -> tuple[dict[str, Any], bytes, bytes]:
         if len(rest) != entries_size + 1 + _int(header["listing_size"], len(rest)) + 1 \
                 or not rest.endswith(b"\n") or rest[entries_size:entries_size + 1] != b"\n":
             raise MalformedCache("its size is not the size its header gives")
-        if zlib.crc32(rest) != header["crc"]:
-            raise MalformedCache("its content does not match its checksum")
         entries_line, listing_line = rest[:entries_size], rest[entries_size + 1:-1]
         if type(header["segments"]) is not list or type(header["layout"]) is not list:
             raise MalformedCache("its segments or layout are not lists")
@@ -326,14 +337,15 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
             with os.fdopen(handle, "wb") as stream:
                 stream.writelines(chunks)
             segments.append([new_name, size, crc, slots])
-        header = dict(header, segments=segments, layout=layout, entries_size=len(entries_bytes),
-                      listing_size=len(listing_bytes), crc=zlib.crc32(rest))
+        header_line = orjson.dumps(dict(
+            header, segments=segments, layout=layout, entries_size=len(entries_bytes),
+            listing_size=len(listing_bytes))) + b"\n"
+        index_crc = zlib.crc32(rest, zlib.crc32(header_line))
         import tempfile  # only runs that write import it (an unchanged one seldom does)
 
         handle, temporary = tempfile.mkstemp(prefix=".inventory-", suffix=".tmp", dir=directory)
         with os.fdopen(handle, "wb") as stream:
-            stream.write(orjson.dumps(header) + b"\n")
-            stream.write(rest)
+            stream.writelines([_MAGIC, b"%08x\n" % index_crc, header_line, rest])
         if _commit(path, temporary, {item[0] for item in segments}):
             temporary = new_name = None
     except OSError as err:
@@ -402,8 +414,14 @@ def _locked(lock_path: str) -> Iterator[None]:
     except ImportError:  # no fcntl (Windows): unlocked, a concurrent compaction may cost
         yield            # the next run a full render (a segment gone: the cache is ignored)
         return
-    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    # Not through a symbolic link: one planted there would have us create, or lock, a file
+    # elsewhere (ELOOP, an OSError: the write is skipped with a warning). Never truncated, and
+    # non-blocking should a FIFO stand there.
+    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
     try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(errno.EINVAL, f"the lock file {lock_path} is not a regular file")
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
     finally:

@@ -39,7 +39,7 @@ from reclass_ng.render import InventoryRenderer, timestamp
 from reclass_ng.settings import Settings
 from reclass_ng.version import __version__
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5  # 5: the index's checksum covers its header too
 
 
 def cache_key(settings: Settings, fmt: str, pretty: bool) -> str:

@@ -25,7 +25,9 @@ import os
 import time
 from collections.abc import Mapping
 
+from reclass_ng.errors import YamlFileError
 from reclass_ng.incremental.snapshot import RACY_SECONDS, Digest, local_devices
+from reclass_ng.storage.yaml_load import read_input_file_stat
 
 RACY_NS = int(RACY_SECONDS * 1e9)
 
@@ -40,11 +42,10 @@ def stamped_digest(path: str) -> tuple[Digest | None, Stamp | None]:
     """A file's digest and its stamp, taken before its bytes are read; (None, None) when it
     cannot be read."""
     try:
-        with open(path, "rb") as stream:
-            stamp = stamp_of(os.fstat(stream.fileno()))
-            return hashlib.blake2b(stream.read(), digest_size=16).digest(), stamp
-    except OSError:
+        data, stat = read_input_file_stat(path)  # never blocks on a FIFO, nor reads /dev/zero
+    except YamlFileError:
         return None, None
+    return hashlib.blake2b(data, digest_size=16).digest(), stamp_of(stat)
 
 
 class StampedDigests:

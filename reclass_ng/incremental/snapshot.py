@@ -16,9 +16,10 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from reclass_ng.errors import ConfigError
+from reclass_ng.errors import ConfigError, YamlFileError
 from reclass_ng.settings import CONFIG_FILE_NAME, DEFAULT_CONFIG_DIRS, Settings
 from reclass_ng.storage.yaml_fs import YamlFsStorage, walk_directories
+from reclass_ng.storage.yaml_load import read_input_file
 
 RACY_SECONDS = 2.0
 
@@ -48,11 +49,11 @@ def storage_directories(settings: Settings) -> tuple[str, str]:
 
 
 def file_digest(path: str) -> Digest | None:
-    """The digest of a file's bytes; None when it cannot be read."""
+    """The digest of a file's bytes; None when the loader would not read it (missing, not a
+    regular file, over its size limit): the render that follows says why, naming the file."""
     try:
-        with open(path, "rb") as stream:
-            return hashlib.blake2b(stream.read(), digest_size=16).digest()
-    except OSError:
+        return hashlib.blake2b(read_input_file(path), digest_size=16).digest()
+    except YamlFileError:
         return None
 
 

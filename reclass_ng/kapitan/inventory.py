@@ -15,6 +15,7 @@ keeps, so it pickles into compile workers as the other backends do.
 from __future__ import annotations
 
 import logging
+import os
 from datetime import datetime, timezone
 
 from kapitan.errors import InventoryError
@@ -37,6 +38,9 @@ class ReclassNgInventory(Inventory):
         config = get_reclass_config(self.inventory_path, ignore_class_not_found,
                                     self.compose_target_name, False)
         base_uri = config.pop("inventory_base_uri", None) or self.inventory_path
+        config_file = os.path.join(self.inventory_path, "reclass-config.yml")
+        if os.path.isfile(config_file):  # what get_reclass_config read: named in errors
+            config.setdefault("config_file", config_file)
         try:
             inventory = reclass_ng.load(base_uri, read_config=False, warn=logger.warning, **config)
             start = datetime.now(timezone.utc)

@@ -24,12 +24,14 @@ from reclass_ng.classifier.rule_translation import (
     UntranslatableRuleError,
     translate_rule,
 )
-from reclass_ng.server.errors import ApiError, error_responses, from_problems
+from reclass_ng.errors import YamlFileError
+from reclass_ng.server.errors import INVALID_INVENTORY, ApiError, error_responses, from_problems
 from reclass_ng.server.group_writes import group_file_name, group_file_text
 from reclass_ng.server.http import blocking, json_body, require_auth, service
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_referents
 from reclass_ng.server.yaml_files import inventory_lock
+from reclass_ng.storage.yaml_load import read_input_file
 
 router = APIRouter()
 
@@ -61,6 +63,15 @@ def _schema_problems(body: Any) -> ApiError | None:
     return None
 
 
+def _inventory_file(path: Path) -> bytes:
+    """A file of groups/ to keep, read as the loader reads (a FIFO or device swapped in since
+    the listing is refused, never read); the error names it."""
+    try:
+        return read_input_file(str(path))
+    except YamlFileError as err:
+        raise ApiError(500, INVALID_INVENTORY, err.message, {"file": str(path)}) from None
+
+
 def _new_files(state: InventoryState, snapshot: Snapshot, groups: list[Group]
                ) -> dict[str, str | bytes]:
     """The new groups/ directory: a group that exists keeps its file (edited in place, so its
@@ -71,13 +82,13 @@ def _new_files(state: InventoryState, snapshot: Snapshot, groups: list[Group]
     for path in directory.rglob("*") if directory.is_dir() else []:
         relative = str(path.relative_to(directory))
         if path.is_file() and not path.name.endswith(GROUP_FILE_SUFFIXES):
-            files[relative] = path.read_bytes()
+            files[relative] = _inventory_file(path)
     pending = []
     for group in groups:
         old = snapshot.group(group.id)
         if old is not None and old.file is not None:
             relative = os.path.relpath(old.file, GROUPS_DIR_NAME)
-            current = Path(state.inventory_dir / old.file).read_text(encoding="utf-8")
+            current = _inventory_file(state.inventory_dir / old.file).decode("utf-8")
             if old.to_data() == group.to_data():
                 files[relative] = current  # unchanged: the same bytes (a re-dump may reflow)
             else:

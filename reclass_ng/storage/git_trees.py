@@ -44,7 +44,16 @@ def cache_name(url: str) -> str:
 def locked(path: str) -> Iterator[None]:
     """An exclusive lock on `path` (created) for the duration; ConfigError after LOCK_TIMEOUT."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "a+") as handle:
+    try:
+        # Not through a symbolic link (it would create or lock a file elsewhere); never
+        # blocking on a FIFO put in its place.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o600)
+    except OSError as err:
+        raise ConfigError(f"yaml_git: cannot open the lock file {path}: {err.strerror}"
+                          + (" (a symbolic link or no regular file)"
+                             if err.errno in (errno.ELOOP, errno.EISDIR) else "")) from None
+    with os.fdopen(fd, "r+b") as handle:
         deadline = time.monotonic() + LOCK_TIMEOUT
         while True:
             try:
@@ -70,10 +79,14 @@ class GitTrees:
                  private_key: str | None = None) -> None:
         self.url = url
         name = cache_name(url)
-        cache_root = os.path.expanduser(cache_dir or DEFAULT_CACHE_DIR)
+        if url.startswith("-") or name.strip(".") == "":  # yaml_git.check_repositories says why
+            raise ConfigError(f"yaml_git: {url!r} is not a repository git may be given")
+        # Absolute, so that no argument of git starts with `-` (a relative cache_dir could).
+        cache_root = os.path.abspath(os.path.expanduser(cache_dir or DEFAULT_CACHE_DIR))
         self.mirror = os.path.join(cache_root, name + ".git")
         self.trees_dir = os.path.join(cache_root, name + ".trees")
-        self.lock_file = os.path.join(os.path.expanduser(lock_dir or DEFAULT_LOCK_DIR), name)
+        self.lock_file = os.path.join(
+            os.path.abspath(os.path.expanduser(lock_dir or DEFAULT_LOCK_DIR)), name)
         self._env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
         if private_key:
             self._env["GIT_SSH_COMMAND"] = (
@@ -122,14 +135,15 @@ class GitTrees:
     def _fetch(self) -> None:
         if not os.path.isdir(self.mirror):
             os.makedirs(os.path.dirname(self.mirror), exist_ok=True)
-            self._git("init", "--quiet", "--bare", self.mirror)
+            self._git("init", "--quiet", "--bare", "--", self.mirror)
         # Every branch of the remote becomes the branch of that name here; branches deleted
         # there are deleted here (--prune), so a removed environment is not read stale.
-        self._git("--git-dir", self.mirror, "fetch", "--quiet", "--prune", "--no-tags",
-                  self.url, "+refs/heads/*:refs/heads/*")
+        # `--` before the URL: a URL read as an option (`--upload-pack=...`) runs a command.
+        self._git(f"--git-dir={self.mirror}", "fetch", "--quiet", "--prune", "--no-tags",
+                  "--", self.url, "+refs/heads/*:refs/heads/*")
 
     def _branch_heads(self) -> dict[str, str]:
-        listing = self._git("--git-dir", self.mirror, "for-each-ref",
+        listing = self._git(f"--git-dir={self.mirror}", "for-each-ref",
                             "--format=%(objectname) %(refname)", "refs/heads/").stdout
         heads = {}
         for line in listing.decode("utf-8", "replace").splitlines():
@@ -143,7 +157,8 @@ class GitTrees:
         try:
             with tempfile.TemporaryFile() as archive:
                 process = subprocess.run(
-                    ["git", "--git-dir", self.mirror, "archive", "--format=tar", commit],
+                    ["git", f"--git-dir={self.mirror}", "archive", "--format=tar",
+                     _object_id(commit)],
                     env=self._env, stdin=subprocess.DEVNULL, stdout=archive,
                     stderr=subprocess.PIPE, timeout=GIT_TIMEOUT, check=False)
                 if process.returncode != 0:
@@ -177,7 +192,14 @@ class GitTrees:
 
 
 def _subcommand(args: tuple[str, ...]) -> str:
-    return args[2] if args[0] == "--git-dir" else args[0]
+    return args[1] if args[0].startswith("--git-dir=") else args[0]
+
+
+def _object_id(text: str) -> str:
+    """`text`, a commit id git gave; ConfigError for anything else (never an option)."""
+    if len(text) not in (40, 64) or not _is_hex(text):
+        raise ConfigError(f"yaml_git: {text!r} is not a commit id")
+    return text
 
 
 def _shell_word(text: str) -> str:
@@ -212,9 +234,10 @@ def blob_ids(mirror: str, commit: str) -> dict[str, str]:
     """Path inside `commit` -> git's object id of that file's content (`git ls-tree`): the
     content digests of an exported tree, without reading its files. Symbolic links are left
     out (their object id is the link's target, not the content it leads to)."""
-    done = subprocess.run(["git", "--git-dir", mirror, "ls-tree", "-r", "-z", "--full-tree",
-                           commit], stdin=subprocess.DEVNULL, capture_output=True,
-                          timeout=GIT_TIMEOUT, check=False, env=dict(os.environ, LC_ALL="C"))
+    done = subprocess.run(["git", f"--git-dir={os.path.abspath(mirror)}", "ls-tree", "-r",
+                           "-z", "--full-tree", _object_id(commit)],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT,
+                          check=False, env=dict(os.environ, LC_ALL="C"))
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip()
         raise ConfigError(f"yaml_git: `git ls-tree` of {commit} failed in {mirror}: {message}")

@@ -32,6 +32,7 @@ from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_git import (
     GitClassTrees,
     GitRepositories,
+    check_repositories,
     environment_overrides,
     node_tree,
 )
@@ -84,6 +85,7 @@ def _class_source(part: MixedOptions, base: str, repos: GitRepositories
 
 def open_storage(settings: Settings, reuse: object = None) -> SplitStorage:
     """The mixed storage of `settings`."""
+    check_repositories(settings)
     if isinstance(reuse, SplitStorage) and reuse.opened_with == opened_with(settings):
         return reuse
     base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())

@@ -27,13 +27,15 @@ private key); `password` is refused: use ssh-agent.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
-from reclass_ng.storage.git_trees import GitTrees, root_directory
+from reclass_ng.storage.git_trees import GitTrees, cache_name, root_directory
 from reclass_ng.storage.split import SplitStorage, opened_with
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 
@@ -92,6 +94,63 @@ def _checked_options(options: Any, setting: str) -> dict[str, Any]:
         if key != "pubkey" and key != "password":
             checked[key] = value
     return checked
+
+
+# `scheme://rest`, and git's scp-like `[user@]host:path` (a colon before any slash).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?P<rest>.+)", re.DOTALL)
+_SCP_LIKE = re.compile(r"(?:[^@/:]+@)?(?P<host>[^@/:]+):(?P<rest>.+)", re.DOTALL)
+
+
+def repository_problem(repo: str) -> str | None:
+    """Why `repo` is no repository URL, scp-like address or path git may be given; None when
+    it is one. A leading `-` is never accepted: git would read it as an option (its
+    `--upload-pack` runs a command), whatever we put before it."""
+    if not repo:
+        return "it is empty"
+    if any(ord(char) < 0x20 or char == "\x7f" for char in repo):
+        return "it holds a control character"
+    if repo.startswith("-"):
+        return "it starts with `-`, which git would read as an option"
+    url = _URL.fullmatch(repo)
+    scp = None if url else _SCP_LIKE.fullmatch(repo)
+    rest = url["rest"] if url else scp["rest"] if scp else repo
+    if scp and scp["host"].startswith("-"):
+        return "its host starts with `-`, which ssh would read as an option"
+    if url and rest.startswith("-"):
+        return "its host or path starts with `-`, which ssh or git would read as an option"
+    # The mirror and the lock file are named after it (git_trees.cache_name): `.`, `..` or
+    # `/` would name the cache directory itself or its parent.
+    if os.path.basename(os.path.normpath(rest)) in ("", ".", "..") \
+            or cache_name(repo).strip(".") == "":
+        return "it names no repository (a URL, user@host:path or the repository's path)"
+    return None
+
+
+def repository_settings(settings: Settings) -> Iterator[tuple[str, Any]]:
+    """(setting key, value) of every `repo` of a yaml_git or mixed `nodes_uri`/`classes_uri`,
+    env_overrides included (values of any type: the options' own checks judge those)."""
+    for name in ("nodes_uri", "classes_uri"):
+        options = getattr(settings, name)
+        if not isinstance(options, Mapping):
+            continue
+        if "repo" in options:
+            yield f"{name}.repo", options["repo"]
+        overrides = options.get("env_overrides")
+        for entry in overrides if isinstance(overrides, (list, tuple)) else ():
+            for environment, env_options in (entry.items() if isinstance(entry, Mapping)
+                                             else ()):
+                if isinstance(env_options, Mapping) and "repo" in env_options:
+                    yield f"{name}.env_overrides.{environment}.repo", env_options["repo"]
+
+
+def check_repositories(settings: Settings) -> None:
+    """ConfigError naming the setting and its file for a `repo` git must not be given."""
+    for key, repo in repository_settings(settings):
+        problem = repository_problem(repo) if isinstance(repo, str) else None
+        if problem is not None:
+            where = f" in {settings.config_file}" if settings.config_file else ""
+            raise ConfigError(f"Setting {key}{where}: {repo!r} is not a repository URL "
+                              f"(scheme://host/path), user@host:path or path: {problem}")
 
 
 def git_location(options: Any, setting: str, default_branch: str) -> GitLocation:
@@ -189,6 +248,7 @@ def open_storage(settings: Settings, reuse: object = None) -> SplitStorage:
             raise ConfigError(f"Setting {name}: storage_type yaml_git needs a mapping of "
                               f"options (repo, branch, root, ...), got "
                               f"{getattr(settings, name)!r}")
+    check_repositories(settings)
     if isinstance(reuse, SplitStorage) and reuse.opened_with == opened_with(settings):
         return reuse
     repos = GitRepositories()

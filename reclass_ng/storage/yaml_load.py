@@ -260,10 +260,20 @@ def parse_yaml_full(data: bytes) -> Any:
 
 
 def read_input_file(path: str) -> bytes:
-    """The bytes of `path` if it is a regular file of at most MAX_YAML_FILE_BYTES.
+    """The bytes of `path` if it is a regular file of at most MAX_YAML_FILE_BYTES; YamlFileError
+    naming the file otherwise (read_input_file_stat)."""
+    return read_input_file_stat(path)[0]
 
-    Opened non-blocking (a FIFO would otherwise wait for a writer forever) and checked on the
-    open descriptor, so a symlink to a device or a FIFO is refused, not followed into a read."""
+
+def read_input_file_stat(path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of `path` and its fstat taken before they were read, if it is a regular file
+    of at most MAX_YAML_FILE_BYTES; YamlFileError naming the file otherwise.
+
+    The one way an inventory file is read: by the loader and by every digest and stamp of the
+    caches, the watcher and the service (incremental/), so none of them can be made to block
+    or to read without end by a file the loader refuses. Opened non-blocking (a FIFO would
+    otherwise wait for a writer forever) and checked on the open descriptor, so a symlink to a
+    device or a FIFO is refused, not followed into a read; the read stops past the limit."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
@@ -288,7 +298,7 @@ def read_input_file(path: str) -> bytes:
         if len(data) > MAX_YAML_FILE_BYTES:
             raise YamlFileError(path, f"the file grew past the limit of {MAX_YAML_FILE_BYTES} "
                                 "bytes while it was read")
-        return data
+        return data, info
     except OSError as err:
         raise YamlFileError(path, f"cannot read file: {err.strerror}") from None
     finally:

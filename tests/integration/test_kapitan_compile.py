@@ -90,3 +90,21 @@ def test_without_kapitan_the_commands_say_how_to_install_it(tmp_path: Path) -> N
         result = run_tool([str(VENV_BIN / command[0]), *command[1:]], cwd=tmp_path)
         assert result.returncode == 78
         assert result.stderr.strip() == "kapitan-ng needs Kapitan: pip install 'reclass-ng[kapitan]'"
+
+
+def test_a_repo_git_would_read_as_an_option_stops_the_compile_unrun(kapitan_bin: Path,
+                                                                    project: Path) -> None:
+    # The inventory's reclass-config.yml, as Kapitan's get_reclass_config reads it.
+    marker = project / "upload-pack-ran"
+    hostile = f"--upload-pack=touch {marker};false"
+    config = project / "inventory" / "reclass-config.yml"
+    config.write_text(f"storage_type: yaml_git\nnodes_uri:\n  repo: '{hostile}'\n"
+                      f"classes_uri:\n  repo: '{hostile}'\n")
+    result = run_tool([str(kapitan_bin / "kapitan-ng"), "compile", "--inventory-backend",
+                       "reclass-ng"], cwd=project, env={"HOME": str(project)})
+    assert not marker.exists(), "the repo value ran as a git option"
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    # Kapitan names the file by its inventory path, relative to the project: ./inventory/...
+    assert "Setting nodes_uri.repo in " in output, output
+    assert "inventory/reclass-config.yml: '--upload-pack=" in output, output
