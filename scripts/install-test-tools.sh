@@ -5,7 +5,8 @@
 #   - curl (the documented HTTP examples are run as written),
 #   - chromium and chromium-driver from Debian's packages (the explorer's browser tests),
 #   - salt and ansible-core from PyPI into the virtualenv,
-#   - Kapitan from PyPI into .venv-kapitan in the checkout (see below),
+#   - Kapitan from PyPI into .venv-kapitan in the checkout (see below), with pytest and
+#     Kapitan's own tests (its sdist) for tests/kapitan_suite,
 #   - kapicorp-reclass 2.0.0 from PyPI into a virtualenv of its own (see the end),
 #   - the benchmark's peers (kapicorp-reclass 2.0.0, reclass-rs) into bench/.peers/venv.
 # Argument: the virtualenv directory or its bin directory (default .venv). Idempotent and quiet:
@@ -92,6 +93,11 @@ if [ ! -x "$KAPITAN_VENV/bin/kapitan-ng" ] || [ ! -x "$KAPITAN_VENV/bin/kapitan"
         "$KAPITAN_REQUIREMENT" -e "$REPO_DIR[kapitan]"
     cp "$REPO_DIR/setup.cfg" "$KAPITAN_VENV/reclass-ng-setup.cfg"
 fi
+
+# Kapitan's own test suite run against reclass-ng (tests/kapitan_suite): pytest beside Kapitan,
+# Kapitan's sdists (the wheel has no tests) in .kapitan-suite, and the newest Kapitan that
+# setup.cfg's extra allows in a virtualenv of its own when it is not the pinned one.
+"$KAPITAN_VENV/bin/python" "$REPO_DIR/scripts/install-kapitan-suite.py" "$KAPITAN_REQUIREMENT"
 
 # kapicorp-reclass 2.0.0, the implementation reclass-ng is byte-compatible with
 # (tests/test_kapicorp_bytes.py), in a virtualenv of its own inside ours so that its old

@@ -1,15 +1,18 @@
 """The reclass-ng inventory backend for Kapitan.
 
 Written as Kapitan writes its own backends (kapitan/inventory/backends/reclass_rs), against the
-public API of reclass-ng only (`reclass_ng.load`, `Inventory.inventory()`, `ReclassError`), so
-it can be proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` unchanged
-apart from its imports.
+public API of reclass-ng only (`reclass_ng.load`, `Inventory.inventory()`, `ReclassError`, and
+the setting names of `reclass_ng.settings` through `reclass_ng.kapitan.settings`), so it can be
+proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` (with settings.py
+beside it) unchanged apart from its imports.
 
 Settings come from the same place as for Kapitan's `reclass` backend: `get_reclass_config()`,
 which starts from Kapitan's defaults (`targets/` as nodes, `classes/`, `allow_none_override`,
 the `--compose-target-name` and `ignore_class_notfound` of the command line) and applies the
-inventory's `reclass-config.yml`. The instance keeps nothing but what Kapitan's base class
-keeps, so it pickles into compile workers as the other backends do.
+inventory's `reclass-config.yml`; `kapitan_load_settings` then keeps and ignores the keys
+Kapitan's backend keeps and ignores, and roots relative paths at the inventory, never at the
+working directory. The instance keeps nothing but what Kapitan's base class keeps, so it pickles
+into compile workers as the other backends do.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from kapitan.inventory import Inventory, InventoryTarget
 from kapitan.inventory.backends.reclass import get_reclass_config
 
 import reclass_ng
+from reclass_ng.kapitan.settings import kapitan_load_settings
 from reclass_ng.values import to_plain
 
 logger = logging.getLogger(__name__)
@@ -33,16 +37,17 @@ class ReclassNgInventory(Inventory):
 
     def render_targets(self, targets: list[InventoryTarget] | None = None,
                        ignore_class_not_found: bool = False) -> None:
-        # The paths stay relative to the inventory (normalise_nodes_classes=False): reclass-ng
-        # joins them to inventory_base_uri itself, as reclass-rs does.
+        # Not normalised by Kapitan (normalise_nodes_classes=False): its join fails on the
+        # mappings yaml_git and mixed storage take; kapitan_load_settings joins the paths.
         config = get_reclass_config(self.inventory_path, ignore_class_not_found,
                                     self.compose_target_name, False)
-        base_uri = config.pop("inventory_base_uri", None) or self.inventory_path
-        config_file = os.path.join(self.inventory_path, "reclass-config.yml")
-        if os.path.isfile(config_file):  # what get_reclass_config read: named in errors
-            config.setdefault("config_file", config_file)
         try:
-            inventory = reclass_ng.load(base_uri, read_config=False, warn=logger.warning, **config)
+            settings = kapitan_load_settings(self.inventory_path, config, warn=logger.warning)
+            config_file = os.path.join(self.inventory_path, "reclass-config.yml")
+            if os.path.isfile(config_file):  # what get_reclass_config read: named in errors
+                settings["config_file"] = config_file
+            inventory = reclass_ng.load(self.inventory_path, read_config=False,
+                                        warn=logger.warning, **settings)
             start = datetime.now(timezone.utc)
             rendered = inventory.inventory()
             logger.debug("Inventory rendering with reclass-ng took %s",

@@ -108,3 +108,24 @@ def test_a_repo_git_would_read_as_an_option_stops_the_compile_unrun(kapitan_bin:
     # Kapitan names the file by its inventory path, relative to the project: ./inventory/...
     assert "Setting nodes_uri.repo in " in output, output
     assert "inventory/reclass-config.yml: '--upload-pack=" in output, output
+
+
+def test_reclass_config_is_read_as_kapitans_reclass_backend_reads_it(kapitan_bin: Path,
+                                                                      project: Path) -> None:
+    """inventory_base_uri, the keys of reclass's command line and unknown keys are ignored, and
+    a relative classes_uri is taken from the inventory directory, never the working one."""
+    inventory = project / "inventory"
+    (inventory / "classes").rename(project / "shared-classes")
+    (inventory / "reclass-config.yml").write_text(
+        "inventory_base_uri: .\n"          # Kapitan's example terraform project has this
+        "classes_uri: ../shared-classes\n"
+        "pretty_print: sometimes\n"        # not a boolean, but read by nobody here
+        "kapitan_note: unknown to reclass\n")
+    kapitan(kapitan_bin, "kapitan", "--mp-method", "fork", "compile", "--output-path",
+            "with-reclass", cwd=project)
+    output = kapitan(kapitan_bin, "kapitan-ng", "compile", "--inventory-backend", "reclass-ng",
+                     "--output-path", "with-reclass-ng", cwd=project)
+    reference = files_below(project / "with-reclass" / "compiled")
+    assert len(reference) == 8
+    assert files_below(project / "with-reclass-ng" / "compiled") == reference
+    assert "unknown setting 'kapitan_note' ignored" in output
