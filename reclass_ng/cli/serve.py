@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_listen(text: str) -> tuple[str, int]:
     """`ADDR:PORT` (IPv6 as `[::1]:PORT`) -> (host, port); port 0 asks for a free port."""
     host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 <= int(port) < 65536:
         raise UsageError(f"--listen: expected ADDR:PORT (e.g. {DEFAULT_LISTEN}), got {text!r}")
     return host.strip("[]"), int(port)
 

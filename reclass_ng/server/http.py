@@ -131,6 +131,29 @@ def require_auth(request: Request, *, write: bool, permission: str | None = None
     return principal
 
 
+def ascii_integer(text: str) -> int | None:
+    """`text` as a non-negative integer when it is ASCII digits only (at most 18, so the value
+    fits an SQLite integer), else None. `str.isdigit` alone also takes `²` and other Unicode
+    digits, which `int()` then refuses."""
+    if not text or len(text) > 18 or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
+def page_parameter(request: Request, name: str, default: int, maximum: int) -> int:
+    """Query parameter `name` (a page size, offset or page number) from 0 to `maximum`;
+    `default` when absent, 400 malformed-request otherwise."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    value = ascii_integer(text)
+    if value is None or value > maximum:
+        raise ApiError(400, MALFORMED_REQUEST, f"?{name}= must be an integer from 0 to "
+                       f"{maximum} in ASCII digits, got {text[:40]!r}.",
+                       {name: text[:40], "maximum": maximum})
+    return value
+
+
 class _NotANumber(ValueError):
     pass
 
