@@ -15,6 +15,7 @@ from reclass_ng.server import (
     hierarchy_routes,
     node_routes,
     pin_routes,
+    status_routes,
 )
 from reclass_ng.server.errors import ApiError
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
@@ -51,6 +52,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(node_routes.router)
     app.include_router(catalog_routes.router)
     app.include_router(hierarchy_routes.router)
+    app.include_router(status_routes.router)
     mount_explorer(app)  # the read-only web explorer at /ui/
     app.add_middleware(BodyLimit)
     return app
