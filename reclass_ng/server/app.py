@@ -17,6 +17,7 @@ from reclass_ng.server import (
     pin_routes,
     status_routes,
 )
+from reclass_ng.server.allowed_hosts import AllowedHosts
 from reclass_ng.server.errors import ApiError
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
 from reclass_ng.server.yaml_files import remove_stale_temp_files_below
@@ -55,4 +56,6 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(status_routes.router)
     mount_explorer(app)  # the read-only web explorer at /ui/
     app.add_middleware(BodyLimit)
+    if config.allowed_hosts is not None:  # outermost: a foreign Host gets nothing else
+        app.add_middleware(AllowedHosts, allowed=config.allowed_hosts)
     return app

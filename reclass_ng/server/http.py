@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 import attrs
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,9 +20,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.allowed_hosts import HostAllowList
 from reclass_ng.server.auth import ADMIN, ANONYMOUS_READER, Principal, TokenStore
 from reclass_ng.server.catalog_state import CatalogState
 from reclass_ng.server.errors import (
+    INVENTORY_LOCKED,
     MALFORMED_REQUEST,
     MAX_BODY_BYTES,
     MAX_JSON_DEPTH,
@@ -35,12 +39,15 @@ from reclass_ng.server.errors import (
 )
 from reclass_ng.server.inventory_state import InventoryState
 from reclass_ng.server.observed_state import DEFAULT_CHECK_IN_HISTORY, ObservedState
-from reclass_ng.server.yaml_files import unrepresentable_value
+from reclass_ng.server.yaml_files import LOCK_TIMEOUT_SECONDS, unrepresentable_value
 
 # Threads that run the blocking work of requests (file reads and writes, rule matching,
 # rendering, SQLite): the event loop only parses HTTP, so one slow request never stalls the
 # others, and the bound keeps a burst from starting a thread per request.
 DEFAULT_WORKER_THREADS = 8
+# Threads that run writes (WriteLane): the inventory lock serialises them, so two suffice (one
+# writes while the next one prepares).
+WRITE_THREADS = 2
 _T = TypeVar("_T")
 
 
@@ -61,6 +68,9 @@ class ServerConfig:
     record_anonymous: bool = False
     check_in_history: int = DEFAULT_CHECK_IN_HISTORY
     worker_threads: int = DEFAULT_WORKER_THREADS
+    # The Host names answered (server/allowed_hosts.py); None: any (an application embedded
+    # behind a server of the caller's, which checks Host itself).
+    allowed_hosts: HostAllowList | None = None
 
 
 @attrs.define
@@ -72,6 +82,7 @@ class ServiceContext:
     observed: ObservedState
     tokens: TokenStore
     catalog: CatalogState
+    writes: WriteLane = attrs.field(factory=lambda: WriteLane())
 
 
 def service(request: Request) -> ServiceContext:
@@ -218,6 +229,38 @@ async def json_body(request: Request, *, empty: Any = attrs.NOTHING) -> Any:
 async def blocking(function: Callable[..., _T], *args: Any) -> _T:
     """Run `function(*args)` on the bounded worker pool, off the event loop."""
     return await run_in_threadpool(function, *args)
+
+
+class WriteLane:
+    """Where writes to the inventory run: WRITE_THREADS threads of their own, apart from the
+    worker pool. A write waits for the inventory lock (held by another write, another server,
+    a person's script) in one of these threads, so waiting writes never hold the threads that
+    reads and classifications need; writes beyond WRITE_THREADS wait on the event loop, which
+    costs no thread, and get 503 inventory-locked after LOCK_TIMEOUT_SECONDS. (The lock lets
+    one write through at a time anyway: more threads would only wait.)"""
+
+    def __init__(self, threads: int = WRITE_THREADS) -> None:
+        self._slots = anyio.Semaphore(threads)
+        self._threads = anyio.CapacityLimiter(threads)
+
+    async def run(self, function: Callable[..., _T], *args: Any) -> _T:
+        """`function(*args)` (which takes the inventory lock) in a write thread."""
+        with anyio.move_on_after(LOCK_TIMEOUT_SECONDS) as waited:
+            await self._slots.acquire()
+        if waited.cancelled_caught:
+            raise ApiError(503, INVENTORY_LOCKED, f"Other writes have been waiting for the "
+                           f"inventory lock for over {LOCK_TIMEOUT_SECONDS:g} s; nothing was "
+                           "written. Try again.", {"waited_seconds": LOCK_TIMEOUT_SECONDS},
+                           headers={"Retry-After": "5"})
+        try:
+            return await anyio.to_thread.run_sync(function, *args, limiter=self._threads)
+        finally:
+            self._slots.release()
+
+
+async def writing(request: Request, function: Callable[..., _T], *args: Any) -> _T:
+    """Run a write of the inventory, `function(*args)`, in the service's WriteLane."""
+    return await service(request).writes.run(function, *args)
 
 
 def error_response(error: ApiError) -> JSONResponse:

@@ -34,6 +34,7 @@ from reclass_ng.server.http import (
     page_parameter,
     require_auth,
     service,
+    writing,
 )
 from reclass_ng.server.observed_state import DEFAULT_NODES_PAGE, MAX_NODES_PAGE
 from reclass_ng.server.render_check import check_node_renders
@@ -139,8 +140,8 @@ async def put_configuration(name: str, request: Request) -> JSONResponse:
     require_auth(request, write=True, admin=True)
     data = _checked_configuration(await json_body(request), name)
     uri = str(request.url.path)
-    text = await blocking(_write_configuration, request, name, data,
-                          request.headers.get("if-match"), uri)
+    text = await writing(request, _write_configuration, request, name, data,
+                         request.headers.get("if-match"), uri)
     return JSONResponse({"name": name, **data}, headers={"ETag": file_etag(text.encode())})
 
 
