@@ -37,6 +37,7 @@ from reclass_ng.server.errors import (
     USER_UNAUTHENTICATED,
     ApiError,
 )
+from reclass_ng.server.fair_admission import CURRENT_TURN
 from reclass_ng.server.inventory_state import InventoryState
 from reclass_ng.server.observed_state import DEFAULT_CHECK_IN_HISTORY, ObservedState
 from reclass_ng.server.yaml_files import LOCK_TIMEOUT_SECONDS, unrepresentable_value
@@ -233,7 +234,7 @@ async def blocking(function: Callable[..., _T], *args: Any) -> _T:
 
 class WriteLane:
     """Where writes to the inventory run: WRITE_THREADS threads of their own, apart from the
-    worker pool. A write waits for the inventory lock (held by another write, another server,
+    worker pool (and a write gives back its turn of fair_admission.FairQueue). A write waits for the inventory lock (held by another write, another server,
     a person's script) in one of these threads, so waiting writes never hold the threads that
     reads and classifications need; writes beyond WRITE_THREADS wait on the event loop, which
     costs no thread, and get 503 inventory-locked after LOCK_TIMEOUT_SECONDS. (The lock lets
@@ -245,6 +246,9 @@ class WriteLane:
 
     async def run(self, function: Callable[..., _T], *args: Any) -> _T:
         """`function(*args)` (which takes the inventory lock) in a write thread."""
+        turn = CURRENT_TURN.get()
+        if turn is not None:  # the turn is for reads (fair_admission.py)
+            turn.give_back()
         with anyio.move_on_after(LOCK_TIMEOUT_SECONDS) as waited:
             await self._slots.acquire()
         if waited.cancelled_caught:
