@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import select
 import socket
 import statistics
 import sys
@@ -170,3 +171,59 @@ def test_the_explorer_refuses_a_foreign_host_header(inventory, tmp_path):
         assert b"web1.example.com" not in response
         assert _status(raw_request(port, "127.0.0.1", "/ui/nodes",
                                    host=f"localhost:{port}")) == 200
+
+
+def test_a_client_with_many_queued_requests_does_not_make_another_wait_for_all(inventory,
+                                                                             tmp_path):
+    """With one worker, a client that queued 20 requests and a client that sends one: the
+    second client's request is served after at most a couple of the first's, not after all of
+    them (first come, first served would put it behind the whole queue). Order, not time."""
+    with running_server_process(inventory, tmp_path / "state.sqlite3",
+                                "--worker-threads", "1") as (base, _):
+        port = _port(base)
+        # A classification: it renders the node, long enough for the flood to queue up.
+        request = ("POST /v1/classified/nodes/web1.example.com HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   f"X-Authentication: {TOKEN}\r\nContent-Length: 0\r\n"
+                   "Connection: close\r\n\r\n").encode()
+        flood = []
+        for _ in range(20):
+            sock = socket.socket()
+            sock.settimeout(60)
+            sock.bind(("127.0.0.3", 0))
+            sock.connect(("127.0.0.1", port))
+            flood.append(sock)
+        single = socket.socket()  # connected first: only its request comes after the flood
+        single.settimeout(60)
+        single.bind(("127.0.0.2", 0))
+        single.connect(("127.0.0.1", port))
+        try:
+            for sock in flood:
+                sock.sendall(request)
+            ready, _, _ = select.select(flood, [], [], 60)  # the first answer is coming
+            assert ready
+            finished: list[str] = []
+            lock = threading.Lock()
+
+            def read_all(sock: socket.socket, who: str) -> None:
+                with contextlib.suppress(OSError):
+                    while sock.recv(65536):
+                        pass
+                with lock:
+                    finished.append(who)
+
+            flood_readers = [threading.Thread(target=read_all, args=(s, "flood")) for s in flood]
+            single.sendall(request)
+            readers = [*flood_readers, threading.Thread(target=read_all, args=(single, "single"))]
+            for reader in readers:
+                reader.start()
+            for reader in readers:
+                reader.join(timeout=120)
+        finally:
+            for sock in [*flood, single]:
+                sock.close()
+    assert len(finished) == 21
+    served_before = finished.index("single")
+    print(f"the single request finished after {served_before} of the flood's 20")
+    # The request in progress and the one the rotation hands out first may finish before it,
+    # and a couple answered while the single request was still on its way.
+    assert served_before <= 5, finished
