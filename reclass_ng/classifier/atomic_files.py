@@ -35,8 +35,11 @@ def fsync_directory(directory: str | os.PathLike[str]) -> None:
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Replace `path` with `text` (UTF-8): temp file in the same directory, fsync, os.replace,
-    fsync of the directory. The file keeps its permissions (new files: 0644)."""
-    path = Path(path)
+    fsync of the directory. The file keeps its permissions and, where the system lets us, its
+    owner and group (new files: 0644). A symbolic link is written through: its target is
+    replaced and the link stays, so a shared file stays shared and the link's target keeps its
+    mode (replacing the link would turn it into a copy)."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp", dir=path.parent)
     try:
@@ -44,13 +47,31 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+        _copy_owner_and_mode(path, temp)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
     fsync_directory(path.parent)
+
+
+def _copy_owner_and_mode(original: Path, temp: str) -> None:
+    """Give `temp` the mode of `original` (0644 when there is none) and its owner and group as
+    far as this process may (root: both; the owner: a group it belongs to). The owner goes
+    first: chown clears set-id bits, which the chmod then restores."""
+    try:
+        info = original.stat()
+    except FileNotFoundError:
+        os.chmod(temp, 0o644)
+        return
+    for uid, gid in ((info.st_uid, info.st_gid), (-1, info.st_gid)):
+        try:
+            os.chown(temp, uid, gid)
+            break
+        except OSError:
+            continue
+    os.chmod(temp, info.st_mode & 0o777)  # set-id and sticky bits are not carried over
 
 
 def replace_directory(target: str | os.PathLike[str], files: dict[str, str | bytes]) -> None:

@@ -164,8 +164,22 @@ class _GroupReader:
         self.violation(field, "a mapping with string keys")
         return {}
 
+    def blank_keys(self, field: str, value: Any) -> bool:
+        """A schema violation for the first empty or whitespace-only key in `value` (at any
+        depth); True when there was one. Such a key reaches reclass as a class or parameter
+        with no name, and classifying any node of the group fails."""
+        where = blank_key_path(value, field)
+        if where is None:
+            return False
+        self.problem(SCHEMA_VIOLATION, f"{where}: a key is empty or only whitespace; keys name "
+                     "classes, parameters and variables and must have a name",
+                     {"submitted": dict(self.data), "error": {field: f"blank key at {where}"}})
+        return True
+
     def classes(self) -> dict[str, Any]:
         classes = self.mapping("classes")
+        if self.blank_keys("classes", classes):
+            return {}
         for class_name, params in list(classes.items()):
             if params is None:
                 continue  # null removes a class inherited from an ancestor, as in the classifier
@@ -178,6 +192,8 @@ class _GroupReader:
 
     def variables(self) -> dict[str, Any]:
         variables = self.mapping("variables")
+        if self.blank_keys("variables", variables):
+            return {}
         if CLASSES_PARAMETER in variables:
             self.problem(SCHEMA_VIOLATION,
                          f"variables: {CLASSES_PARAMETER!r} is reserved (it carries the group "
@@ -310,6 +326,22 @@ def unservable_value(data: Any) -> str | None:
                 stack.append((f"{where}.{key}" if where else str(key), child))
         elif isinstance(item, (list, tuple)):
             stack.extend((f"{where}[{i}]", child) for i, child in enumerate(item))
+    return None
+
+
+def blank_key_path(data: Any, where: str) -> str | None:
+    """The key path (`classes.apache[""]`) of the first empty or whitespace-only string key in
+    `data`, mappings inside lists included; None when every key has a name. No recursion."""
+    stack: list[tuple[str, Any]] = [(where, data)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                if isinstance(key, str) and not key.strip():
+                    return f"{path}[{key!r}]"
+                stack.append((f"{path}.{key}", child))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
     return None
 
 

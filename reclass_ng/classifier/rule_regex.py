@@ -17,7 +17,6 @@ What differs from backtracking engines (doc/node-groups.rst lists it for users):
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import re2  # type: ignore[import-untyped]
@@ -51,13 +50,43 @@ def compile_rule_regex(pattern: str) -> Any:
     try:
         return re2.compile(pattern, _OPTIONS)
     except re2.error as err:
-        reason = err.args[0].decode("utf-8", "replace") if err.args and \
-            isinstance(err.args[0], bytes) else str(err)
-    try:
-        re.compile(pattern)
-    except re.error as err:
-        raise RuleRegexError(f"invalid regular expression {pattern!r}: {err}") from None
-    raise RuleRegexError(
-        f"the regular expression {pattern!r} needs a backtracking engine ({reason}); rules are "
-        "matched by RE2, in time linear in the text, so lookaround, backreferences and \\Z are "
-        "not supported (see doc/node-groups.rst)")
+        reason = _re2_reason(err)
+    # RE2's reason alone decides: a pattern it refuses is never handed to Python's `re`, whose
+    # parser recurses per nesting level (a thousand `(` within the length limit overflow it).
+    if _needs_backtracking(reason):
+        raise RuleRegexError(
+            f"the regular expression {_shown(pattern)} needs a backtracking engine ({reason}); "
+            "rules are matched by RE2, in time linear in the text, so lookaround, "
+            "backreferences and \\Z are not supported (see doc/node-groups.rst)")
+    raise RuleRegexError(f"invalid regular expression {_shown(pattern)}: {reason}")
+
+
+# RE2's messages for the constructs only a backtracking engine has: lookaround and named
+# backreferences (`(?=`, `(?<!`, `(?P=n)`) are an "invalid perl operator"; numbered
+# backreferences and `\Z` are invalid escapes (other invalid escapes are simply invalid).
+_PERL_OPERATOR = "invalid perl operator: "
+_ESCAPE = "invalid escape sequence: "
+_BACKTRACKING_ESCAPE = re2.compile(r"\\(?:[1-9]|Z)")
+# Characters of a pattern or of RE2's reason quoted in a message (RE2 repeats the pattern).
+_SHOWN_CHARACTERS = 80
+
+
+def _needs_backtracking(reason: str) -> bool:
+    if reason.startswith(_PERL_OPERATOR):
+        return True
+    return reason.startswith(_ESCAPE) and \
+        _BACKTRACKING_ESCAPE.match(reason[len(_ESCAPE):]) is not None
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= _SHOWN_CHARACTERS else text[:_SHOWN_CHARACTERS] + "...")
+
+
+def _re2_reason(err: Exception) -> str:
+    """RE2's reason (`missing ): ((((...`), its quoted part cut to _SHOWN_CHARACTERS."""
+    raw = err.args[0] if err.args else ""
+    reason = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    kind, sep, quoted = reason.partition(": ")
+    if len(quoted) > _SHOWN_CHARACTERS:
+        quoted = quoted[:_SHOWN_CHARACTERS] + "..."
+    return kind + sep + quoted

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from reclass_ng.cli.groups import inventory_dir_from_args
-from reclass_ng.errors import ConfigError, ReclassError
+from reclass_ng.errors import ConfigError, ReclassError, UsageError
 
 # Connections made between the bind and uvicorn's start wait in this queue, so the printed
 # address answers at once.
@@ -44,6 +44,17 @@ def import_uvicorn(command: str) -> ModuleType:
         raise ConfigError(f"reclass-ng {command} needs the `server` extra ({err.name} is "
                           "missing): from a checkout, pip install '.[server]'") from err
     return uvicorn
+
+
+def allowed_host_names(names: list[str]) -> list[str]:
+    """The --allowed-host names, checked: a name or address, without scheme, path or port."""
+    for name in names:
+        bare = name.strip().removeprefix("[").removesuffix("]")
+        if not bare or any(c in bare for c in "/@ \t") or (":" in bare and "[" not in name
+                                                             and bare.count(":") == 1):
+            raise UsageError(f"--allowed-host: expected a host name or address without scheme, "
+                             f"port or path (e.g. classifier.example.com), got {name!r}")
+    return names
 
 
 def existing_inventory_dir(args: argparse.Namespace) -> str:

@@ -16,6 +16,9 @@ from reclass_ng.errors import ConfigError, UsageError
 TOKEN_VARIABLE = "RECLASS_NG_TOKEN"
 DEFAULT_LISTEN = "127.0.0.1:1261"  # the standalone classifier's HTTP port
 LISTENING_PREFIX = "reclass-ng serve: listening on "  # + the URL, on stdout (doc/service.rst)
+# The defaults of server/http_protocol.py, repeated so --help needs no server import.
+DEFAULT_MAX_CONNECTIONS = 100
+DEFAULT_MAX_PER_CLIENT = 20
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,24 +49,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "and a check-in (default: only clients with the token do)")
     parser.add_argument("--check-in-history", type=int, default=10, metavar="N",
                         help="check-ins kept per node (default: 10)")
-    parser.add_argument("--max-connections", type=int, default=100, metavar="N",
-                        help="open connections at most; more are closed at once, and requests "
-                             "over the limit get 503 (default: 100)")
+    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                        metavar="N",
+                        help="open connections at most; past it, an idle connection of the "
+                             "client holding the most is closed, or the new one (default: "
+                             f"{DEFAULT_MAX_CONNECTIONS})")
+    parser.add_argument("--max-connections-per-client", type=int,
+                        default=DEFAULT_MAX_PER_CLIENT, metavar="N",
+                        help="open connections of one client (IP address) at most; past it, "
+                             "one of its idle connections is closed, or the new one (default: "
+                             f"{DEFAULT_MAX_PER_CLIENT})")
     parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
                         help="a connection must send its request headers within this time "
                              "(default: 10)")
     parser.add_argument("--worker-threads", type=int, default=8, metavar="N",
                         help="threads for blocking work: file reads and writes, matching, "
                              "rendering (default: 8)")
+    add_allowed_host_argument(parser)
     parser.add_argument("--log-level", default="info",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn log level (default: info)")
 
 
+# How long a keep-alive connection may sit between requests before it is closed.
+IDLE_KEEP_ALIVE_SECONDS = 5
+
+
+def add_allowed_host_argument(parser: argparse.ArgumentParser) -> None:
+    """`--allowed-host NAME` (repeatable): the Host allow-list of server/allowed_hosts.py."""
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name clients use to reach the service (repeatable); "
+                             "requests with another Host header get 421, a guard against DNS "
+                             "rebinding. The listen address, and localhost for a loopback "
+                             "one, are always allowed")
+
+
 def parse_listen(text: str) -> tuple[str, int]:
     """`ADDR:PORT` (IPv6 as `[::1]:PORT`) -> (host, port); port 0 asks for a free port."""
     host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
+    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 <= int(port) < 65536:
         raise UsageError(f"--listen: expected ADDR:PORT (e.g. {DEFAULT_LISTEN}), got {text!r}")
     return host.strip("[]"), int(port)
 
@@ -87,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     uvicorn = http_serving.import_uvicorn("serve")
     from reclass_ng.server import ServerConfig, create_app, default_state_path
+    from reclass_ng.server.allowed_hosts import HostAllowList
     from reclass_ng.server.http_protocol import bounded_protocol
 
     inventory_dir = http_serving.existing_inventory_dir(args)
@@ -97,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     code_dir = os.path.abspath(args.puppet_code_dir) if args.puppet_code_dir else None
     for option, value in (("--check-in-history", args.check_in_history),
                           ("--max-connections", args.max_connections),
+                          ("--max-connections-per-client", args.max_connections_per_client),
                           ("--worker-threads", args.worker_threads),
                           ("--header-timeout", args.header_timeout)):
         if value <= 0:
@@ -106,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
                           tokens_file=tokens_file, code_dir=code_dir,
                           record_anonymous=args.record_anonymous_check_ins,
                           check_in_history=args.check_in_history,
-                          worker_threads=args.worker_threads)
+                          worker_threads=args.worker_threads,
+                          allowed_hosts=HostAllowList.for_listen_address(
+                              host, http_serving.allowed_host_names(args.allowed_host)))
     app = create_app(config)
     sock = http_serving.listening_socket(host, port, f"--listen {args.listen}")
     if token is None and tokens_file is None and not args.read_only:
@@ -119,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{LISTENING_PREFIX}{http_serving.socket_url(sock)}", flush=True)
     return http_serving.serve_on(
         uvicorn, sock, app, log_level=args.log_level,
-        http=bounded_protocol(args.header_timeout, args.max_connections),
-        limit_concurrency=args.max_connections, timeout_keep_alive=5,
+        http=bounded_protocol(args.header_timeout, args.max_connections,
+                              args.max_connections_per_client),
+        timeout_keep_alive=IDLE_KEEP_ALIVE_SECONDS,
         h11_max_incomplete_event_size=64 * 1024)

@@ -75,7 +75,7 @@ def parameter_value(parameters: dict[str, Any], path: str, delimiter: str) -> tu
     for key in path.split(delimiter):
         if isinstance(node, dict) and key in node:
             node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        elif isinstance(node, list) and key.isascii() and key.isdigit() and int(key) < len(node):
             node = node[int(key)]
         else:
             return False, None

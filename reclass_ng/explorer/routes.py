@@ -24,7 +24,7 @@ from reclass_ng.explorer.node_pages import (
     origins_json,
 )
 from reclass_ng.server.errors import ApiError
-from reclass_ng.server.http import require_auth
+from reclass_ng.server.http import page_parameter, require_auth
 from reclass_ng.server.inventory_state import Snapshot
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -62,8 +62,15 @@ def respond(request: Request, render: Callable[[ExplorerData, Snapshot], str]) -
                             status_code=500)
 
 
-def _int(text: str | None) -> int:
-    return int(text) if text and text.isdigit() else 1
+# Highest page number asked for: any larger one shows the last page anyway.
+MAX_PAGE_NUMBER = 10**9
+
+
+def _page_number(request: Request) -> int:
+    """`?page=` (from 1; absent or empty: 1); a 400 page for anything but ASCII digits."""
+    if not request.query_params.get("page"):
+        return 1
+    return page_parameter(request, "page", 1, MAX_PAGE_NUMBER)
 
 
 @router.get("/")
@@ -92,7 +99,7 @@ def nodes(request: Request) -> HTMLResponse:
                             parameter=query.get("parameter", "").strip(),
                             failing=bool(query.get("failing")))
         catalogue = data.catalogue(snapshot)
-        return node_list_page(catalogue, wanted, _int(query.get("page")))
+        return node_list_page(catalogue, wanted, _page_number(request))
     return respond(request, render)
 
 
@@ -158,7 +165,7 @@ def class_(name: str, request: Request) -> HTMLResponse:
         if name not in graph.paths:
             raise ApiError(404, "not-found", f"No class {name!r} in this inventory.", None)
         return class_page(name, graph, data.catalogue(snapshot),
-                          str(data.state.inventory_dir), _int(request.query_params.get("page")))
+                          str(data.state.inventory_dir), _page_number(request))
     return respond(request, render)
 
 

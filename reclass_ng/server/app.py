@@ -15,8 +15,11 @@ from reclass_ng.server import (
     hierarchy_routes,
     node_routes,
     pin_routes,
+    status_routes,
 )
+from reclass_ng.server.allowed_hosts import AllowedHosts
 from reclass_ng.server.errors import ApiError
+from reclass_ng.server.fair_admission import FairAdmission
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
 from reclass_ng.server.yaml_files import remove_stale_temp_files_below
 from reclass_ng.version import __version__
@@ -51,6 +54,12 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(node_routes.router)
     app.include_router(catalog_routes.router)
     app.include_router(hierarchy_routes.router)
+    app.include_router(status_routes.router)
     mount_explorer(app)  # the read-only web explorer at /ui/
+    # Innermost first: a request has its whole body (BodyLimit) before it waits for a turn, so
+    # a client trickling a body holds no turn.
+    app.add_middleware(FairAdmission, turns=config.worker_threads)
     app.add_middleware(BodyLimit)
+    if config.allowed_hosts is not None:  # outermost: a foreign Host gets nothing else
+        app.add_middleware(AllowedHosts, allowed=config.allowed_hosts)
     return app

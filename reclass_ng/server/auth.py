@@ -4,7 +4,7 @@ Two sources of tokens, usable together:
 
 * the single token of earlier versions (`RECLASS_NG_TOKEN` or `--token-file`): an admin;
 * a roles file (`--tokens-file`), YAML, kept next to the inventory (not in it), re-read when it
-  changes::
+  changes (its content, compared by hash)::
 
       tokens:
         - name: web-team
@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -119,15 +121,25 @@ def _entry(data: Any, where: str) -> TokenEntry:
 def read_tokens_file(path: str | os.PathLike[str]) -> list[TokenEntry]:
     """The entries of a roles file; ConfigError naming the file and entry when one is wrong."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            data = yaml.safe_load(stream)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        with open(path, "rb") as stream:
+            content = stream.read()
+    except OSError as err:
+        raise ConfigError(f"tokens file {path}: cannot read: {err.strerror}") from err
+    return parse_tokens_file(content, path)
+
+
+def parse_tokens_file(content: bytes, path: str | os.PathLike[str]) -> list[TokenEntry]:
+    """The entries of a roles file's bytes; `path` names the file in the ConfigError."""
+    try:
+        data = yaml.safe_load(content.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as err:
         raise ConfigError(f"tokens file {path}: cannot read: {err}") from err
     if data is None:
         return []
-    if not isinstance(data, Mapping) or not isinstance(data.get("tokens", []), list):
+    if not isinstance(data, Mapping) or not isinstance(data.get("tokens") or [], list):
         raise ConfigError(f"tokens file {path}: expected `tokens:` with a list of entries")
-    entries = [_entry(item, f"{path}: tokens[{i}]") for i, item in enumerate(data["tokens"])]
+    items = data.get("tokens") or []
+    entries = [_entry(item, f"tokens file {path}: tokens[{i}]") for i, item in enumerate(items)]
     names = [e.principal.name for e in entries]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -135,34 +147,112 @@ def read_tokens_file(path: str | os.PathLike[str]) -> list[TokenEntry]:
     return entries
 
 
+# Largest roles file read: a few hundred bytes per token; more is not a roles file.
+MAX_TOKENS_FILE_BYTES = 1 << 20
+_log = logging.getLogger("reclass_ng.server")
+
+
+@attrs.frozen
+class TokensFileState:
+    """What the server knows of its roles file, for the log and `GET /status`."""
+
+    path: str
+    tokens: int  # entries in force (the last good content)
+    problem: str | None = None  # why the file on disk is not the one in force
+    since: float | None = None  # when that problem was first seen (Unix time)
+
+    def to_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "tokens": self.tokens,
+                                "state": "ok" if self.problem is None else "stale"}
+        if self.problem is not None:
+            data["problem"] = self.problem
+            data["since"] = self.since
+        return data
+
+
 class TokenStore:
-    """The tokens a server accepts; the roles file is re-read when its size or mtime changes,
-    so tokens can be added and revoked without a restart."""
+    """The tokens a server accepts. The roles file is read again on every check, and parsed
+    again when its content (SHA-256) changed, so tokens can be added and revoked without a
+    restart, and an edit that keeps size and mtime (`cp -p`) is seen too.
+
+    The file must exist and parse at start-up (ConfigError). Later, a file that is missing,
+    unreadable or broken leaves the last good tokens in force, with a warning in the log and the
+    problem in `state()`: a half-saved edit must not lock every client out, admins included."""
 
     def __init__(self, single_token: str | None, tokens_file: str | None) -> None:
         self._single = token_digest(single_token.encode("utf-8")) if single_token else None
         self._path = Path(tokens_file) if tokens_file else None
         self._lock = threading.Lock()
-        self._cached: tuple[tuple[int, int], list[TokenEntry]] | None = None
+        self._digest = b""  # of the content in force
+        self._entries: list[TokenEntry] = []
+        self._problem: tuple[bytes, str, float] | None = None  # (content digest, why, since)
         if self._path is not None:
-            self.entries()  # a broken file fails at start-up, not at the first request
+            content = self._read(self._path)
+            self._entries = parse_tokens_file(content, self._path)
+            self._digest = token_digest(content)
+
+    @staticmethod
+    def _read(path: Path) -> bytes:
+        try:
+            with open(path, "rb") as stream:
+                content = stream.read(MAX_TOKENS_FILE_BYTES + 1)
+        except OSError as err:
+            raise ConfigError(f"tokens file {path}: cannot read: {err.strerror}") from err
+        if len(content) > MAX_TOKENS_FILE_BYTES:
+            raise ConfigError(f"tokens file {path}: larger than {MAX_TOKENS_FILE_BYTES} bytes")
+        return content
 
     @property
     def configured(self) -> bool:
         return self._single is not None or self._path is not None
 
     def entries(self) -> Sequence[TokenEntry]:
+        """The roles file's entries in force, after looking at the file again."""
         if self._path is None:
             return ()
-        try:
-            stat = self._path.stat()
-        except OSError as err:
-            raise ConfigError(f"tokens file {self._path}: {err.strerror}") from err
-        key = (stat.st_size, stat.st_mtime_ns)
         with self._lock:
-            if self._cached is None or self._cached[0] != key:
-                self._cached = (key, read_tokens_file(self._path))
-            return self._cached[1]
+            self._refresh(self._path)
+            return self._entries
+
+    def _refresh(self, path: Path) -> None:
+        try:
+            content = self._read(path)
+        except ConfigError as err:
+            self._keep_last_good(b"", str(err))
+            return
+        digest = token_digest(content)
+        if self._problem is not None and self._problem[0] == digest:
+            return  # the same broken content as before: logged once already
+        if digest != self._digest:
+            try:
+                self._entries = parse_tokens_file(content, path)
+            except ConfigError as err:
+                self._keep_last_good(digest, str(err))
+                return
+            self._digest = digest
+        if self._problem is not None:
+            _log.warning("tokens file %s: readable again, %d token(s) in force", path,
+                         len(self._entries))
+            self._problem = None
+
+    def _keep_last_good(self, digest: bytes, why: str) -> None:
+        if self._problem is not None and self._problem[:2] == (digest, why):
+            return
+        _log.warning("%s; the last good tokens (%d) stay in force until it is fixed",
+                     why, len(self._entries))
+        since = self._problem[2] if self._problem is not None else time.time()
+        self._problem = (digest, why, since)
+
+    def state(self) -> TokensFileState | None:
+        """The roles file's state (after looking at it again); None without a roles file."""
+        if self._path is None:
+            return None
+        with self._lock:
+            self._refresh(self._path)
+            problem = self._problem
+            return TokensFileState(str(self._path), len(self._entries),
+                                   problem[1] if problem else None,
+                                   problem[2] if problem else None)
 
     def identify(self, presented: bytes) -> Principal | None:
         """The principal of a presented token, or None. Compares against every token with

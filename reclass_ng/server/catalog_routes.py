@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 
 from reclass_ng.classifier.catalog import ClassCatalog
 from reclass_ng.server.errors import error_responses
-from reclass_ng.server.http import require_auth, service
+from reclass_ng.server.http import require_auth, service, writing
 
 router = APIRouter()
 
@@ -102,11 +102,11 @@ def environment_class(name: str, class_name: str, request: Request) -> Response:
 @router.post("/v1/update-classes", status_code=201,
              responses={201: {"description": "synced; empty body"},
                         **error_responses(401, 403, 409, 503)})
-def update_classes(request: Request) -> Response:
+async def update_classes(request: Request) -> Response:
     """Re-read every environment's classes from the Puppet code (--puppet-code-dir) with
     Puppet's parser: 201 with an empty body. Hand-declared classes are kept."""
     require_auth(request, write=True, admin=True)
-    service(request).catalog.sync()
+    await writing(request, service(request).catalog.sync)
     return Response(status_code=201)
 
 

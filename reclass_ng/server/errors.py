@@ -37,6 +37,7 @@ PERMISSION_DENIED = "permission-denied"
 METHOD_NOT_ALLOWED = "method-not-allowed"
 INVENTORY_LOCKED = "inventory-locked"
 UNREPRESENTABLE_VALUE = "unrepresentable-value"
+UNWRITABLE_FILE = "unwritable-file"
 
 # Field-level problems are the client's malformed input (400); tree-level ones are valid input
 # the hierarchy cannot accept (422), as in the classifier.

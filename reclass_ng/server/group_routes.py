@@ -25,7 +25,7 @@ from reclass_ng.server.errors import (
     error_responses,
     not_found,
 )
-from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.http import blocking, json_body, require_auth, service, writing
 from reclass_ng.server.inventory_state import Snapshot
 from reclass_ng.server.referent_checks import annotate
 from reclass_ng.server.yaml_files import file_etag
@@ -123,8 +123,8 @@ async def put_group(group_id: str, request: Request) -> JSONResponse:
     body = await json_body(request)
     await blocking(group_access.check_write, principal, service(request).inventory, group_id,
                    body)
-    result = await blocking(group_writes.put_group, service(request).inventory, group_id, body,
-                            request.headers.get("if-match"))
+    result = await writing(request, group_writes.put_group, service(request).inventory,
+                           group_id, body, request.headers.get("if-match"))
     return _group_json(result.group, 201 if result.changed else 200, result.etag)
 
 
@@ -136,7 +136,7 @@ async def create_group(request: Request) -> Response:
     principal = require_auth(request, write=True)
     body = await json_body(request)
     await blocking(group_access.check_write, principal, service(request).inventory, None, body)
-    result = await blocking(group_writes.create_group, service(request).inventory, body)
+    result = await writing(request, group_writes.create_group, service(request).inventory, body)
     return Response(status_code=303, headers={"Location": f"/v1/groups/{result.group['id']}",
                                                "ETag": result.etag})
 
@@ -149,19 +149,19 @@ async def update_group(group_id: str, request: Request) -> JSONResponse:
     body = await json_body(request)
     await blocking(group_access.check_write, principal, service(request).inventory, group_id,
                    body)
-    result = await blocking(group_writes.apply_delta, service(request).inventory, group_id,
-                            body, request.headers.get("if-match"))
+    result = await writing(request, group_writes.apply_delta, service(request).inventory,
+                           group_id, body, request.headers.get("if-match"))
     return _group_json(result.group, 200, result.etag)
 
 
 @router.delete("/v1/groups/{group_id}", status_code=204,
                responses=error_responses(400, 401, 403, 404, 409, 422))
-def delete_group(group_id: str, request: Request) -> Response:
+async def delete_group(group_id: str, request: Request) -> Response:
     """Delete a group's file; 422 children-present while it has children."""
     principal = require_auth(request, write=True)
-    group_access.check_write(principal, service(request).inventory, group_id)
-    group_writes.delete_group(service(request).inventory, group_id,
-                              request.headers.get("if-match"))
+    await blocking(group_access.check_write, principal, service(request).inventory, group_id)
+    await writing(request, group_writes.delete_group, service(request).inventory, group_id,
+                  request.headers.get("if-match"))
     return Response(status_code=204)
 
 

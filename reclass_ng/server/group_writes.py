@@ -226,7 +226,7 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
     shown = str(path.relative_to(state.inventory_dir))
     text = group_file_text(group, current, shown)
-    atomic_write(path, text)
+    atomic_write(path, text, state.inventory_dir)
     return WriteResult(with_serial(group.to_data(), text.encode()), file_etag(text.encode()),
                        True)
 

@@ -27,7 +27,7 @@ from reclass_ng.classifier.rule_translation import (
 from reclass_ng.errors import YamlFileError
 from reclass_ng.server.errors import INVALID_INVENTORY, ApiError, error_responses, from_problems
 from reclass_ng.server.group_writes import group_file_name, group_file_text
-from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.http import json_body, require_auth, service, writing
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_referents
 from reclass_ng.server.yaml_files import inventory_lock
@@ -115,7 +115,7 @@ async def import_hierarchy(request: Request) -> Response:
     if error is not None:
         raise error
     items = [{k: v for k, v in item.items() if k not in _IGNORED} for item in body]
-    await blocking(_import_groups, service(request).inventory, items)
+    await writing(request, _import_groups, service(request).inventory, items)
     return Response(status_code=204)
 
 

@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import anyio
+import anyio.to_thread
 import attrs
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,9 +20,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.allowed_hosts import HostAllowList
 from reclass_ng.server.auth import ADMIN, ANONYMOUS_READER, Principal, TokenStore
 from reclass_ng.server.catalog_state import CatalogState
 from reclass_ng.server.errors import (
+    INVENTORY_LOCKED,
     MALFORMED_REQUEST,
     MAX_BODY_BYTES,
     MAX_JSON_DEPTH,
@@ -33,14 +37,18 @@ from reclass_ng.server.errors import (
     USER_UNAUTHENTICATED,
     ApiError,
 )
+from reclass_ng.server.fair_admission import CURRENT_TURN
 from reclass_ng.server.inventory_state import InventoryState
 from reclass_ng.server.observed_state import DEFAULT_CHECK_IN_HISTORY, ObservedState
-from reclass_ng.server.yaml_files import unrepresentable_value
+from reclass_ng.server.yaml_files import LOCK_TIMEOUT_SECONDS, unrepresentable_value
 
 # Threads that run the blocking work of requests (file reads and writes, rule matching,
 # rendering, SQLite): the event loop only parses HTTP, so one slow request never stalls the
 # others, and the bound keeps a burst from starting a thread per request.
 DEFAULT_WORKER_THREADS = 8
+# Threads that run writes (WriteLane): the inventory lock serialises them, so two suffice (one
+# writes while the next one prepares).
+WRITE_THREADS = 2
 _T = TypeVar("_T")
 
 
@@ -61,6 +69,9 @@ class ServerConfig:
     record_anonymous: bool = False
     check_in_history: int = DEFAULT_CHECK_IN_HISTORY
     worker_threads: int = DEFAULT_WORKER_THREADS
+    # The Host names answered (server/allowed_hosts.py); None: any (an application embedded
+    # behind a server of the caller's, which checks Host itself).
+    allowed_hosts: HostAllowList | None = None
 
 
 @attrs.define
@@ -72,6 +83,7 @@ class ServiceContext:
     observed: ObservedState
     tokens: TokenStore
     catalog: CatalogState
+    writes: WriteLane = attrs.field(factory=lambda: WriteLane())
 
 
 def service(request: Request) -> ServiceContext:
@@ -129,6 +141,29 @@ def require_auth(request: Request, *, write: bool, permission: str | None = None
     if write and permission is None and not admin and not principal.may_write_groups():
         raise _denied(f"Token {principal.name!r} is a {principal.role}: it may only read.")
     return principal
+
+
+def ascii_integer(text: str) -> int | None:
+    """`text` as a non-negative integer when it is ASCII digits only (at most 18, so the value
+    fits an SQLite integer), else None. `str.isdigit` alone also takes `²` and other Unicode
+    digits, which `int()` then refuses."""
+    if not text or len(text) > 18 or not (text.isascii() and text.isdigit()):
+        return None
+    return int(text)
+
+
+def page_parameter(request: Request, name: str, default: int, maximum: int) -> int:
+    """Query parameter `name` (a page size, offset or page number) from 0 to `maximum`;
+    `default` when absent, 400 malformed-request otherwise."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    value = ascii_integer(text)
+    if value is None or value > maximum:
+        raise ApiError(400, MALFORMED_REQUEST, f"?{name}= must be an integer from 0 to "
+                       f"{maximum} in ASCII digits, got {text[:40]!r}.",
+                       {name: text[:40], "maximum": maximum})
+    return value
 
 
 class _NotANumber(ValueError):
@@ -195,6 +230,41 @@ async def json_body(request: Request, *, empty: Any = attrs.NOTHING) -> Any:
 async def blocking(function: Callable[..., _T], *args: Any) -> _T:
     """Run `function(*args)` on the bounded worker pool, off the event loop."""
     return await run_in_threadpool(function, *args)
+
+
+class WriteLane:
+    """Where writes to the inventory run: WRITE_THREADS threads of their own, apart from the
+    worker pool (and a write gives back its turn of fair_admission.FairQueue). A write waits for the inventory lock (held by another write, another server,
+    a person's script) in one of these threads, so waiting writes never hold the threads that
+    reads and classifications need; writes beyond WRITE_THREADS wait on the event loop, which
+    costs no thread, and get 503 inventory-locked after LOCK_TIMEOUT_SECONDS. (The lock lets
+    one write through at a time anyway: more threads would only wait.)"""
+
+    def __init__(self, threads: int = WRITE_THREADS) -> None:
+        self._slots = anyio.Semaphore(threads)
+        self._threads = anyio.CapacityLimiter(threads)
+
+    async def run(self, function: Callable[..., _T], *args: Any) -> _T:
+        """`function(*args)` (which takes the inventory lock) in a write thread."""
+        turn = CURRENT_TURN.get()
+        if turn is not None:  # the turn is for reads (fair_admission.py)
+            turn.give_back()
+        with anyio.move_on_after(LOCK_TIMEOUT_SECONDS) as waited:
+            await self._slots.acquire()
+        if waited.cancelled_caught:
+            raise ApiError(503, INVENTORY_LOCKED, f"Other writes have been waiting for the "
+                           f"inventory lock for over {LOCK_TIMEOUT_SECONDS:g} s; nothing was "
+                           "written. Try again.", {"waited_seconds": LOCK_TIMEOUT_SECONDS},
+                           headers={"Retry-After": "5"})
+        try:
+            return await anyio.to_thread.run_sync(function, *args, limiter=self._threads)
+        finally:
+            self._slots.release()
+
+
+async def writing(request: Request, function: Callable[..., _T], *args: Any) -> _T:
+    """Run a write of the inventory, `function(*args)`, in the service's WriteLane."""
+    return await service(request).writes.run(function, *args)
 
 
 def error_response(error: ApiError) -> JSONResponse:

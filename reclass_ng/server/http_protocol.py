@@ -1,18 +1,31 @@
-"""The HTTP/1.1 connection handling of `reclass-ng serve`: uvicorn's h11 protocol with a header
-timeout and a hard connection cap.
+"""The HTTP/1.1 connection handling of `reclass-ng serve` and `reclass-ng ui`: uvicorn's h11
+protocol with a header timeout and connection caps that one client cannot use up.
 
 uvicorn closes idle keep-alive connections, but a client that sends half a request line and then
 nothing keeps its connection (and file descriptor) forever; a few hundred of those starve a
 server. Here a connection must deliver its request headers within `header_timeout` seconds of
-connecting (or of the previous response), else it is closed; and connections beyond
-`max_connections` are closed as soon as they are accepted, before they cost more than a moment.
-(uvicorn's own `limit_concurrency` answers 503 to requests above the limit, but only once a
-request has arrived.)
+connecting (or of the previous response), else it is closed.
+
+Connections are capped twice, and both caps act when a connection is accepted, before it costs
+more than a moment:
+
+* per client (remote IP address), `max_per_client`, well below the global cap: one client can
+  never hold every connection. Past it, one of that client's idle connections is closed (the
+  new one, which is about to carry a request, is kept); with none idle, the new one is closed.
+* in all, `max_connections`: past it, an idle connection of the client holding the most
+  connections is closed, if that client holds more than the newcomer's; otherwise the newcomer
+  is closed. So idle connections of a few clients never lock out another client.
+
+"Idle" is a connection with no request in progress: one that never sent a byte, or a keep-alive
+connection between requests. A request in progress is never cut. (uvicorn's own
+`limit_concurrency` is not used: it answers 503 to every request once the connections of all
+clients together reach the limit, which is exactly the lock-out an idle client could cause.)
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from typing import Any
 
 import h11
@@ -20,21 +33,87 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_MAX_CONNECTIONS = 100
+DEFAULT_MAX_PER_CLIENT = 20
+
+
+class ConnectionTable:
+    """The open connections of one server, by client address, oldest first."""
+
+    def __init__(self) -> None:
+        self._by_client: dict[str, dict[Any, None]] = {}
+        self.total = 0
+
+    def add(self, client: str, connection: Any) -> None:
+        self._by_client.setdefault(client, {})[connection] = None
+        self.total += 1
+
+    def remove(self, client: str, connection: Any) -> None:
+        connections = self._by_client.get(client)
+        if connections is not None and connection in connections:
+            del connections[connection]
+            self.total -= 1
+            if not connections:
+                del self._by_client[client]
+
+    def count(self, client: str) -> int:
+        return len(self._by_client.get(client, ()))
+
+    def busiest(self) -> tuple[str, int]:
+        """The client holding the most connections, and how many."""
+        counts = Counter({client: len(c) for client, c in self._by_client.items()})
+        return counts.most_common(1)[0] if counts else ("", 0)
+
+    def idle_of(self, client: str, spare: Any) -> Any | None:
+        """The oldest idle connection of `client` other than `spare`, or None."""
+        for connection in self._by_client.get(client, ()):
+            if connection is not spare and connection.is_idle():
+                return connection
+        return None
 
 
 def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
-                     max_connections: int = DEFAULT_MAX_CONNECTIONS) -> type[H11Protocol]:
-    """An H11Protocol class with these limits, to pass to uvicorn as `http=`."""
+                     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                     max_per_client: int = DEFAULT_MAX_PER_CLIENT) -> type[H11Protocol]:
+    """An H11Protocol class with these limits (and its own ConnectionTable), to pass to uvicorn
+    as `http=`."""
+    table = ConnectionTable()
 
     class BoundedH11Protocol(H11Protocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _client_key: str | None = None
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override,unused-ignore]
             super().connection_made(transport)
-            if len(self.connections) > max_connections:
-                transport.close()
-                return
+            self._client_key = self.client[0] if self.client else ""
+            table.add(self._client_key, self)
             self._arm_header_timer()
+            if table.count(self._client_key) > max_per_client:
+                self._close_one_of(self._client_key)
+            elif table.total > max_connections:
+                busiest, held = table.busiest()
+                if held > table.count(self._client_key):
+                    self._close_one_of(busiest)
+                else:
+                    self._drop()
+
+        def is_idle(self) -> bool:
+            """No request in progress (never sent one, or between keep-alive requests)."""
+            return (not self.transport.is_closing() and self.conn.their_state is h11.IDLE
+                    and (self.cycle is None or self.cycle.response_complete))
+
+        def _close_one_of(self, client: str) -> None:
+            """Close an idle connection of `client` other than this new one; else this one."""
+            victim = table.idle_of(client, self)
+            (victim if victim is not None else self)._drop()
+
+        def _drop(self) -> None:
+            self._forget()
+            self.transport.close()
+
+        def _forget(self) -> None:
+            if self._client_key is not None:
+                table.remove(self._client_key, self)
+                self._client_key = None
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -45,6 +124,7 @@ def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._cancel_header_timer()
+            self._forget()
             super().connection_lost(exc)
 
         def _arm_header_timer(self) -> None:

@@ -22,14 +22,20 @@ from reclass_ng.errors import YamlFileError
 from reclass_ng.server.auth import FACTS
 from reclass_ng.server.errors import (
     CONFLICTING_IDS,
-    MALFORMED_REQUEST,
     ApiError,
     error_responses,
     not_found,
 )
 from reclass_ng.server.group_routes import check_node_name
 from reclass_ng.server.group_writes import check_if_match
-from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.http import (
+    blocking,
+    json_body,
+    page_parameter,
+    require_auth,
+    service,
+    writing,
+)
 from reclass_ng.server.observed_state import DEFAULT_NODES_PAGE, MAX_NODES_PAGE
 from reclass_ng.server.render_check import check_node_renders
 from reclass_ng.server.yaml_files import atomic_write, checked_render, file_etag, inventory_lock
@@ -134,8 +140,8 @@ async def put_configuration(name: str, request: Request) -> JSONResponse:
     require_auth(request, write=True, admin=True)
     data = _checked_configuration(await json_body(request), name)
     uri = str(request.url.path)
-    text = await blocking(_write_configuration, request, name, data,
-                          request.headers.get("if-match"), uri)
+    text = await writing(request, _write_configuration, request, name, data,
+                         request.headers.get("if-match"), uri)
     return JSONResponse({"name": name, **data}, headers={"ETag": file_etag(text.encode())})
 
 
@@ -152,7 +158,7 @@ def _write_configuration(request: Request, name: str, data: dict[str, Any],
         text = checked_render(current, data, str(path.relative_to(state.inventory_dir)))
         check_node_renders(state.inventory(), name, path, text)
         if text != current:
-            atomic_write(path, text)
+            atomic_write(path, text, state.inventory_dir)
     return text
 
 
@@ -198,24 +204,14 @@ def get_node(name: str, request: Request) -> JSONResponse:
     return JSONResponse({"name": name, "configuration": configuration, "runtime": runtime})
 
 
-def _page_parameter(request: Request, name: str, default: int, maximum: int) -> int:
-    text = request.query_params.get(name)
-    if text is None:
-        return default
-    if not text.isdigit() or int(text) > maximum:
-        raise ApiError(400, MALFORMED_REQUEST, f"?{name}= must be an integer from 0 to "
-                       f"{maximum}, got {text[:40]!r}.", {name: text[:40], "maximum": maximum})
-    return int(text)
-
-
 @router.get("/v1/nodes", responses=error_responses(400, 401, 403))
 def list_check_ins(request: Request) -> JSONResponse:
     """The nodes that were classified, with their check-ins (time, explanation, transaction),
     a page at a time: `?limit=` (default 100, at most 1000) and `?offset=`. The `X-Total-Count`
     header gives the number of nodes, and a `Link: <...>; rel="next"` header the next page."""
     require_auth(request, write=False)
-    limit = _page_parameter(request, "limit", DEFAULT_NODES_PAGE, MAX_NODES_PAGE)
-    offset = _page_parameter(request, "offset", 0, 2 ** 31)
+    limit = page_parameter(request, "limit", DEFAULT_NODES_PAGE, MAX_NODES_PAGE)
+    offset = page_parameter(request, "offset", 0, 2 ** 31)
     nodes, total = service(request).observed.nodes(limit, offset)
     headers = {"X-Total-Count": str(total)}
     if offset + limit < total:

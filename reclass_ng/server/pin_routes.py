@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from reclass_ng.server import group_access, pins
 from reclass_ng.server.errors import error_responses
-from reclass_ng.server.http import blocking, json_body, require_auth, service
+from reclass_ng.server.http import blocking, json_body, require_auth, service, writing
 from reclass_ng.server.inventory_state import InventoryState
 
 router = APIRouter()
@@ -47,7 +47,7 @@ async def _change_pins(request: Request, group_id: str,
     state = service(request).inventory
     await blocking(group_access.check_write, principal, state, group_id)
     nodes = await _requested_nodes(request)
-    await blocking(change, state, group_id, nodes)
+    await writing(request, change, state, group_id, nodes)
     return Response(status_code=204)
 
 
@@ -76,4 +76,5 @@ async def unpin_from_all(request: Request) -> JSONResponse:
     group_access.check_whole_tree(principal)
     body = await json_body(request)
     nodes = pins.nodes_from_request(None, body)
-    return JSONResponse(await blocking(pins.unpin_from_all, service(request).inventory, nodes))
+    return JSONResponse(await writing(request, pins.unpin_from_all, service(request).inventory,
+                                      nodes))

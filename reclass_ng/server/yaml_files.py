@@ -29,7 +29,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from reclass_ng.classifier.atomic_files import TEMP_PREFIX, atomic_write_text
-from reclass_ng.server.errors import INVENTORY_LOCKED, UNREPRESENTABLE_VALUE, ApiError
+from reclass_ng.server.errors import (
+    INVENTORY_LOCKED,
+    UNREPRESENTABLE_VALUE,
+    UNWRITABLE_FILE,
+    ApiError,
+)
 from reclass_ng.values import to_plain
 
 LOCK_FILE_NAME = ".reclass-ng.lock"
@@ -128,11 +133,31 @@ def remove_stale_temp_files_below(inventory_dir: str | os.PathLike[str]) -> None
                 remove_stale_temp_files(parent)
 
 
-def atomic_write(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text` atomically and durably (classifier.atomic_files). Call under
-    the inventory lock: it also clears temp files of earlier killed writes in that directory."""
-    remove_stale_temp_files(Path(path).parent)
-    atomic_write_text(path, text)
+def atomic_write(path: str | os.PathLike[str], text: str,
+                 inventory_dir: str | os.PathLike[str] | None = None) -> None:
+    """Replace `path` with `text` atomically and durably (classifier.atomic_files; a symbolic
+    link is written through to its target). Given `inventory_dir`, a link whose target lies
+    outside it, or is not a regular file, is refused (409 unwritable-file): a link planted in a
+    repository must not make the service overwrite a file elsewhere. Call under the inventory
+    lock: it also clears temp files of earlier killed writes in that directory."""
+    target = Path(os.path.realpath(path))
+    if inventory_dir is not None and os.path.islink(path):
+        _check_link_target(Path(path), target, Path(os.path.realpath(inventory_dir)))
+    remove_stale_temp_files(target.parent)
+    atomic_write_text(target, text)
+
+
+def _check_link_target(link: Path, target: Path, inventory: Path) -> None:
+    problem = None
+    if not target.is_relative_to(inventory):
+        problem = "outside the inventory"
+    elif target.exists() and not target.is_file():
+        problem = "not a regular file"
+    if problem is not None:
+        raise ApiError(409, UNWRITABLE_FILE, f"{link.name} is a symbolic link to {target}, "
+                       f"which is {problem}; the service writes only regular files inside the "
+                       "inventory. Nothing was written.",
+                       {"file": str(link), "target": str(target)})
 
 
 def _styled(key: str | None, value: Any) -> Any:
