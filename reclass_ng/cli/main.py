@@ -10,7 +10,12 @@ import argparse
 import importlib
 import sys
 
-from reclass_ng.cli.failures import add_errors_option, run_reporting_errors
+from reclass_ng.cli.failures import (
+    add_errors_option,
+    errors_format_in,
+    run_reporting_errors,
+    without_errors_option,
+)
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
@@ -41,17 +46,28 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sp)
         add_errors_option(sp)
+        for action in sp._subparsers._group_actions if sp._subparsers else ():
+            for nested in set(getattr(action, "choices", {}).values()):  # groups validate, ...
+                add_errors_option(nested)
         sp.set_defaults(_module=module)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    # `--errors FORMAT` is the same option for every command and action: taken out before
+    # argparse, which knows it only where each parser defines it; Kapitan's words are its own.
+    ours = words.index("kapitan") + 1 if "kapitan" in words else len(words)
+    errors_format = errors_format_in(words[:ours])
+    words = without_errors_option(words[:ours]) + words[ours:]
     if words[:1] == ["kapitan"]:  # every later word is Kapitan's, options included
-        argv = ["kapitan", "--", *words[1:]]
-    args = build_parser().parse_args(argv)
-    return run_reporting_errors(lambda: args._module.run(args),
-                                errors_format=getattr(args, "errors", "text"))
+        words = ["kapitan", "--", *words[1:]]
+
+    def parse_and_run() -> int:
+        args = build_parser().parse_args(words)
+        return args._module.run(args)
+
+    return run_reporting_errors(parse_and_run, errors_format=errors_format)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--cache-dir", metavar="DIR", default=None,
         help="keep rendered nodes in DIR; the next --inventory renders only nodes whose "
              "files changed (setting cache_dir)")
+    add("-v", "--verbose", action="store_true",
+        help="report every failing node's errors in full, also a problem other nodes share "
+             "(by default it is reported once, with the nodes it affects)")
     add_errors_option(parser)
     add("args", nargs="*", help=argparse.SUPPRESS)
     return parser
@@ -231,9 +234,20 @@ def parse_args(argv: list[str] | None = None) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_reporting_errors(lambda: run(args), errors_format=args.errors,
-                                more_errors=lambda err: other_node_errors(args, err))
+    from reclass_ng.cli.failures import errors_format_in
+
+    words = sys.argv[1:] if argv is None else argv
+    found: list[Any] = []
+
+    def parse_and_run() -> int:
+        # Parsed inside, so that with `--errors json` a usage error is part of the document.
+        found.append(parse_args(words))
+        return run(found[0])
+
+    return run_reporting_errors(
+        parse_and_run, errors_format=errors_format_in(words),
+        more_errors=lambda err: other_node_errors(found[0], err) if found else [],
+        per_node=lambda: bool(found) and found[0].verbose)
 
 
 def console_main() -> None:

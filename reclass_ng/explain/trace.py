@@ -13,13 +13,14 @@ the final parameters (recursively, bounded) to show the chain of writes behind a
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reclass_ng.api import Inventory
 from reclass_ng.errors import NodeNotFound, NotFoundError
 from reclass_ng.location import display_path
 from reclass_ng.provenance import MISSING, MergedEntity, Write
-from reclass_ng.suggestions import similar_names
+from reclass_ng.suggestions import similar_names, similar_node_names
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain
 
@@ -30,13 +31,31 @@ __all__ = ["MAX_REFERENCE_DEPTH", "MISSING", "ExplainNotFound", "NodeTrace", "as
 
 
 class ExplainNotFound(NotFoundError):
-    """A node, parameter, class or application the node does not have."""
+    """A node, parameter, class or application the node does not have.
+
+    The nearest existing names are part of the message (`(did you mean: a, b?)`) and are the
+    record's suggestions; the record names the node asked about.
+    """
+
+    def __init__(self, text: str, node: str | None = None,
+                 suggestions: Sequence[str] = ()) -> None:
+        close = list(suggestions)
+        super().__init__(text + (f" (did you mean: {', '.join(close)}?)" if close else ""),
+                         suggest=lambda: close)
+        self.asked_node = node
+
+    def context_lines(self) -> list[str]:
+        """None: the suggestions are part of the message."""
+        return []
+
+    def record(self, node: str | None = None) -> dict[str, Any]:
+        """The error's record, naming the node asked about."""
+        return super().record(node or self.asked_node)
 
 
-def did_you_mean(word: str, candidates: list[str]) -> str:
-    """` (did you mean: a, b?)` for the nearest candidates, or an empty string."""
-    close = similar_names(word, candidates)
-    return f" (did you mean: {', '.join(close)}?)" if close else ""
+def did_you_mean(word: str, candidates: Iterable[str]) -> list[str]:
+    """The nearest candidates to `word`, for an ExplainNotFound."""
+    return similar_names(word, candidates)
 
 
 class NodeTrace:
@@ -49,13 +68,13 @@ class NodeTrace:
         self.delimiter = inventory.settings.delimiter
         if node not in inventory.storage.nodes:
             raise ExplainNotFound(
-                f"Node '{node}' not found under {inventory.storage.nodes_uri}"
-                + did_you_mean(node, inventory.node_names))
+                f"Node '{node}' not found under {inventory.storage.nodes_uri}", node,
+                similar_node_names(node, inventory.node_names))
         self.provenance = inventory.provenance(node)
         error = self.provenance.error
         if error is not None:  # the real engine's error, as it reports it
             if isinstance(error, NodeNotFound):
-                raise ExplainNotFound(error.text) from None
+                raise ExplainNotFound(error.text, node, error.suggestions()) from None
             raise error
         assert self.provenance.nodeinfo is not None
         self.info: dict[str, Any] = self.provenance.nodeinfo
