@@ -71,13 +71,17 @@ def test_kapitan_inventory_with_the_backend_chosen_in_dot_kapitan(kapitan_bin: P
 def test_an_inventory_error_stops_the_compile_with_reclass_ngs_message(kapitan_bin: Path,
                                                                        project: Path) -> None:
     target = project / "inventory" / "targets" / "web-dev.yml"
-    target.write_text(target.read_text() + "  broken: ${app:no_such_key}\n")
+    target.write_text(target.read_text() + "  broken: ${app:nmae}\n")
     result = run_tool([str(kapitan_bin / "kapitan-ng"), "compile", "--inventory-backend",
                        "reclass-ng"], cwd=project, env={"HOME": str(project)})
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    assert "Inventory reclass-ng error" in output and "app:no_such_key" in output, output
+    assert "Inventory reclass-ng error" in output and "app:nmae" in output, output
     assert "web-dev" in output
+    # The whole of what `reclass` says, not only kapicorp's first two lines.
+    assert f"      written at {target}:10:11 (node web-dev)\n" in output, output
+    assert "      did you mean ${app:name}, ${app:image}?\n" in output, output
+    assert "Traceback" not in output
     assert not (project / "compiled").exists()
 
 
