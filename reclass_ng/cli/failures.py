@@ -164,7 +164,8 @@ def _run(action: Callable[[], int | None],
                 others = []
             if others:
                 found = MultipleErrors([err, *others],
-                                       per_node=per_node is not None and per_node())
+                                       per_node=per_node is not None and per_node(),
+                                       per_node_option="-v" if per_node is not None else None)
         return report_error(found)
     except KeyboardInterrupt:
         return 130
@@ -173,6 +174,20 @@ def _run(action: Callable[[], int | None],
     except Exception as err:  # noqa: BLE001 - last line of defence: never a traceback
         message = f"reclass-ng: internal error: {type(err).__name__}: {err}"
         return report_error(InternalError(message))
+
+
+def other_nodes_errors(inventory: Any, first: ReclassError) -> list[ReclassError]:
+    """After rendering every node of `inventory` failed at `first`: the errors of the other
+    nodes, so that a run reports them all (in node order)."""
+    errors: list[ReclassError] = []
+    for name in inventory.node_names:
+        if name == first.node:
+            continue
+        try:
+            inventory.nodeinfo(name)
+        except ReclassError as err:
+            errors.append(err.for_node(name))
+    return errors
 
 
 class InternalError(ReclassError):

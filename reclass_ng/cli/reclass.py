@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from reclass_ng.cli.failures import add_errors_option, exit_without_teardown, run_reporting_errors
+from reclass_ng.cli.failures import (
+    add_errors_option,
+    exit_without_teardown,
+    other_nodes_errors,
+    run_reporting_errors,
+)
 from reclass_ng.errors import ReclassError, UsageError
 from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 
@@ -214,15 +219,7 @@ def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[Rec
                      **settings_from_args(args))
     if not inventory.settings.group_errors:
         return []
-    errors: list[ReclassError] = []
-    for name in inventory.node_names:
-        if name == first.node:
-            continue
-        try:
-            inventory.nodeinfo(name)
-        except ReclassError as err:
-            errors.append(err.for_node(name))
-    return errors
+    return other_nodes_errors(inventory, first)
 
 
 def parse_args(argv: list[str] | None = None) -> Any:

@@ -268,11 +268,13 @@ class MultipleErrors(ReclassError):
 
     kind = "multiple"
 
-    def __init__(self, errors: Sequence[ReclassError], per_node: bool = False) -> None:
+    def __init__(self, errors: Sequence[ReclassError], per_node: bool = False,
+                 per_node_option: str | None = None) -> None:
         super().__init__("")
         self.errors = list(errors)
         self.exit_code = self.errors[0].exit_code
         self.per_node = per_node
+        self.per_node_option = per_node_option  # the option asking for `per_node`, if any
 
     def lines(self) -> list[str]:
         """The lines of every error, one after the other."""
@@ -285,7 +287,7 @@ class MultipleErrors(ReclassError):
         lines: list[str] = []
         for node, problems in self._first_seen():
             shown = [INDENT + line for problem in problems
-                     for line in problem.lines + problem.more_nodes_lines()]
+                     for line in problem.lines + problem.more_nodes_lines(self.per_node_option)]
             lines += ([f"-> {node}"] + shown) if node is not None else [
                 line[len(INDENT):] for line in shown]
         return lines
@@ -326,14 +328,16 @@ class SharedProblem:
         self.first_record = record
         self.nodes: list[str | None] = []
 
-    def more_nodes_lines(self) -> list[str]:
-        """`the same error in N more nodes: a, b, ...`, when other nodes share it."""
+    def more_nodes_lines(self, per_node_option: str | None = None) -> list[str]:
+        """`the same error in N more nodes: a, b, ...`, when other nodes share it (and which
+        option lists each node's errors)."""
         others = [node for node in self.nodes[1:] if node is not None]
         if not others:
             return []
         named = ", ".join(others[:NODES_NAMED]) + (", ..." if len(others) > NODES_NAMED else "")
         count = f"{len(others):,} more node" + ("s" if len(others) != 1 else "")
-        return [f"{INDENT}the same error in {count}: {named} (-v lists each node's errors)"]
+        hint = f" ({per_node_option} lists each node's errors)" if per_node_option else ""
+        return [f"{INDENT}the same error in {count}: {named}{hint}"]
 
     def record(self) -> dict[str, Any]:
         """The first node's record with the number of nodes affected and the first few."""
