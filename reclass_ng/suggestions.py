@@ -63,8 +63,8 @@ def similar_node_names(name: str, names: Iterable[str]) -> list[str]:
     `web1.example.com`) and a full name the short one, before names that are merely alike."""
     names = list(names)
     short = name.split(".", 1)[0]
-    same_host = sorted(candidate for candidate in names if candidate != name
-                       and candidate.split(".", 1)[0] == short)
+    same_host = sorted(candidate for candidate in names
+                       if candidate.startswith(name + ".") or candidate == short != name)
     return same_host[:MAX_SUGGESTIONS] or similar_names(name, names)
 
 
