@@ -257,13 +257,34 @@ def read_config_file(path: str) -> dict[str, Any]:
     except OSError as err:
         raise ConfigError(f"Cannot read configuration file {path}: {err.strerror}") from None
     except YamlFileError as err:
-        where = f"{path}:{err.line}" if err.line else path
-        raise ConfigError(f"{where}: invalid YAML in configuration file") from None
+        where = path if not err.line else f"{path}:{err.line}" + (
+            f":{err.column}" if err.column else "")
+        reason = err.problem.removeprefix("invalid YAML: ")
+        raise ConfigError(f"{where}: invalid YAML in configuration file: {reason}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a configuration file must be a mapping of settings")
     return data
+
+
+def check_config_values(values: Mapping[str, Any], path: str,
+                        overridden: Iterable[str] = ()) -> None:
+    """A config file's values checked as settings (those `overridden` excepted): a bad value is
+    an error naming the file and the line of the setting."""
+    skipped = set(overridden)
+    for name, value in values.items():
+        check = _CHECKS.get(name)
+        if check is None or name in skipped:
+            continue
+        try:
+            check(value, name)
+        except ConfigError as err:
+            from reclass_ng.positions import value_position  # only for the message
+
+            position = value_position(path, (name,))
+            where = f"{path}:{position[0]}" if position else path
+            raise ConfigError(f"{where}: {err.text}") from None
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
@@ -302,6 +323,8 @@ def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_confi
         path = find_config_file(base_dir)
         if path:
             values.update(read_config_file(path))
+            check_config_values(values, path,
+                                [name for name, value in overrides.items() if value is not None])
             if warn is not None:
                 for message in unknown_config_keys(values, path):
                     warn(message)

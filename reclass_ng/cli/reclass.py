@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("--version", action="version",
         version=f"{COMPATIBLE_RECLASS_VERSION} (reclass-ng {__version__})")
-    add("-s", "--storage-type", help="storage backend (yaml_fs)")
+    add("-s", "--storage-type",
+        help="storage: yaml_fs (default), yaml_git or mixed (see doc/storage.rst)")
     add("-b", "--inventory-base-uri", help="the base directory of the inventory")
     add("-u", "--nodes-uri", help="nodes directory, relative to the base (default: nodes)")
     add("-c", "--classes-uri", help="classes directory, relative to the base (default: classes)")
