@@ -17,9 +17,9 @@ from reclass_ng.explain.trace import (
     NodeTrace,
     as_written,
     did_you_mean,
+    located_references,
     lookup,
     plain,
-    references_in,
 )
 from reclass_ng.prepare import absolute_class_name
 from reclass_ng.provenance import MergedEntity, Write
@@ -179,8 +179,12 @@ def _contribution(trace: NodeTrace, contribution: Write, depth: int,
         out["via"] = contribution.via
     # Through a reference to a mapping, only the part holding the leaf matters: follow that.
     below = contribution.path[len(contribution.key):] if contribution.via is not None else ()
-    references = [_reference(trace, ref, depth, seen, below)
-                  for ref in references_in(contribution.written)]
+    references = []
+    for within, ref in located_references(contribution.written):
+        found = _reference(trace, ref, depth, seen, below)
+        if within:  # inside a list or mapping written at the key: which item holds it
+            found["within"] = trace.join(within)
+        references.append(found)
     if references:
         out["references"] = references
     return out

@@ -27,7 +27,7 @@ from reclass_ng.values import Interpolation, Stack, as_written, to_plain
 MAX_REFERENCE_DEPTH = 8  # links followed below one contribution; real chains are short
 
 __all__ = ["MAX_REFERENCE_DEPTH", "MISSING", "ExplainNotFound", "NodeTrace", "as_written",
-           "did_you_mean", "lookup", "plain", "references_in"]
+           "did_you_mean", "located_references", "lookup", "plain", "references_in"]
 
 
 class ExplainNotFound(NotFoundError):
@@ -164,19 +164,25 @@ def lookup(tree: Any, keys: tuple) -> Any:
 
 def references_in(value: Any) -> list[Ref | Query]:
     """The top-level references and queries in a written value, in order."""
-    found: list[Ref | Query] = []
+    return [ref for _, ref in located_references(value)]
+
+
+def located_references(value: Any, within: tuple = ()) -> list[tuple[tuple, Ref | Query]]:
+    """The top-level references and queries in a written value, in order, each with the keys
+    (list positions, mapping keys) leading to it inside the value."""
+    found: list[tuple[tuple, Ref | Query]] = []
     if type(value) is Interpolation:
-        found.extend(item for item in value.template.items
+        found.extend((within, item) for item in value.template.items
                      if isinstance(item, (Ref, Query)))
     elif type(value) is Stack:
         for layer in value.layers:
-            found.extend(references_in(layer.value))
+            found.extend(located_references(layer.value, within))
     elif isinstance(value, dict):
-        for child in value.values():
-            found.extend(references_in(child))
+        for key, child in value.items():
+            found.extend(located_references(child, within + (key,)))
     elif isinstance(value, list):
-        for child in value:
-            found.extend(references_in(child))
+        for index, child in enumerate(value):
+            found.extend(located_references(child, within + (index,)))
     return found
 
 
