@@ -362,3 +362,25 @@ def test_a_broken_shared_class_is_reported_once(make_inventory, reclass) -> None
     assert len([line for line in each.stderr.splitlines() if line.startswith("-> ")]) == 41
     assert len(json_errors(reclass("-b", str(root), "--inventory", "-v", "--errors",
                                    "json"))) == 41
+
+
+def test_a_server_with_errors_json_keeps_its_log_live(tmp_path: Path) -> None:
+    """`serve` runs until stopped: with --errors json its log is written as it goes (not
+    held back, in memory, for a document at the end); only its errors are JSON."""
+    import shutil
+    import urllib.request
+
+    from server_process import server_process
+
+    inventory = tmp_path / "inventory"
+    shutil.copytree(REPO / "inventory-example", inventory)
+    command = [str(VENV_BIN / "reclass-ng"), "serve", "-b", str(inventory), "--listen",
+               "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"), "--open-reads",
+               "--errors", "json"]
+    log = tmp_path / "serve.log"
+    with server_process(command, log) as (_, url):
+        with urllib.request.urlopen(f"{url}/v1/groups", timeout=60) as response:
+            assert response.status == 200
+        running = log.read_text()  # while it runs
+    assert "reclass-ng serve: inventory" in running  # its own notes on stderr
+    assert "Application startup complete" in running  # uvicorn's log on stderr

@@ -100,7 +100,8 @@ def _plain_record(message: str, kind: str) -> dict[str, Any]:
 
 def run_reporting_errors(action: Callable[[], int | None], errors_format: str = "text",
                          more_errors: Callable[[ReclassError], list[ReclassError]] | None = None,
-                         per_node: Callable[[], bool] | None = None) -> int:
+                         per_node: Callable[[], bool] | None = None,
+                         collect_stderr: bool = True) -> int:
     """Run a command body; report ReclassError and unexpected failures without a traceback.
 
     `more_errors`, called after a failure, may add the errors of the rest of the run (e.g. the
@@ -111,8 +112,12 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
 
     With `--errors json` stderr holds exactly one JSON document, printed when there is anything
     to say: whatever the run would have printed on stderr (warnings, argparse's usage errors)
-    is collected into it instead.
+    is collected into it instead. A command that runs until stopped and logs as it goes
+    (`serve`, `watch`) passes `collect_stderr=False`: its log stays live (and memory bounded),
+    and only its errors are JSON.
     """
+    if errors_format == "json" and not collect_stderr:
+        return _run(action, more_errors, per_node, lambda err: report(err, "json"))
     if errors_format != "json":
         return _run(action, more_errors, per_node, lambda err: report(err))
     import io

@@ -32,6 +32,11 @@ SUBCOMMANDS["kapitan"] = ("reclass_ng.cli.kapitan", "run Kapitan with the reclas
 SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 127.0.0.1 and print its URL")
 
 
+# Commands that run until stopped and log on stderr as they go (Kapitan: a whole compile):
+# with `--errors json` their log is not held back for the document, only their errors are JSON.
+LOGGING_COMMANDS = frozenset({"serve", "ui", "watch", "kapitan"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 
@@ -46,9 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sp)
         add_errors_option(sp)
-        for action in sp._subparsers._group_actions if sp._subparsers else ():
-            for nested in set(getattr(action, "choices", {}).values()):  # groups validate, ...
-                add_errors_option(nested)
+        for action in sp._actions:  # nested actions: groups validate, classes list, ...
+            if isinstance(action, argparse._SubParsersAction):
+                for nested in set(action.choices.values()):
+                    add_errors_option(nested)
         sp.set_defaults(_module=module)
     return parser
 
@@ -63,11 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     if words[:1] == ["kapitan"]:  # every later word is Kapitan's, options included
         words = ["kapitan", "--", *words[1:]]
 
-    def parse_and_run() -> int:
-        args = build_parser().parse_args(words)
-        return args._module.run(args)
+    parsed: list[argparse.Namespace] = []
 
-    return run_reporting_errors(parse_and_run, errors_format=errors_format)
+    def parse() -> int:  # a usage error is reported in the chosen format too
+        parsed.append(build_parser().parse_args(words))
+        return 0
+
+    code = run_reporting_errors(parse, errors_format=errors_format)
+    if code or not parsed:
+        return code
+    args = parsed[0]
+    return run_reporting_errors(lambda: args._module.run(args), errors_format=errors_format,
+                                collect_stderr=args.command not in LOGGING_COMMANDS)
 
 
 if __name__ == "__main__":
