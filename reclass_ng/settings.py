@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-from reclass_ng.errors import ConfigError
+from reclass_ng.errors import ConfigError, ConfigFileError
 from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -257,14 +257,13 @@ def read_config_file(path: str) -> dict[str, Any]:
     except OSError as err:
         raise ConfigError(f"Cannot read configuration file {path}: {err.strerror}") from None
     except YamlFileError as err:
-        where = path if not err.line else f"{path}:{err.line}" + (
-            f":{err.column}" if err.column else "")
         reason = err.problem.removeprefix("invalid YAML: ")
-        raise ConfigError(f"{where}: invalid YAML in configuration file: {reason}") from None
+        raise ConfigFileError(f"invalid YAML in configuration file: {reason}", path,
+                              err.line or None, err.column) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a configuration file must be a mapping of settings")
+        raise ConfigFileError("a configuration file must be a mapping of settings", path)
     return data
 
 
@@ -283,8 +282,8 @@ def check_config_values(values: Mapping[str, Any], path: str,
             from reclass_ng.positions import value_position  # only for the message
 
             position = value_position(path, (name,))
-            where = f"{path}:{position[0]}" if position else path
-            raise ConfigError(f"{where}: {err.text}") from None
+            raise ConfigFileError(err.text, path, position[0] if position else None,
+                                  setting=name) from None
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:

@@ -207,3 +207,14 @@ def test_cli_bad_settings_exit_78_without_traceback(inventory, run_reclass, args
     assert result.returncode == 78, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert result.stderr.strip() and result.stdout == ""
+
+
+def test_a_config_file_error_as_json_names_file_line_and_setting(inventory, run_reclass) -> None:
+    import json
+
+    path = write_config(inventory, "nodes_uri: nodes\ngroup_errors: maybe\n")
+    result = run_reclass(["-b", str(inventory), "-n", "n1", "--errors", "json"])
+    assert result.returncode == 78
+    [error] = json.loads(result.stderr)["errors"]
+    assert (error["file"], error["line"], error["key_path"], error["kind"]) == (
+        str(path), 2, "group_errors", "config_error")

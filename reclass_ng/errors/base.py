@@ -244,6 +244,35 @@ class ConfigError(ReclassError):
     exit_code = EX_CONFIG
 
 
+class ConfigFileError(ConfigError):
+    """A reclass-config.yml that cannot be used: its message starts with `FILE[:LINE[:COL]]`,
+    and its record has the file, position and setting."""
+
+    kind = "config_error"
+
+    def __init__(self, text: str, path: str, line: int | None = None,
+                 column: int | None = None, setting: str | None = None) -> None:
+        where = path if line is None else f"{path}:{line}" + (f":{column}" if column else "")
+        super().__init__(f"{where}: {text}")
+        self.path, self.line, self.column, self.setting = path, line, column, setting
+
+    def file(self) -> str | None:
+        """The configuration file."""
+        return self.path
+
+    def position(self) -> tuple[int, int] | None:
+        """(line, column) of the problem, when known."""
+        return None if self.line is None else (self.line, self.column or 1)
+
+    def key_path(self) -> str | None:
+        """The setting the problem is about, when it is one."""
+        return self.setting
+
+    def context_lines(self) -> list[str]:
+        """None: the message starts with the file and line already."""
+        return []
+
+
 def origin_text(origins: Sequence[Source | None]) -> str:
     """The URIs of the files an error is about, as kapicorp prints them: joined with `; `, an
     unknown one as `?`."""
