@@ -123,8 +123,11 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
     import io
 
     real_stderr, captured = sys.stderr, io.StringIO()
+    reported = False
 
     def report_json(err: ReclassError) -> int:
+        nonlocal reported
+        reported = True
         sys.stderr = real_stderr
         return report(err, "json", captured.getvalue().splitlines())
 
@@ -138,11 +141,12 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
             raise
         lines = captured.getvalue().splitlines()
         said = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
-        record = _plain_record("; ".join(said) or "\n".join(lines), "usage_error")
-        print(error_document([record], EX_USAGE), file=real_stderr)
-        return EX_USAGE
+        code = leaving.code if isinstance(leaving.code, int) else EX_USAGE
+        record = _plain_record("; ".join(said) or "\n".join(lines),
+                               "usage_error" if said else "error")
+        print(error_document([record], code), file=real_stderr)
+        return code
     finally:
-        reported = sys.stderr is real_stderr
         sys.stderr = real_stderr
     if not reported:  # no error value: what the run printed is warnings, or why it failed
         said = captured.getvalue().splitlines()
