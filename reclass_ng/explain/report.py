@@ -16,7 +16,6 @@ from reclass_ng.explain.trace import (
     ExplainNotFound,
     NodeTrace,
     as_written,
-    did_you_mean,
     located_references,
     lookup,
     plain,
@@ -241,7 +240,7 @@ def explain_class(trace: NodeTrace, name: str) -> dict[str, Any]:
         raise ExplainNotFound(
             f"Node '{trace.node}' does not have class '{name}'"
             + (" (the class exists, but nothing this node includes lists it)" if exists else ""),
-            trace.node, [] if exists else did_you_mean(name, classes))
+            trace.node, [] if exists else similar_names(name, classes))
     visit = next(v for v in trace.visits if v.kind == "class" and v.entity.name == name)
     position = [v.entity.name for v in trace.visits if v.kind == "class"].index(name) + 1
     also = [_link(trace, other, name) for other in trace.visits
@@ -275,7 +274,7 @@ def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
                            "written": app, "effect": effect})
     if not events:
         raise ExplainNotFound(f"Node '{trace.node}' does not have application '{name}'",
-                              trace.node, did_you_mean(name, trace.info["applications"]))
+                              trace.node, similar_names(name, trace.info["applications"]))
     report: dict[str, Any] = {"node": trace.node, "application": name,
                               "present": bool(present), "events": events}
     if adder is not None:

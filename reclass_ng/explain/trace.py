@@ -13,21 +13,21 @@ the final parameters (recursively, bounded) to show the chain of writes behind a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from reclass_ng.api import Inventory
 from reclass_ng.errors import NodeNotFound, NotFoundError
 from reclass_ng.location import display_path
 from reclass_ng.provenance import MISSING, MergedEntity, Write
-from reclass_ng.suggestions import similar_names, similar_node_names
+from reclass_ng.suggestions import similar_node_names
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain
 
 MAX_REFERENCE_DEPTH = 8  # links followed below one contribution; real chains are short
 
 __all__ = ["MAX_REFERENCE_DEPTH", "MISSING", "ExplainNotFound", "NodeTrace", "as_written",
-           "did_you_mean", "located_references", "lookup", "plain", "references_in"]
+           "located_references", "lookup", "plain", "references_in"]
 
 
 class ExplainNotFound(NotFoundError):
@@ -51,11 +51,6 @@ class ExplainNotFound(NotFoundError):
     def record(self, node: str | None = None) -> dict[str, Any]:
         """The error's record, naming the node asked about."""
         return super().record(node or self.asked_node)
-
-
-def did_you_mean(word: str, candidates: Iterable[str]) -> list[str]:
-    """The nearest candidates to `word`, for an ExplainNotFound."""
-    return similar_names(word, candidates)
 
 
 class NodeTrace:
