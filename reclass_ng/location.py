@@ -36,8 +36,18 @@ class Location(Record):
 
 
 def display_path(path: str, base: str | None) -> str:
-    """`path` as messages show it: relative to the inventory `base` when it lies inside."""
+    """`path` as messages show it: relative to the inventory `base` when it lies inside, as
+    `COMMIT:PATH` in its repository when it is a file of a yaml_git branch (not the cache)."""
     if not base or not os.path.isabs(path):
         return path
     relative = os.path.relpath(path, base)
-    return path if relative.startswith("..") else relative
+    if not relative.startswith(".."):
+        return relative
+    if ".trees" + os.sep in path:  # a yaml_git file: where it is in its repository
+        from reclass_ng.storage.git_trees import exported_commit
+
+        exported = exported_commit(path)
+        if exported is not None:
+            _, commit, inside = exported
+            return f"{commit[:12]}:{inside}"  # git's REV:PATH (`git show` takes it)
+    return path

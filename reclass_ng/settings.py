@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 
-from reclass_ng.errors import ConfigError
+from reclass_ng.errors import ConfigError, ConfigFileError
 from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -258,13 +258,33 @@ def read_config_file(path: str) -> dict[str, Any]:
     try:
         data = parse_yaml_bytes(content, path)
     except YamlFileError as err:
-        where = f"{path}:{err.line}" if err.line else path
-        raise ConfigError(f"{where}: invalid YAML in configuration file") from None
+        reason = err.problem.removeprefix("invalid YAML: ")
+        raise ConfigFileError(f"invalid YAML in configuration file: {reason}", path,
+                              err.line or None, err.column) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a configuration file must be a mapping of settings")
+        raise ConfigFileError("a configuration file must be a mapping of settings", path)
     return data
+
+
+def check_config_values(values: Mapping[str, Any], path: str,
+                        overridden: Iterable[str] = ()) -> None:
+    """A config file's values checked as settings (those `overridden` excepted): a bad value is
+    an error naming the file and the line of the setting."""
+    skipped = set(overridden)
+    for name, value in values.items():
+        check = _CHECKS.get(name)
+        if check is None or name in skipped:
+            continue
+        try:
+            check(value, name)
+        except ConfigError as err:
+            from reclass_ng.positions import value_position  # only for the message
+
+            position = value_position(path, (name,))
+            raise ConfigFileError(err.text, path, position[0] if position else None,
+                                  setting=name) from None
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
@@ -303,6 +323,8 @@ def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_confi
         path = find_config_file(base_dir)
         if path:
             values.update(read_config_file(path))
+            check_config_values(values, path,
+                                [name for name, value in overrides.items() if value is not None])
             if warn is not None:
                 for message in unknown_config_keys(values, path):
                     warn(message)

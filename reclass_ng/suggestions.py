@@ -58,6 +58,16 @@ def similar_names(name: str, names: Iterable[str]) -> list[str]:
     return _best_ranked(whole or by_last)
 
 
+def similar_node_names(name: str, names: Iterable[str]) -> list[str]:
+    """The node names nearest to `name`: a short host name finds its full names (`web1` ->
+    `web1.example.com`) and a full name the short one, before names that are merely alike."""
+    names = list(names)
+    short = name.split(".", 1)[0]
+    same_host = sorted(candidate for candidate in names
+                       if candidate.startswith(name + ".") or candidate == short != name)
+    return same_host[:MAX_SUGGESTIONS] or similar_names(name, names)
+
+
 def _best_ranked(scored: dict[str, tuple[float, float]]) -> list[str]:
     """Like _best, for (score, tie-breaker) pairs."""
     ranked = sorted(scored.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))

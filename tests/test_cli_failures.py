@@ -217,3 +217,170 @@ def test_api_message_is_unchanged_and_records_have_the_details(make_inventory) -
         "-> web1",
         f"   Cannot resolve ${{nginx:prot}}, at listen, in yaml_fs://{root}/classes/role/web.yml"]
     assert info.value.records()[0]["suggestions"] == ["${nginx:port}"]
+
+
+# -- --errors json on every command: stderr is one JSON document ---------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+RECORD_FIELDS = {"node", "class", "file", "line", "column", "key_path", "message", "kind",
+                 "suggestions", "reference_chain"}
+
+
+@pytest.fixture
+def broken_example(tmp_path: Path) -> Path:
+    """inventory-example with a wrong reference in the nginx class most web nodes include, and
+    a group file with a rule naming an unknown operator."""
+    import shutil
+
+    root = tmp_path / "broken-example"
+    shutil.copytree(REPO / "inventory-example", root)
+    nginx = root / "classes" / "service" / "nginx.yml"
+    nginx.write_text(nginx.read_text().replace("${site:http_port}", "${site:http_prot}"))
+    return root
+
+
+def failing_command_lines(root: Path, missing: Path) -> list[list[str]]:
+    """A failing command line for every `reclass-ng` command and action."""
+    return [
+        ["classify", "-b", str(root), "web1.example.com"],
+        ["groups", "validate", "-b", str(missing)],
+        ["lint", "-b", str(missing)],
+        ["diff", "-b", str(root)],
+        ["explain", "-b", str(root), "web1", "nginx:listen_port"],
+        ["classes", "list", "-b", str(root), "--environment"],
+        ["classes", "sync", "-b", str(root), "--code-dir", str(missing)],
+        ["tokens", "add", str(missing / "tokens.yml")],
+        ["serve", "-b", str(missing)],
+        ["ui", "-b", str(missing)],
+        ["watch", "-b", str(missing)],
+        ["no-such-command"],
+    ]
+
+
+def one_json_document(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    document = json.loads(result.stderr)  # the whole of stderr, nothing before or after
+    assert document["exit_code"] == result.returncode != 0
+    assert document["errors"]
+    for record in document["errors"]:
+        assert RECORD_FIELDS <= set(record), record
+    return document
+
+
+def test_every_command_takes_errors_json_anywhere(broken_example: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing"
+    for words in failing_command_lines(broken_example, missing):
+        last = run("reclass-ng", [*words, "--errors", "json"], tmp_path)
+        first = run("reclass-ng", ["--errors", "json", *words], tmp_path)
+        middle = run("reclass-ng", [words[0], "--errors=json", *words[1:]], tmp_path)
+        for result in (last, first, middle):
+            assert one_json_document(result) == one_json_document(last), words
+    kapitan = run("reclass-ng", ["--errors", "json", "kapitan", "compile"], tmp_path)
+    assert one_json_document(kapitan)["errors"][0]["kind"] == "config_error"
+
+
+def test_warnings_are_part_of_the_json_document(broken_example: Path, tmp_path: Path) -> None:
+    document = one_json_document(run(
+        "reclass-ng", ["classify", "-b", str(broken_example), "web1.example.com", "--errors",
+                       "json"], tmp_path))
+    assert [w["message"] for w in document["warnings"]] == [
+        "reclass-ng classify: warning: no --facts given, but group rules read facts; they see "
+        "none"]
+    [error] = document["errors"]
+    assert (error["node"], error["suggestions"]) == ("web1.example.com", ["${site:http_port}"])
+    node = broken_example / "nodes" / "production" / "lb1.example.com.yml"
+    node.write_text(node.read_text().replace("- role.lb\n", "- role.lb\n  - role.lbb\n"))
+    passed = run("reclass", ["-b", str(broken_example), "-z", "true", "-n", "lb1.example.com",
+                             "--errors", "json"], tmp_path)
+    assert passed.returncode == 0
+    assert json.loads(passed.stderr) == {
+        "exit_code": 0, "errors": [],
+        "warnings": [{"message": "[WARNING] Reclass class not found: 'role.lbb'. Skipped!"}]}
+
+
+def test_usage_errors_are_json_too(broken_example: Path, tmp_path: Path) -> None:
+    result = run("reclass", ["-b", str(broken_example), "--inventory", "--bogus", "--errors",
+                             "json"], tmp_path)
+    assert result.returncode == 2
+    [error] = one_json_document(result)["errors"]
+    assert (error["kind"], error["message"]) == ("usage_error",
+                                                 "unrecognized arguments: --bogus")
+
+
+def test_not_found_records_name_the_node_and_the_suggestions(broken_example: Path,
+                                                             tmp_path: Path) -> None:
+    explained = one_json_document(run(
+        "reclass-ng", ["explain", "-b", str(broken_example), "web1", "nginx:listen_port",
+                       "--errors", "json"], tmp_path))
+    [error] = explained["errors"]
+    assert error["node"] == "web1"
+    assert error["suggestions"] == ["web1.example.com", "web1.staging.example.com"]
+    assert "did you mean: web1.example.com, web1.staging.example.com?" in error["message"]
+    missing_key = one_json_document(run(
+        "reclass-ng", ["explain", "-b", str(REPO / "inventory-example"), "web1.example.com",
+                       "nginx:workers", "--errors", "json"], tmp_path))["errors"][0]
+    assert (missing_key["node"], missing_key["suggestions"]) == (
+        "web1.example.com", ["nginx:worker_processes"])
+    classified = one_json_document(run(
+        "reclass-ng", ["classify", "-b", str(broken_example), "web1", "--errors", "json"],
+        tmp_path))["errors"][0]
+    assert classified["node"] == "web1"
+    assert classified["suggestions"] == ["web1.example.com", "web1.staging.example.com"]
+
+
+def test_a_short_host_name_suggests_its_full_names(broken_example: Path, tmp_path: Path) -> None:
+    result = run("reclass", ["-b", str(broken_example), "-n", "web2"], tmp_path)
+    assert result.returncode == 74
+    assert result.stderr.splitlines()[-1] == "      did you mean web2.example.com?"
+
+
+# -- a problem many nodes share is reported once -------------------------------------------
+
+def shared_class_fleet(count: int) -> dict[str, str]:
+    files = {"classes/common.yml": "parameters:\n  dns: [1, 2\n  ntp: x\n",
+             "classes/ok.yml": "parameters: {}\n",
+             "nodes/solo.yml": "classes:\n  - ok\nparameters:\n  a: ${nope}\n"}
+    for index in range(count):
+        files[f"nodes/n{index:03}.yml"] = "classes:\n  - common\n"
+    return files
+
+
+def test_a_broken_shared_class_is_reported_once(make_inventory, reclass) -> None:
+    root = make_inventory(shared_class_fleet(40))
+    result = reclass("-b", str(root), "--inventory")
+    assert result.returncode == 65
+    lines = result.stderr.splitlines()
+    assert [line for line in lines if line.startswith("-> ")] == ["-> n000", "-> solo"]
+    assert lines.count("      the same error in 39 more nodes: n001, n002, n003, n004, n005, "
+                       "... (-v lists each node's errors)") == 1
+    assert len(lines) < 10
+    errors = json_errors(reclass("-b", str(root), "--inventory", "--errors", "json"))
+    assert [(e["node"], e["kind"], e["node_count"], e["nodes"]) for e in errors] == [
+        ("n000", "invalid_yaml", 40, ["n000", "n001", "n002", "n003", "n004"]),
+        ("solo", "missing_reference", 1, ["solo"])]
+    assert errors[0]["file"] == f"{root}/classes/common.yml"
+    each = reclass("-b", str(root), "--inventory", "-v")
+    assert len([line for line in each.stderr.splitlines() if line.startswith("-> ")]) == 41
+    assert len(json_errors(reclass("-b", str(root), "--inventory", "-v", "--errors",
+                                   "json"))) == 41
+
+
+def test_a_server_with_errors_json_keeps_its_log_live(tmp_path: Path) -> None:
+    """`serve` runs until stopped: with --errors json its log is written as it goes (not
+    held back, in memory, for a document at the end); only its errors are JSON."""
+    import shutil
+    import urllib.request
+
+    from server_process import server_process
+
+    inventory = tmp_path / "inventory"
+    shutil.copytree(REPO / "inventory-example", inventory)
+    command = [str(VENV_BIN / "reclass-ng"), "serve", "-b", str(inventory), "--listen",
+               "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"), "--open-reads",
+               "--errors", "json"]
+    log = tmp_path / "serve.log"
+    with server_process(command, log) as (_, url):
+        with urllib.request.urlopen(f"{url}/v1/groups", timeout=60) as response:
+            assert response.status == 200
+        running = log.read_text()  # while it runs
+    assert "reclass-ng serve: inventory" in running  # its own notes on stderr
+    assert "Application startup complete" in running  # uvicorn's log on stderr

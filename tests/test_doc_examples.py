@@ -395,3 +395,15 @@ def test_the_runner_compares_output_and_fails_on_a_wrong_one(tmp_path: Path) -> 
     assert run_block(session, blocks[0]) and not run_block(session, blocks[1])
     assert blocks[2].skip == "not run"
 
+
+
+def test_install_instructions_name_no_package_index() -> None:
+    """reclass-ng is on no package index: no page or message may tell users to install it from
+    one (`pip install reclass-ng`, `salt-pip install 'reclass-ng[...]'`)."""
+    from_index = re.compile(r"pip install\s+['\"]?reclass[-_]ng(?![-\w.])")  # not a wheel file
+    texts = [*DOCUMENTS, *sorted((REPO / "reclass_ng").rglob("*.py"))]
+    said = [f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+            for path in texts if path.name != "install.py"
+            for number, line in enumerate(path.read_text().splitlines(), 1)
+            if from_index.search(line)]
+    assert said == []

@@ -545,3 +545,15 @@ def test_exports_are_explained_with_references_into_parameters(tmp_path: Path) -
     assert name["contributions"][1]["line"] == 5
     result = explain(inv, "n1", "--exports", "nam")
     assert result.returncode == 74 and "has no export 'nam' (did you mean: name?)" in result.stderr
+
+
+def test_each_reference_of_a_list_says_which_item_it_is_in(make_inventory) -> None:
+    root = make_inventory({"nodes/n1.yml": ("parameters:\n  a: x\n  b: y\n  list:\n"
+                                            "    - ${a}\n    - plain\n    - ${b}\n")})
+    proc = explain(root, "n1", "list")
+    assert proc.returncode == 0, proc.stderr
+    assert "       ${a} = x  (item 0 of this write)\n" in proc.stdout, proc.stdout
+    assert "       ${b} = y  (item 2 of this write)\n" in proc.stdout
+    [write] = json.loads(explain(root, "n1", "list", "-o", "json").stdout)["contributions"]
+    assert [(r["reference"], r["within"]) for r in write["references"]] == [
+        ("${a}", "0"), ("${b}", "2")]

@@ -241,3 +241,51 @@ def test_broken_configuration_is_a_finding(make_inventory: MakeInventory) -> Non
 def test_missing_inventory_directory_is_an_error_exit(tmp_path: Path) -> None:
     code, out, err = lint(tmp_path, "-b", str(tmp_path / "absent"))
     assert code == 74 and "No such directory" in err and out == ""
+
+
+# -- yaml_git and mixed inventories ---------------------------------------------------------
+
+def mixed_inventory(tmp_path: Path) -> tuple[Path, str]:
+    """Nodes in a directory, classes from the `production` branch of a git repository (whose
+    default environment `base` has no branch); returns the base and the branch's commit."""
+    from tests.git_repos import bare_repository, git
+
+    url = bare_repository(tmp_path / "classes.git", {"production": {
+        "classes/app.yml": "parameters:\n  app:\n    port: 80\n    name: x\n    port: 8080\n",
+        "classes/unused.yml": "parameters: {}\n"}})
+    base = tmp_path / "inventory"
+    (base / "nodes").mkdir(parents=True)
+    (base / "nodes" / "n1.yml").write_text("environment: production\nclasses:\n  - app\n"
+                                           "  - ap\n")
+    (base / "nodes" / "n2.yml").write_text("environment: production\nclasses:\n  - app\n")
+    (base / "reclass-config.yml").write_text(
+        f"storage_type: mixed\nnodes_uri:\n  storage_type: yaml_fs\n  uri: nodes\n"
+        f"classes_uri:\n  storage_type: yaml_git\n  repo: {url}\n  root: classes\n"
+        f"  cache_dir: {tmp_path / 'cache'}\n  lock_dir: {tmp_path / 'lock'}\n")
+    commit = git("rev-parse", "production", cwd=tmp_path / "classes.git").strip()
+    return base, commit
+
+
+def test_lint_reads_the_branches_of_a_mixed_inventory(tmp_path: Path) -> None:
+    base, commit = mixed_inventory(tmp_path)
+    code, out, err = lint(base)
+    assert code == 1, out + err  # findings, not "branch 'base' missing" (exit 74)
+    lines = out.splitlines()
+    # The branch's files are checked and shown where they are in the repository.
+    assert any(line.startswith(f"{commit[:12]}:classes/app.yml:5: error duplicate-key")
+               for line in lines), out
+    assert any(line.startswith(f"{commit[:12]}:classes/unused.yml:1: warning unreachable-class")
+               for line in lines), out
+    # A missing class: the line of its entry, and the nearest class.
+    [missing] = [line for line in lines if "node-error" in line]
+    assert missing.startswith("nodes/n1.yml:4: error node-error:"), missing
+    assert "Class ap not found" in missing and "(did you mean app?)" in missing
+
+
+def test_explain_shows_where_a_value_is_in_its_repository(tmp_path: Path) -> None:
+    base, commit = mixed_inventory(tmp_path)
+    proc = subprocess.run([str(VENV_BIN / "reclass-ng"), "explain", "-b", str(base), "n2",
+                           "app:name"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert f"app  {commit[:12]}:classes/app.yml:4" in proc.stdout, proc.stdout
+    assert str(tmp_path / "cache") not in proc.stdout

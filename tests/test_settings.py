@@ -120,7 +120,7 @@ def test_regexp_string_becomes_a_list() -> None:
 
 
 @pytest.mark.parametrize("text, fragment", [
-    ("a: [unclosed\n", "reclass-config.yml:2: invalid YAML"),
+    ("a: [unclosed\n", "reclass-config.yml:2:1: invalid YAML"),
     ("- a\n- b\n", "must be a mapping"),
     ("just a string\n", "must be a mapping"),
 ])
@@ -130,6 +130,27 @@ def test_malformed_config_files(places, text: str, fragment: str) -> None:
         load_settings(str(places["base"]), {})
     assert str(path) in str(info.value) and fragment in str(info.value)
     assert info.value.exit_code == 78
+
+
+@pytest.mark.parametrize("text, message", [
+    # The reason, not just "invalid YAML".
+    ("nodes_uri: nodes\nclass_mappings: [1, 2\n",
+     "{path}:3:1: invalid YAML in configuration file: did not find expected ',' or ']' (while "
+     "parsing a flow sequence opened at line 2, column 17)"),
+    # A bad value names the file and the line of the setting.
+    ("nodes_uri: nodes\ngroup_errors: maybe\n",
+     "{path}:2: Setting group_errors: expected true or false, got 'maybe'"),
+])
+def test_config_file_errors_say_where_and_why(places, text: str, message: str) -> None:
+    path = write_config(places["base"], text)
+    with pytest.raises(ConfigError) as info:
+        load_settings(str(places["base"]), {})
+    assert str(info.value) == message.format(path=path)
+
+
+def test_a_bad_file_value_overridden_on_the_command_line_is_no_error(places) -> None:
+    write_config(places["base"], "group_errors: maybe\n")
+    assert load_settings(str(places["base"]), {"group_errors": False}).group_errors is False
 
 
 @pytest.mark.parametrize("settings, fragment", [
@@ -186,3 +207,14 @@ def test_cli_bad_settings_exit_78_without_traceback(inventory, run_reclass, args
     assert result.returncode == 78, result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert result.stderr.strip() and result.stdout == ""
+
+
+def test_a_config_file_error_as_json_names_file_line_and_setting(inventory, run_reclass) -> None:
+    import json
+
+    path = write_config(inventory, "nodes_uri: nodes\ngroup_errors: maybe\n")
+    result = run_reclass(["-b", str(inventory), "-n", "n1", "--errors", "json"])
+    assert result.returncode == 78
+    [error] = json.loads(result.stderr)["errors"]
+    assert (error["file"], error["line"], error["key_path"], error["kind"]) == (
+        str(path), 2, "group_errors", "config_error")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reclass_ng.suggestions import similar_names, similar_paths
+from reclass_ng.suggestions import similar_names, similar_node_names, similar_paths
 
 
 @pytest.mark.parametrize(("name", "names", "first"), [
@@ -23,6 +23,19 @@ def test_did_you_mean_ranks_by_the_whole_name(name: str, names: list[str],
     assert (found[0] if found else None) == first
 
 
+
+
+NODES = ["web1.example.com", "web1.staging.example.com", "web2.example.com", "db1"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("web1", ["web1.example.com", "web1.staging.example.com"]),  # a short host name
+    ("db1.example.com", ["db1"]),  # a full name of a node named by its short one
+    ("web1.exmaple.com", ["web1.example.com", "web2.example.com"]),  # a misspelt one
+    ("zzz", []),
+])
+def test_node_names_are_found_by_their_host_name(name: str, expected: list[str]) -> None:
+    assert similar_node_names(name, NODES) == expected
 
 
 def test_suggested_paths_exist() -> None:

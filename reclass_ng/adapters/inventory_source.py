@@ -14,7 +14,7 @@ from typing import Any
 
 import reclass_ng
 from reclass_ng.errors import ConfigError
-from reclass_ng.settings import DEFAULTS, load_settings
+from reclass_ng.settings import DEFAULTS, did_you_mean, load_settings
 
 INVENTORY_ENV_VAR = "RECLASS_NG_INVENTORY"
 
@@ -40,8 +40,9 @@ def checked_settings(options: Mapping[str, Any], caller: str) -> dict[str, Any]:
     """
     unknown = sorted(str(name) for name in options if name not in _SETTING_NAMES)
     if unknown:
+        named = ", ".join(name + did_you_mean(name, _SETTING_NAMES) for name in unknown)
         raise ConfigError(
-            f"{caller}: unexpected option: {', '.join(unknown)} "
+            f"{caller}: unexpected option: {named} "
             "(options are reclass-config.yml settings, see doc/configuration.rst)"
         )
     return {name: value for name, value in options.items() if value is not None}

@@ -106,6 +106,13 @@ def inventory_top_data(inventory: Mapping[str, Any]) -> dict[str, dict[str, list
     return top
 
 
+def salt_error_message(caller: str, err: reclass_ng.ReclassError) -> str:
+    """What Salt shows for an error: reclass-ng's whole report (file:line:column, reference
+    chain, did you mean), said once to come from `caller` (e.g. `ext_pillar.reclass_ng`)."""
+    text = "\n".join(err.report_lines())
+    return text if text.startswith(f"{caller}: ") else f"{caller}: {text}"
+
+
 def _with_inventory(caller: str, inventory_base_uri: str | None, settings: Mapping[str, Any],
                     node: str | None, work: Callable[[reclass_ng.Inventory], Any]) -> Any:
     """`work(inventory)` on this configuration's live inventory, current for `node`."""

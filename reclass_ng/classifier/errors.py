@@ -7,6 +7,7 @@ classifier's JSON error object `{kind, msg, details}` for the HTTP API.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,11 +38,30 @@ class GroupProblem:
     group_id: str | None = None
     group_name: str | None = None
     details: Any = None
+    key: tuple[str, ...] | None = None  # the field of the group file the problem is about
 
-    def describe(self) -> str:
-        """One line for a terminal: `file: kind: message`."""
+    def line(self, base: str | None = None) -> int | None:
+        """The line of the problem's field in its file (`file` is relative to the inventory
+        directory `base`), when both are known; looked up only when a problem is shown."""
+        if not self.file or not self.key:
+            return None
+        from reclass_ng.positions import value_position
+
+        position = value_position(os.path.join(base or "", self.file), self.key)
+        return position[0] if position else None
+
+    def describe(self, base: str | None = None) -> str:
+        """One line for a terminal: `file:line: kind: message`."""
         where = self.file or (f"group {self.group_name!r}" if self.group_name else "groups")
-        return f"{where}: {self.kind}: {self.message}"
+        line = self.line(base)
+        return f"{where}{f':{line}' if line else ''}: {self.kind}: {self.message}"
+
+    def record(self, base: str | None = None) -> dict[str, Any]:
+        """This problem as an entry of `--errors json`."""
+        return {"node": None, "class": None, "file": self.file, "line": self.line(base),
+                "column": None, "key_path": ":".join(self.key) if self.key else None,
+                "message": self.message, "kind": self.kind, "suggestions": [],
+                "reference_chain": [], "group": self.group_name}
 
     def to_error(self) -> dict[str, Any]:
         """The classifier's error object for this problem."""
@@ -57,11 +77,16 @@ class GroupValidationError(ReclassError):
         super().__init__(f"{len(problems)} problem(s) in {where}")
         self.problems = list(problems)
         self.where = where
+        self.base = os.path.dirname(where)  # the problems' files are `groups/...` below it
+
+    def records(self) -> list[dict[str, Any]]:
+        """One entry per problem, with its file and line."""
+        return [problem.record(self.base) for problem in self.problems]
 
     def detail_lines(self) -> list[str]:
         count = len(self.problems)
         head = f"Invalid node groups in {self.where}: {count} problem{'s' if count != 1 else ''}"
-        return [head] + [INDENT + problem.describe() for problem in self.problems]
+        return [head] + [INDENT + problem.describe(self.base) for problem in self.problems]
 
 
 class ClassificationConflictError(ReclassError):

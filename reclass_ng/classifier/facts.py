@@ -118,6 +118,12 @@ def load_trusted_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     return load_facts_file(path).facts
 
 
+def trusted_with_certname(name: str, trusted: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The trusted data a node is classified with: what it sent, else `{certname: NAME}`, the
+    part Puppet always sends (so rules on `trusted.certname` see it for every node)."""
+    return dict(trusted) if trusted else {"certname": name}
+
+
 def rules_need_facts(tree: GroupTree) -> bool:
     """True when some group's rule reads a field other than the node name or certname."""
     for group in tree.groups:

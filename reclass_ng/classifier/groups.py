@@ -126,16 +126,19 @@ class _GroupReader:
         group_id = data.get("id")
         self.id = group_id.lower() if group_id is not None and is_uuid(group_id) else None
 
-    def problem(self, kind: str, message: str, details: Any = None) -> None:
+    def problem(self, kind: str, message: str, details: Any = None,
+                field: str | None = None) -> None:
         self.problems.append(
             GroupProblem(kind, message, self.file, self.id, self.name,
-                         details if details is not None else {"submitted": dict(self.data)})
+                         details if details is not None else {"submitted": dict(self.data)},
+                         key=(field,) if field else None)
         )
 
     def violation(self, field: str, expected: str) -> None:
         got = self.data.get(field)
         self.problem(SCHEMA_VIOLATION, f"{field}: expected {expected}, got {got!r}",
-                     {"submitted": dict(self.data), "error": {field: f"expected {expected}"}})
+                     {"submitted": dict(self.data), "error": {field: f"expected {expected}"}},
+                     field)
 
     def string(self, field: str, *, required: bool = False, default: str | None = None) -> Any:
         value = self.data.get(field, default)
@@ -197,7 +200,8 @@ class _GroupReader:
         if CLASSES_PARAMETER in variables:
             self.problem(SCHEMA_VIOLATION,
                          f"variables: {CLASSES_PARAMETER!r} is reserved (it carries the group "
-                         "classes into reclass); use `classes` for class parameters")
+                         "classes into reclass); use `classes` for class parameters",
+                         field="variables")
         return variables
 
     def group_id(self) -> str:
@@ -207,7 +211,7 @@ class _GroupReader:
                          f"id: every group needs a UUID; a fresh one you can use: {uuid.uuid4()}")
             return ""
         if not is_uuid(value):
-            self.problem(MALFORMED_UUID, f"id: {value!r} is not a UUID", value)
+            self.problem(MALFORMED_UUID, f"id: {value!r} is not a UUID", value, "id")
             return ""
         return value.lower()
 
@@ -219,12 +223,12 @@ class _GroupReader:
             self.problem(SCHEMA_VIOLATION, "parent: every group except the root needs a parent id")
             return ""
         if not is_uuid(value):
-            self.problem(MALFORMED_UUID, f"parent: {value!r} is not a UUID", value)
+            self.problem(MALFORMED_UUID, f"parent: {value!r} is not a UUID", value, "parent")
             return ""
         if group_id == ROOT_GROUP_ID and value.lower() != ROOT_GROUP_ID:
             self.problem(SCHEMA_VIOLATION,
                          f"parent: the root group is its own parent ({ROOT_GROUP_ID}); "
-                         "remove `parent` or set it to that id")
+                         "remove `parent` or set it to that id", field="parent")
             return ROOT_GROUP_ID
         return value.lower()
 
@@ -234,7 +238,7 @@ class _GroupReader:
             if data is not None and data != ROOT_RULE_DATA:
                 self.problem(ROOT_RULE_EDIT,
                              f"the root group's rule is fixed to {ROOT_RULE_DATA}; remove `rule`",
-                             {"rule": data})
+                             {"rule": data}, "rule")
             return ROOT_RULE_DATA, parse_rule(ROOT_RULE_DATA)
         if data is None:
             return None, None
@@ -242,7 +246,7 @@ class _GroupReader:
             return data, parse_rule(data)
         except RuleSyntaxError as err:
             self.problem(SCHEMA_VIOLATION, f"{err}. {RULE_GRAMMAR_HINT}",
-                         {"submitted": dict(self.data), "error": {"rule": str(err)}})
+                         {"submitted": dict(self.data), "error": {"rule": str(err)}}, "rule")
             return data, None
 
     def json_values(self) -> None:
@@ -263,13 +267,13 @@ class _GroupReader:
         if isinstance(name, str) and len(name) > MAX_GROUP_NAME_LENGTH:
             self.problem(SCHEMA_VIOLATION, f"name: at most {MAX_GROUP_NAME_LENGTH} characters, "
                          f"got {len(name)}", {"error": {"name": "too long"},
-                                              "length": len(name)})
+                                              "length": len(name)}, "name")
             return None
         unknown = sorted(set(self.data) - set(KNOWN_FIELDS))
         if unknown:
             self.problem(SCHEMA_VIOLATION,
                          f"unknown field(s) {', '.join(map(repr, unknown))}; "
-                         f"known fields: {', '.join(KNOWN_FIELDS)}")
+                         f"known fields: {', '.join(KNOWN_FIELDS)}", field=str(unknown[0]))
         group_id = self.group_id()
         name = self.string("name", required=True)
         parent = self.parent(group_id)

@@ -25,8 +25,9 @@ from reclass_ng.classifier.errors import (
 from reclass_ng.classifier.groups import ROOT_GROUP_ID, Group, group_from_data
 
 
-def _problem(kind: str, message: str, group: Group, details: object) -> GroupProblem:
-    return GroupProblem(kind, message, group.file, group.id, group.name, details)
+def _problem(kind: str, message: str, group: Group, details: object,
+             field: str = "parent") -> GroupProblem:
+    return GroupProblem(kind, message, group.file, group.id, group.name, details, (field,))
 
 
 def _uniqueness_problems(groups: Sequence[Group]) -> list[GroupProblem]:
@@ -41,7 +42,7 @@ def _uniqueness_problems(groups: Sequence[Group]) -> list[GroupProblem]:
                 f"id {group.id} is already used by group {first.name!r}"
                 + (f" ({first.file})" if first.file else "")
                 + "; copied group files need a new id",
-                group, {"conflict": {"id": group.id}, "constraintName": "groups_pkey"}))
+                group, {"conflict": {"id": group.id}, "constraintName": "groups_pkey"}, "id"))
         key = (group.name, group.environment)
         first = seen_names.setdefault(key, group)
         if first is not group:
@@ -52,7 +53,7 @@ def _uniqueness_problems(groups: Sequence[Group]) -> list[GroupProblem]:
                 + (f" ({first.file})." if first.file else "."),
                 group,
                 {"conflict": {"name": group.name, "environment_name": group.environment},
-                 "constraintName": "groups_name_environment_name_key"}))
+                 "constraintName": "groups_name_environment_name_key"}, "name"))
     return problems
 
 

@@ -91,11 +91,11 @@ def referent_problems(tree: GroupTree, catalog: ClassCatalog | None,
         if missing:
             problems.append(GroupProblem(
                 MISSING_REFERENTS, _missing_message(missing), group.file, group.id, group.name,
-                missing))
+                missing, ("classes",)))
         if unspecified:
             problems.append(GroupProblem(
                 UNSPECIFIED_PARAMETERS, _unspecified_message(unspecified), group.file, group.id,
-                group.name, unspecified))
+                group.name, unspecified, ("classes",)))
     return problems
 
 
@@ -153,7 +153,7 @@ def added_referent_problems(before: GroupTree | None, after: GroupTree,
             message = (_missing_message(fresh) if problem.kind == MISSING_REFERENTS
                        else _unspecified_message(fresh))
             added.append(GroupProblem(problem.kind, message, problem.file, problem.group_id,
-                                      problem.group_name, fresh))
+                                      problem.group_name, fresh, problem.key))
     return added
 
 

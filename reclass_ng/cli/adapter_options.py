@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import reclass_ng
 from reclass_ng.adapters.inventory_source import INVENTORY_ENV_VAR, open_inventory
 from reclass_ng.cli.failures import run_reporting_errors
+from reclass_ng.errors import ReclassError
 from reclass_ng.version import __version__
 
 
@@ -54,8 +55,12 @@ def inventory_from_args(args: argparse.Namespace) -> reclass_ng.Inventory:
 
 
 def run_command(parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace], str],
-                argv: Sequence[str] | None = None) -> int:
-    """Parse, run `body` to produce the whole output, then print it; errors go to stderr only."""
+                argv: Sequence[str] | None = None,
+                more_errors: Callable[[ReclassError], list[ReclassError]] | None = None) -> int:
+    """Parse, run `body` to produce the whole output, then print it; errors go to stderr only.
+
+    `more_errors` (see run_reporting_errors) adds the errors of the other nodes of a command
+    that renders them all."""
     args = parser.parse_args(argv)
 
     def produce_and_print() -> int:
@@ -64,4 +69,4 @@ def run_command(parser: argparse.ArgumentParser, body: Callable[[argparse.Namesp
         sys.stdout.flush()
         return 0
 
-    return run_reporting_errors(produce_and_print)
+    return run_reporting_errors(produce_and_print, more_errors=more_errors)

@@ -20,7 +20,13 @@ from reclass_ng.cli.adapter_options import (
     inventory_from_args,
     run_command,
 )
+from reclass_ng.cli.failures import other_nodes_errors
+from reclass_ng.errors import ReclassError
 from reclass_ng.output import dump
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from reclass_ng.api import Inventory
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,10 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def ansible_data(args: argparse.Namespace) -> str:
+def ansible_data(args: argparse.Namespace, listed: list[Inventory] | None = None) -> str:
+    """The output of one run; a `--list` adds its inventory to `listed`, so that every node's
+    errors can be reported when it fails."""
     if args.collections_path:
         return ansible.collections_path() + "\n"
     inventory = inventory_from_args(args)
+    if args.host is None and listed is not None:
+        listed.append(inventory)
     if args.host is not None:
         data = ansible.host_vars(inventory.nodeinfo(args.host))
     else:
@@ -66,7 +76,14 @@ def ansible_data(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_command(build_parser(), ansible_data, argv)
+    listed: list[Inventory] = []
+
+    def every_node_error(first: ReclassError) -> list[ReclassError]:
+        # Ansible shows the script's whole stderr: every failing node, not only the first.
+        return other_nodes_errors(listed[0], first) if listed and first.node else []
+
+    return run_command(build_parser(), lambda args: ansible_data(args, listed), argv,
+                       more_errors=every_node_error)
 
 
 if __name__ == "__main__":

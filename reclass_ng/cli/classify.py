@@ -15,7 +15,12 @@ from typing import Any
 from reclass_ng.classifier.classification import classification_steps
 from reclass_ng.classifier.errors import ClassificationConflictError
 from reclass_ng.classifier.explanation import explanation_from_steps
-from reclass_ng.classifier.facts import load_facts_file, load_trusted_file, rules_need_facts
+from reclass_ng.classifier.facts import (
+    load_facts_file,
+    load_trusted_file,
+    rules_need_facts,
+    trusted_with_certname,
+)
 from reclass_ng.classifier.group_files import load_groups
 from reclass_ng.classifier.node_classification import render_classification
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
@@ -51,8 +56,7 @@ def _facts_and_trusted(args: argparse.Namespace) -> tuple[dict[str, Any], dict[s
         facts, trusted = found.facts, found.trusted
     if args.trusted:
         trusted = load_trusted_file(args.trusted)
-    # Puppet always sends the certname it authenticated; do the same so rules on it work alike.
-    return facts, trusted if trusted is not None else {"certname": args.node}
+    return facts, trusted_with_certname(args.node, trusted)
 
 
 def run(args: argparse.Namespace) -> int:

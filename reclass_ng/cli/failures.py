@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from reclass_ng.errors import EX_SOFTWARE, MultipleErrors, ReclassError
+from reclass_ng.errors import EX_SOFTWARE, EX_USAGE, MultipleErrors, ReclassError
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # argparse and json cost a `reclass --nodeinfo` start milliseconds
@@ -33,32 +33,135 @@ def add_errors_option(parser: argparse.ArgumentParser) -> None:
                         help="how errors are reported on stderr: text (default) or json")
 
 
-def error_document(records: Sequence[dict[str, Any]], exit_code: int) -> str:
+def errors_format_in(words: Sequence[str]) -> str:
+    """The `--errors FORMAT` written anywhere on a command line (before a `--`), else "text".
+
+    Known before argparse runs, so that its usage errors are reported in that format too.
+    """
+    found = "text"
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        if word.startswith("--errors="):
+            found = word.split("=", 1)[1]
+        elif word == "--errors" and index + 1 < len(words):
+            found = words[index + 1]
+    return found if found in ERROR_FORMATS else "text"
+
+
+def without_errors_option(words: Sequence[str]) -> list[str]:
+    """The command line without its `--errors FORMAT` words (before a `--`), so that a command
+    with nested actions (`groups validate`) takes the option in any position.
+
+    An unknown format is left in place for argparse to reject with its list of choices.
+    """
+    kept: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return kept + list(words[index:])
+        if word.startswith("--errors=") and word.split("=", 1)[1] in ERROR_FORMATS:
+            index += 1
+            continue
+        if word == "--errors" and index + 1 < len(words) and words[index + 1] in ERROR_FORMATS:
+            index += 2
+            continue
+        kept.append(word)
+        index += 1
+    return kept
+
+
+def error_document(records: Sequence[dict[str, Any]], exit_code: int,
+                   warnings: Sequence[str] = ()) -> str:
     """The JSON document `--errors json` prints."""
     import json
 
-    return json.dumps({"exit_code": exit_code, "errors": list(records)}, indent=2,
-                      default=str)
+    document = {"exit_code": exit_code, "errors": list(records),
+                "warnings": [{"message": text} for text in warnings]}
+    return json.dumps(document, indent=2, default=str)
 
 
-def report(err: ReclassError, errors_format: str = "text") -> int:
+def report(err: ReclassError, errors_format: str = "text", warnings: Sequence[str] = ()) -> int:
     """Print an error on stderr in the chosen format; return its exit code."""
     if errors_format == "json":
-        print(error_document(err.records(), err.exit_code), file=sys.stderr)
+        print(error_document(err.records(), err.exit_code, warnings), file=sys.stderr)
     else:
         print("\n".join(err.report_lines()), file=sys.stderr)
     return err.exit_code
 
 
+def _plain_record(message: str, kind: str) -> dict[str, Any]:
+    """An entry of the JSON document for a failure that is no ReclassError."""
+    return {"node": None, "class": None, "file": None, "line": None, "column": None,
+            "key_path": None, "message": message, "kind": kind, "suggestions": [],
+            "reference_chain": []}
+
+
 def run_reporting_errors(action: Callable[[], int | None], errors_format: str = "text",
-                         more_errors: Callable[[ReclassError], list[ReclassError]] | None = None
-                         ) -> int:
+                         more_errors: Callable[[ReclassError], list[ReclassError]] | None = None,
+                         per_node: Callable[[], bool] | None = None,
+                         collect_stderr: bool = True) -> int:
     """Run a command body; report ReclassError and unexpected failures without a traceback.
 
     `more_errors`, called after a failure, may add the errors of the rest of the run (e.g. the
     other nodes of an inventory) so that they are all reported together; the first error still
-    decides the exit status.
+    decides the exit status. A problem several nodes share is reported once, with the nodes it
+    affects, unless `per_node()` (asked after the failure: the command line is parsed inside
+    `action`) says to report each node's errors in full.
+
+    With `--errors json` stderr holds exactly one JSON document, printed when there is anything
+    to say: whatever the run would have printed on stderr (warnings, argparse's usage errors)
+    is collected into it instead. A command that runs until stopped and logs as it goes
+    (`serve`, `watch`) passes `collect_stderr=False`: its log stays live (and memory bounded),
+    and only its errors are JSON.
     """
+    if errors_format == "json" and not collect_stderr:
+        return _run(action, more_errors, per_node, lambda err: report(err, "json"))
+    if errors_format != "json":
+        return _run(action, more_errors, per_node, lambda err: report(err))
+    import io
+
+    real_stderr, captured = sys.stderr, io.StringIO()
+    reported = False
+
+    def report_json(err: ReclassError) -> int:
+        nonlocal reported
+        reported = True
+        sys.stderr = real_stderr
+        return report(err, "json", captured.getvalue().splitlines())
+
+    sys.stderr = captured
+    try:
+        code = _run(action, more_errors, per_node, report_json)
+    except SystemExit as leaving:  # argparse: --help or --version (0), or a usage error (2)
+        sys.stderr = real_stderr
+        if leaving.code in (0, None):
+            real_stderr.write(captured.getvalue())
+            raise
+        lines = captured.getvalue().splitlines()
+        said = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+        code = leaving.code if isinstance(leaving.code, int) else EX_USAGE
+        record = _plain_record("; ".join(said) or "\n".join(lines),
+                               "usage_error" if said else "error")
+        print(error_document([record], code), file=real_stderr)
+        return code
+    finally:
+        sys.stderr = real_stderr
+    if not reported:  # no error value: what the run printed is warnings, or why it failed
+        said = captured.getvalue().splitlines()
+        if code != 0:
+            print(error_document([_plain_record(line, "error") for line in said], code),
+                  file=real_stderr)
+        elif said:
+            print(error_document([], 0, said), file=real_stderr)
+    return code
+
+
+def _run(action: Callable[[], int | None],
+         more_errors: Callable[[ReclassError], list[ReclassError]] | None,
+         per_node: Callable[[], bool] | None,
+         report_error: Callable[[ReclassError], int]) -> int:
     try:
         return action() or 0
     except ReclassError as err:
@@ -69,22 +172,38 @@ def run_reporting_errors(action: Callable[[], int | None], errors_format: str = 
             except Exception:  # noqa: BLE001 - the first error is what must be reported
                 others = []
             if others:
-                found = MultipleErrors([err, *others])
-        return report(found, errors_format)
+                found = MultipleErrors([err, *others],
+                                       per_node=per_node is not None and per_node(),
+                                       per_node_option="-v" if per_node is not None else None)
+        return report_error(found)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as err:  # noqa: BLE001 - last line of defence: never a traceback
         message = f"reclass-ng: internal error: {type(err).__name__}: {err}"
-        if errors_format == "json":
-            record: dict[str, Any] = {"node": None, "class": None, "file": None, "line": None, "column": None,
-                      "key_path": None, "message": message, "kind": "internal_error",
-                      "suggestions": [], "reference_chain": []}
-            print(error_document([record], EX_SOFTWARE), file=sys.stderr)
-        else:
-            print(message, file=sys.stderr)
-        return EX_SOFTWARE
+        return report_error(InternalError(message))
+
+
+def other_nodes_errors(inventory: Any, first: ReclassError) -> list[ReclassError]:
+    """After rendering every node of `inventory` failed at `first`: the errors of the other
+    nodes, so that a run reports them all (in node order)."""
+    errors: list[ReclassError] = []
+    for name in inventory.node_names:
+        if name == first.node:
+            continue
+        try:
+            inventory.nodeinfo(name)
+        except ReclassError as err:
+            errors.append(err.for_node(name))
+    return errors
+
+
+class InternalError(ReclassError):
+    """A bug in reclass-ng, reported like any error (exit 70) instead of as a traceback."""
+
+    exit_code = EX_SOFTWARE
+    kind = "internal_error"
 
 
 def exit_without_teardown(code: int) -> None:

@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inventory_argument(validate)
     validate.add_argument("-o", "--output", choices=("text", "yaml", "json"), default="text",
                           help="text for people (default); yaml/json list the problems as the "
-                               "classifier's error objects with a `file` key")
+                               "classifier's error objects with `file` and `line` keys")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         problems = referent_problems(GroupTree.build(groups), load_catalog(inventory_dir))
     where = str(groups_dir(inventory_dir))
     if args.output != "text":
-        listed = [{"file": p.file, **p.to_error()} for p in problems]
+        listed = [{"file": p.file, "line": p.line(inventory_dir), **p.to_error()}
+                  for p in problems]
         sys.stdout.write(dump(listed, fmt=args.output))
     if problems:
         raise GroupValidationError(problems, where)

@@ -41,8 +41,10 @@ def import_uvicorn(command: str) -> ModuleType:
 
         import reclass_ng.server  # noqa: F401 - imported to check the extra
     except ImportError as err:
+        from reclass_ng.install import install_hint
+
         raise ConfigError(f"reclass-ng {command} needs the `server` extra ({err.name} is "
-                          "missing): from a checkout, pip install '.[server]'") from err
+                          f"missing): {install_hint('server')}") from err
     return uvicorn
 
 

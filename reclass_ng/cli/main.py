@@ -10,7 +10,12 @@ import argparse
 import importlib
 import sys
 
-from reclass_ng.cli.failures import add_errors_option, run_reporting_errors
+from reclass_ng.cli.failures import (
+    add_errors_option,
+    errors_format_in,
+    run_reporting_errors,
+    without_errors_option,
+)
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {}
@@ -27,6 +32,11 @@ SUBCOMMANDS["kapitan"] = ("reclass_ng.cli.kapitan", "run Kapitan with the reclas
 SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 127.0.0.1 and print its URL")
 
 
+# Commands that run until stopped and log on stderr as they go (Kapitan: a whole compile):
+# with `--errors json` their log is not held back for the document, only their errors are JSON.
+LOGGING_COMMANDS = frozenset({"serve", "ui", "watch", "kapitan"})
+
+
 def build_parser() -> argparse.ArgumentParser:
     from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 
@@ -41,17 +51,36 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sp)
         add_errors_option(sp)
+        for action in sp._actions:  # nested actions: groups validate, classes list, ...
+            if isinstance(action, argparse._SubParsersAction):
+                for nested in set(action.choices.values()):
+                    add_errors_option(nested)
         sp.set_defaults(_module=module)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
+    # `--errors FORMAT` is the same option for every command and action: taken out before
+    # argparse, which knows it only where each parser defines it; Kapitan's words are its own.
+    ours = words.index("kapitan") + 1 if "kapitan" in words else len(words)
+    errors_format = errors_format_in(words[:ours])
+    words = without_errors_option(words[:ours]) + words[ours:]
     if words[:1] == ["kapitan"]:  # every later word is Kapitan's, options included
-        argv = ["kapitan", "--", *words[1:]]
-    args = build_parser().parse_args(argv)
-    return run_reporting_errors(lambda: args._module.run(args),
-                                errors_format=getattr(args, "errors", "text"))
+        words = ["kapitan", "--", *words[1:]]
+
+    parsed: list[argparse.Namespace] = []
+
+    def parse() -> int:  # a usage error is reported in the chosen format too
+        parsed.append(build_parser().parse_args(words))
+        return 0
+
+    code = run_reporting_errors(parse, errors_format=errors_format)
+    if code or not parsed:
+        return code
+    args = parsed[0]
+    return run_reporting_errors(lambda: args._module.run(args), errors_format=errors_format,
+                                collect_stderr=args.command not in LOGGING_COMMANDS)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ OPTIONS = {
     "-n": ("nodeinfo", _VALUE), "--nodeinfo": ("nodeinfo", _VALUE),
     "-j": ("jobs", _INT), "--jobs": ("jobs", _INT),
     "-q": ("quiet", _TRUE), "--quiet": ("quiet", _TRUE),
+    "-v": ("verbose", _TRUE), "--verbose": ("verbose", _TRUE),
     "--cache-dir": ("cache_dir", _VALUE),
     "--errors": ("errors", _ERRORS),
 }
@@ -44,7 +45,7 @@ DEFAULTS = {"storage_type": None, "inventory_base_uri": None, "nodes_uri": None,
             "classes_uri": None, "ignore_class_notfound": None, "compose_node_name": None,
             "ignore_class_notfound_regexp": None, "output": None, "pretty_print": None,
             "no_refs": None, "group_errors": None, "inventory": False, "nodeinfo": None,
-            "jobs": None, "quiet": False, "cache_dir": None, "errors": "text"}
+            "jobs": None, "quiet": False, "verbose": False, "cache_dir": None, "errors": "text"}
 
 
 def parse_plain_argv(argv: Sequence[str]) -> SimpleNamespace | None:

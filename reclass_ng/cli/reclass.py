@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from reclass_ng.cli.failures import add_errors_option, exit_without_teardown, run_reporting_errors
+from reclass_ng.cli.failures import (
+    add_errors_option,
+    exit_without_teardown,
+    other_nodes_errors,
+    run_reporting_errors,
+)
 from reclass_ng.errors import ReclassError, UsageError
 from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 
@@ -25,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("--version", action="version",
         version=f"{COMPATIBLE_RECLASS_VERSION} (reclass-ng {__version__})")
-    add("-s", "--storage-type", help="storage backend (yaml_fs)")
+    add("-s", "--storage-type",
+        help="storage: yaml_fs (default), yaml_git or mixed (see doc/storage.rst)")
     add("-b", "--inventory-base-uri", help="the base directory of the inventory")
     add("-u", "--nodes-uri", help="nodes directory, relative to the base (default: nodes)")
     add("-c", "--classes-uri", help="classes directory, relative to the base (default: classes)")
@@ -50,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("--cache-dir", metavar="DIR", default=None,
         help="keep rendered nodes in DIR; the next --inventory renders only nodes whose "
              "files changed (setting cache_dir)")
+    add("-v", "--verbose", action="store_true",
+        help="report every failing node's errors in full, also a problem other nodes share "
+             "(by default it is reported once, with the nodes it affects)")
     add_errors_option(parser)
     add("args", nargs="*", help=argparse.SUPPRESS)
     return parser
@@ -211,15 +220,7 @@ def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[Rec
                      **settings_from_args(args))
     if not inventory.settings.group_errors:
         return []
-    errors: list[ReclassError] = []
-    for name in inventory.node_names:
-        if name == first.node:
-            continue
-        try:
-            inventory.nodeinfo(name)
-        except ReclassError as err:
-            errors.append(err.for_node(name))
-    return errors
+    return other_nodes_errors(inventory, first)
 
 
 def parse_args(argv: list[str] | None = None) -> Any:
@@ -231,9 +232,20 @@ def parse_args(argv: list[str] | None = None) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    return run_reporting_errors(lambda: run(args), errors_format=args.errors,
-                                more_errors=lambda err: other_node_errors(args, err))
+    from reclass_ng.cli.failures import errors_format_in
+
+    words = sys.argv[1:] if argv is None else argv
+    found: list[Any] = []
+
+    def parse_and_run() -> int:
+        # Parsed inside, so that with `--errors json` a usage error is part of the document.
+        found.append(parse_args(words))
+        return run(found[0])
+
+    return run_reporting_errors(
+        parse_and_run, errors_format=errors_format_in(words),
+        more_errors=lambda err: other_node_errors(found[0], err) if found else [],
+        per_node=lambda: bool(found) and found[0].verbose)
 
 
 def console_main() -> None:

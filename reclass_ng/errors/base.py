@@ -148,6 +148,12 @@ class ReclassError(Exception):
         """Every error this one stands for, as machine-readable entries."""
         return [self.record()]
 
+    def problem_reports(self) -> list[tuple[list[str], dict[str, Any]]]:
+        """Each problem this error stands for: its report lines without the node header, and
+        its record (what groups a problem several nodes share)."""
+        return [(self.message_lines() if self._own_layout() else self.described_lines(),
+                 self.record())]
+
     # -- the message ----------------------------------------------------------------------
 
     def detail_lines(self) -> list[str]:
@@ -238,6 +244,35 @@ class ConfigError(ReclassError):
     exit_code = EX_CONFIG
 
 
+class ConfigFileError(ConfigError):
+    """A reclass-config.yml that cannot be used: its message starts with `FILE[:LINE[:COL]]`,
+    and its record has the file, position and setting."""
+
+    kind = "config_error"
+
+    def __init__(self, text: str, path: str, line: int | None = None,
+                 column: int | None = None, setting: str | None = None) -> None:
+        where = path if line is None else f"{path}:{line}" + (f":{column}" if column else "")
+        super().__init__(f"{where}: {text}")
+        self.path, self.line, self.column, self.setting = path, line, column, setting
+
+    def file(self) -> str | None:
+        """The configuration file."""
+        return self.path
+
+    def position(self) -> tuple[int, int] | None:
+        """(line, column) of the problem, when known."""
+        return None if self.line is None else (self.line, self.column or 1)
+
+    def key_path(self) -> str | None:
+        """The setting the problem is about, when it is one."""
+        return self.setting
+
+    def context_lines(self) -> list[str]:
+        """None: the message starts with the file and line already."""
+        return []
+
+
 def origin_text(origins: Sequence[Source | None]) -> str:
     """The URIs of the files an error is about, as kapicorp prints them: joined with `; `, an
     unknown one as `?`."""
@@ -253,23 +288,87 @@ def _origins(origin: Source | Sequence[Source | None] | None) -> tuple[Source | 
 
 
 class MultipleErrors(ReclassError):
-    """Errors of several nodes of one run, reported together; the first decides the exit code."""
+    """Errors of several nodes of one run, reported together; the first decides the exit code.
+
+    A problem that several nodes share (a mistake in a class they all include) is reported once,
+    at the first node it fails, with how many nodes it affects and the first few of them; with
+    `per_node` every node's errors are reported in full, as kapicorp-reclass would.
+    """
 
     kind = "multiple"
 
-    def __init__(self, errors: Sequence[ReclassError]) -> None:
+    def __init__(self, errors: Sequence[ReclassError], per_node: bool = False,
+                 per_node_option: str | None = None) -> None:
         super().__init__("")
         self.errors = list(errors)
         self.exit_code = self.errors[0].exit_code
+        self.per_node = per_node
+        self.per_node_option = per_node_option  # the option asking for `per_node`, if any
 
     def lines(self) -> list[str]:
         """The lines of every error, one after the other."""
         return [line for err in self.errors for line in err.lines()]
 
     def report_lines(self) -> list[str]:
-        """The report lines of every error, one after the other."""
-        return [line for err in self.errors for line in err.report_lines()]
+        """The report lines of every error; a shared problem once, naming the other nodes."""
+        if self.per_node:
+            return [line for err in self.errors for line in err.report_lines()]
+        lines: list[str] = []
+        for node, problems in self._first_seen():
+            shown = [INDENT + line for problem in problems
+                     for line in problem.lines + problem.more_nodes_lines(self.per_node_option)]
+            lines += ([f"-> {node}"] + shown) if node is not None else [
+                line[len(INDENT):] for line in shown]
+        return lines
 
     def records(self) -> list[dict[str, Any]]:
-        """Every error as a machine-readable entry."""
-        return [record for err in self.errors for record in err.records()]
+        """Every error as a machine-readable entry; a shared problem once, with `node_count`
+        and the first of its `nodes`."""
+        if self.per_node:
+            return [record for err in self.errors for record in err.records()]
+        return [problem.record() for _, problems in self._first_seen() for problem in problems]
+
+    def _first_seen(self) -> list[tuple[str | None, list[SharedProblem]]]:
+        """Each failing node (in order) with the problems first seen at it."""
+        by_key: dict[tuple, SharedProblem] = {}
+        order: list[tuple[str | None, list[SharedProblem]]] = []
+        for err in self.errors:
+            new: list[SharedProblem] = []
+            for lines, record in err.problem_reports():
+                key = (record["kind"], tuple(lines))
+                known = by_key.get(key)
+                if known is None:
+                    by_key[key] = known = SharedProblem(lines, record)
+                    new.append(known)
+                known.nodes.append(record["node"])
+            if new:
+                order.append((err.node, new))
+        return order
+
+
+NODES_NAMED = 5  # a problem shared by many nodes names this many of them
+
+
+class SharedProblem:
+    """One problem of a run and every node it fails (in node order)."""
+
+    def __init__(self, lines: list[str], record: dict[str, Any]) -> None:
+        self.lines = lines
+        self.first_record = record
+        self.nodes: list[str | None] = []
+
+    def more_nodes_lines(self, per_node_option: str | None = None) -> list[str]:
+        """`the same error in N more nodes: a, b, ...`, when other nodes share it (and which
+        option lists each node's errors)."""
+        others = [node for node in self.nodes[1:] if node is not None]
+        if not others:
+            return []
+        named = ", ".join(others[:NODES_NAMED]) + (", ..." if len(others) > NODES_NAMED else "")
+        count = f"{len(others):,} more node" + ("s" if len(others) != 1 else "")
+        hint = f" ({per_node_option} lists each node's errors)" if per_node_option else ""
+        return [f"{INDENT}the same error in {count}: {named}{hint}"]
+
+    def record(self) -> dict[str, Any]:
+        """The first node's record with the number of nodes affected and the first few."""
+        named = [node for node in self.nodes if node is not None]
+        return dict(self.first_record, node_count=len(named), nodes=named[:NODES_NAMED])

@@ -27,14 +27,18 @@ class NodeNotFound(NotFoundError):
         known = list(known)
         # "did you mean": the known node names closest to the one asked for.
         super().__init__(f"Node '{name}' not found under {where}" + (f"\n{hint}" if hint else ""),
-                         suggest=(lambda: _similar_names(name, known)) if known else None)
+                         suggest=(lambda: _similar_node_names(name, known)) if known else None)
         self.name = name
 
+    def record(self, node: str | None = None) -> dict[str, Any]:
+        """The error's record, naming the node asked for."""
+        return super().record(node or self.name)
 
-def _similar_names(name: str, known: list[str]) -> list[str]:
-    from reclass_ng.suggestions import similar_names  # only when a suggestion is shown
 
-    return similar_names(name, known)
+def _similar_node_names(name: str, known: list[str]) -> list[str]:
+    from reclass_ng.suggestions import similar_node_names  # only when a suggestion is shown
+
+    return similar_node_names(name, known)
 
 
 class YamlFileError(ReclassError):

@@ -106,6 +106,10 @@ class ResolveErrorList(ReclassError):
         """Every error of the list as a machine-readable entry."""
         return [err.record(self.node) for err in self.errors]
 
+    def problem_reports(self) -> list[tuple[list[str], dict[str, Any]]]:
+        """Each missing reference with its report lines and record."""
+        return [(err.described_lines(), err.record(self.node)) for err in self.errors]
+
 
 class BadReferencesError(ValueAtPathError):
     kind = "bad_reference"

@@ -16,10 +16,9 @@ from reclass_ng.explain.trace import (
     ExplainNotFound,
     NodeTrace,
     as_written,
-    did_you_mean,
+    located_references,
     lookup,
     plain,
-    references_in,
 )
 from reclass_ng.prepare import absolute_class_name
 from reclass_ng.provenance import MergedEntity, Write
@@ -51,8 +50,9 @@ def explain_parameter(trace: NodeTrace, path: str, section: str = "parameters"
         what = "parameter" if section == "parameters" else "export"
         hint = (" (for classes and applications use --class NAME or --application NAME)"
                 if leaf[0] in ("classes", "applications") and len(leaf) == 1 else "")
+        nearest, close = ("", []) if hint else _nearest_keys(trace, tree, leaf)
         raise ExplainNotFound(f"Node '{trace.node}' has no {what} '{trace.join(leaf)}'"
-                              + (hint or _nearest_keys(trace, tree, leaf)))
+                              + (hint or nearest), trace.node, close)
     report["present"] = final is not MISSING
     if final is not MISSING:
         report["value"] = plain(final)
@@ -136,25 +136,26 @@ def _final_leaves(value: Any, path: tuple) -> list[tuple]:
     return [path]
 
 
-def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> str:
-    """`(did you mean ...)` from the keys at the deepest level of `keys` that exists."""
+def _nearest_keys(trace: NodeTrace, tree: dict, keys: tuple) -> tuple[str, list[str]]:
+    """A hint from the keys at the deepest level of `keys` that exists, and the nearest key
+    paths ("did you mean")."""
     node: Any = tree
     walked: tuple = ()
     for key in keys:
         if not isinstance(node, dict):
             shown = json.dumps(plain(node), default=str)
-            return f" ({trace.join(walked)} is a value ({shown[:60]}), not a mapping)"
+            return f" ({trace.join(walked)} is a value ({shown[:60]}), not a mapping)", []
         if key not in node:
             candidates = [str(k) for k in node]
             if not candidates:
                 break
             close = similar_names(str(key), candidates)
             if not close:
-                return f" (keys at this level: {', '.join(sorted(candidates)[:10])})"
-            return f" (did you mean: {', '.join(trace.join(walked + (c,)) for c in close)}?)"
+                return f" (keys at this level: {', '.join(sorted(candidates)[:10])})", []
+            return "", [trace.join(walked + (c,)) for c in close]
         node = node[key]
         walked += (key,)
-    return ""
+    return "", []
 
 
 def _where(trace: NodeTrace, write: Write) -> dict[str, Any]:
@@ -177,8 +178,12 @@ def _contribution(trace: NodeTrace, contribution: Write, depth: int,
         out["via"] = contribution.via
     # Through a reference to a mapping, only the part holding the leaf matters: follow that.
     below = contribution.path[len(contribution.key):] if contribution.via is not None else ()
-    references = [_reference(trace, ref, depth, seen, below)
-                  for ref in references_in(contribution.written)]
+    references = []
+    for within, ref in located_references(contribution.written):
+        found = _reference(trace, ref, depth, seen, below)
+        if within:  # inside a list or mapping written at the key: which item holds it
+            found["within"] = trace.join(within)
+        references.append(found)
     if references:
         out["references"] = references
     return out
@@ -234,8 +239,8 @@ def explain_class(trace: NodeTrace, name: str) -> dict[str, Any]:
         exists = name in trace.inventory.storage.class_paths
         raise ExplainNotFound(
             f"Node '{trace.node}' does not have class '{name}'"
-            + (" (the class exists, but nothing this node includes lists it)" if exists
-               else did_you_mean(name, classes)))
+            + (" (the class exists, but nothing this node includes lists it)" if exists else ""),
+            trace.node, [] if exists else similar_names(name, classes))
     visit = next(v for v in trace.visits if v.kind == "class" and v.entity.name == name)
     position = [v.entity.name for v in trace.visits if v.kind == "class"].index(name) + 1
     also = [_link(trace, other, name) for other in trace.visits
@@ -268,8 +273,8 @@ def explain_application(trace: NodeTrace, name: str) -> dict[str, Any]:
                            "line": trace.line_of(visit.file, ("applications", index)),
                            "written": app, "effect": effect})
     if not events:
-        raise ExplainNotFound(f"Node '{trace.node}' does not have application '{name}'"
-                              + did_you_mean(name, trace.info["applications"]))
+        raise ExplainNotFound(f"Node '{trace.node}' does not have application '{name}'",
+                              trace.node, similar_names(name, trace.info["applications"]))
     report: dict[str, Any] = {"node": trace.node, "application": name,
                               "present": bool(present), "events": events}
     if adder is not None:

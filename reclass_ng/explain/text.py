@@ -80,13 +80,15 @@ def contribution_lines(c: dict[str, Any], indent: str, number: int | None = None
     via = "  (a reference to a mapping; the value comes from inside it)" if c.get("via") else ""
     lines.append(f"{inner}{c['key']}: {show(c['written'])}{via}")
     lines.append(f"{inner}{effect_text(c)}")
-    for ref in c.get("references", []):
-        lines.extend(reference_lines(ref, inner + INDENT))
+    references = c.get("references", [])
+    for ref in references:
+        lines.extend(reference_lines(ref, inner + INDENT, len(references) > 1))
     return lines
 
 
-def reference_lines(ref: dict[str, Any], indent: str) -> list[str]:
-    """The lines of a followed reference, with the writes behind its value."""
+def reference_lines(ref: dict[str, Any], indent: str, say_where: bool = False) -> list[str]:
+    """The lines of a followed reference, with the writes behind its value; `say_where`: the
+    item of the written list or mapping holding it (when a write holds several)."""
     head = ref["reference"]
     if "path" in ref and ref["path"] != ref["reference"][2:-1]:
         head += f" -> {ref['path']}"
@@ -94,6 +96,10 @@ def reference_lines(ref: dict[str, Any], indent: str) -> list[str]:
         head += f" = {show(ref['value'])}"
     if "note" in ref:
         head += f"  [{ref['note']}]"
+    within = ref.get("within")
+    if say_where and within is not None:
+        head += (f"  (item {within} of this write)" if within.isdigit()
+                 else f"  (at {within} of this write)")
     lines = [indent + head]
     for inner in ref.get("inner", []):
         lines.extend(reference_lines(inner, indent + INDENT))

@@ -13,30 +13,44 @@ the final parameters (recursively, bounded) to show the chain of writes behind a
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from reclass_ng.api import Inventory
 from reclass_ng.errors import NodeNotFound, NotFoundError
 from reclass_ng.location import display_path
 from reclass_ng.provenance import MISSING, MergedEntity, Write
-from reclass_ng.suggestions import similar_names
+from reclass_ng.suggestions import similar_node_names
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain
 
 MAX_REFERENCE_DEPTH = 8  # links followed below one contribution; real chains are short
 
 __all__ = ["MAX_REFERENCE_DEPTH", "MISSING", "ExplainNotFound", "NodeTrace", "as_written",
-           "did_you_mean", "lookup", "plain", "references_in"]
+           "located_references", "lookup", "plain", "references_in"]
 
 
 class ExplainNotFound(NotFoundError):
-    """A node, parameter, class or application the node does not have."""
+    """A node, parameter, class or application the node does not have.
 
+    The nearest existing names are part of the message (`(did you mean: a, b?)`) and are the
+    record's suggestions; the record names the node asked about.
+    """
 
-def did_you_mean(word: str, candidates: list[str]) -> str:
-    """` (did you mean: a, b?)` for the nearest candidates, or an empty string."""
-    close = similar_names(word, candidates)
-    return f" (did you mean: {', '.join(close)}?)" if close else ""
+    def __init__(self, text: str, node: str | None = None,
+                 suggestions: Sequence[str] = ()) -> None:
+        close = list(suggestions)
+        super().__init__(text + (f" (did you mean: {', '.join(close)}?)" if close else ""),
+                         suggest=lambda: close)
+        self.asked_node = node
+
+    def context_lines(self) -> list[str]:
+        """None: the suggestions are part of the message."""
+        return []
+
+    def record(self, node: str | None = None) -> dict[str, Any]:
+        """The error's record, naming the node asked about."""
+        return super().record(node or self.asked_node)
 
 
 class NodeTrace:
@@ -49,13 +63,13 @@ class NodeTrace:
         self.delimiter = inventory.settings.delimiter
         if node not in inventory.storage.nodes:
             raise ExplainNotFound(
-                f"Node '{node}' not found under {inventory.storage.nodes_uri}"
-                + did_you_mean(node, inventory.node_names))
+                f"Node '{node}' not found under {inventory.storage.nodes_uri}", node,
+                similar_node_names(node, inventory.node_names))
         self.provenance = inventory.provenance(node)
         error = self.provenance.error
         if error is not None:  # the real engine's error, as it reports it
             if isinstance(error, NodeNotFound):
-                raise ExplainNotFound(error.text) from None
+                raise ExplainNotFound(error.text, node, error.suggestions()) from None
             raise error
         assert self.provenance.nodeinfo is not None
         self.info: dict[str, Any] = self.provenance.nodeinfo
@@ -145,19 +159,25 @@ def lookup(tree: Any, keys: tuple) -> Any:
 
 def references_in(value: Any) -> list[Ref | Query]:
     """The top-level references and queries in a written value, in order."""
-    found: list[Ref | Query] = []
+    return [ref for _, ref in located_references(value)]
+
+
+def located_references(value: Any, within: tuple = ()) -> list[tuple[tuple, Ref | Query]]:
+    """The top-level references and queries in a written value, in order, each with the keys
+    (list positions, mapping keys) leading to it inside the value."""
+    found: list[tuple[tuple, Ref | Query]] = []
     if type(value) is Interpolation:
-        found.extend(item for item in value.template.items
+        found.extend((within, item) for item in value.template.items
                      if isinstance(item, (Ref, Query)))
     elif type(value) is Stack:
         for layer in value.layers:
-            found.extend(references_in(layer.value))
+            found.extend(located_references(layer.value, within))
     elif isinstance(value, dict):
-        for child in value.values():
-            found.extend(references_in(child))
+        for key, child in value.items():
+            found.extend(located_references(child, within + (key,)))
     elif isinstance(value, list):
-        for child in value:
-            found.extend(references_in(child))
+        for index, child in enumerate(value):
+            found.extend(located_references(child, within + (index,)))
     return found
 
 

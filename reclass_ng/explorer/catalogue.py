@@ -15,6 +15,7 @@ import attrs
 
 import reclass_ng
 from reclass_ng.classifier.classification import matching_groups
+from reclass_ng.classifier.facts import trusted_with_certname
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.classifier.rule_evaluator import node_map
@@ -39,10 +40,13 @@ class NodeSummary:
     error: str | None
     groups: tuple[str, ...]  # names of the groups it matches
     listed: tuple[str, ...] = ()  # the classes its own file lists, as written
+    declared_environment: str = ""  # what its own file says (else the default)
 
     @property
     def environment(self) -> str:
-        return str(self.info["environment"]) if self.info else ""
+        """The rendered environment; for a node that fails, the one its file declares (so
+        filtering by environment keeps failing nodes, shown as failing)."""
+        return str(self.info["environment"]) if self.info else self.declared_environment
 
     @property
     def classes(self) -> list[str]:
@@ -116,8 +120,11 @@ class NodeCatalogue:
                 info, error = inventory.nodeinfo(name), None
             except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
                 info, error = None, error_text(err)
-            summaries.append(NodeSummary(name, info, error, _group_names(tree, name, facts_of),
-                                         _listed_classes(inventory, name)))
+            own = _node_file(inventory, name)
+            declared = own.get("environment") if isinstance(own.get("environment"), str) else None
+            summaries.append(NodeSummary(
+                name, info, error, _group_names(tree, name, facts_of), _listed_classes(own),
+                declared or inventory.settings.default_environment))
         return cls(summaries, inventory.settings.delimiter)
 
     def select(self, wanted: NodeFilter) -> list[NodeSummary]:
@@ -155,26 +162,33 @@ class NodeCatalogue:
         return sorted({group for node in self.nodes for group in node.groups})
 
     def environments(self) -> list[str]:
-        return sorted({node.environment for node in self.nodes if node.info})
+        return sorted({node.environment for node in self.nodes if node.environment})
 
     def failed(self) -> list[NodeSummary]:
         return [node for node in self.nodes if node.error is not None]
 
 
-def _listed_classes(inventory: reclass_ng.Inventory, name: str) -> tuple[str, ...]:
+def _node_file(inventory: reclass_ng.Inventory, name: str) -> dict[str, Any]:
+    """The node's own file as parsed (empty when it cannot be read or is no mapping)."""
     storage = inventory.storage
     try:
         raw = storage.parsed(storage.nodes[name].path)
     except ReclassError:
-        return ()
-    entries = raw.get("classes") if isinstance(raw, dict) else None
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _listed_classes(own: dict[str, Any]) -> tuple[str, ...]:
+    entries = own.get("classes")
     return tuple(e for e in entries if isinstance(e, str)) if isinstance(entries, list) else ()
 
 
 def groups_matching(tree: GroupTree, name: str, stored: dict[str, Any] | None) -> list[Group]:
-    """The groups a node matches with the facts the service stores for it (none: by name)."""
+    """The groups a node matches with the facts the service stores for it (none: by name and
+    certname), as `reclass-ng classify` and the API classify it."""
     facts = stored or {}
-    return matching_groups(tree, node_map(name, facts.get("fact"), facts.get("trusted")))
+    return matching_groups(tree, node_map(name, facts.get("fact"),
+                                          trusted_with_certname(name, facts.get("trusted"))))
 
 
 def _group_names(tree: GroupTree | None, name: str,

@@ -20,6 +20,7 @@ import attrs
 import reclass_ng
 from reclass_ng.classifier.classification import classification_steps
 from reclass_ng.classifier.explanation import explanation_from_steps
+from reclass_ng.classifier.facts import trusted_with_certname
 from reclass_ng.classifier.groups import Group
 from reclass_ng.diff import InventoryDiff, compare, render_side
 from reclass_ng.diff.sources import exported_revision, repository_of, short_revision
@@ -127,7 +128,8 @@ class ExplorerData:
             return None
         stored = self.observed.runtime(node)
         facts = stored or {}
-        steps = classification_steps(tree, node, facts.get("fact"), facts.get("trusted"))
+        steps = classification_steps(tree, node, facts.get("fact"),
+                                     trusted_with_certname(node, facts.get("trusted")))
         return NodeGroups(stored, steps.matched, steps.leaves,
                           explanation_from_steps(tree, steps))
 

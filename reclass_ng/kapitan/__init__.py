@@ -2,7 +2,7 @@
 
 `inventory.ReclassNgInventory` is the backend; `cli.main` (the `kapitan-ng` command) registers
 it under the name `reclass-ng` and runs Kapitan's own command line. Kapitan is an optional
-dependency: `pip install reclass-ng[kapitan]`.
+dependency: the `kapitan` extra (reclass_ng.install says how to install it).
 """
 
 BACKEND_NAME = "reclass-ng"

@@ -33,7 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from kapitan import cli as kapitan_cli
     except ImportError:
-        raise ConfigError("kapitan-ng needs Kapitan: pip install 'reclass-ng[kapitan]'") from None
+        from reclass_ng.install import install_hint
+
+        raise ConfigError(f"kapitan-ng needs Kapitan: {install_hint('kapitan')}") from None
     register_backend()
     kapitan_cli.main(*(sys.argv[1:] if argv is None else argv))
     return 0

@@ -53,8 +53,11 @@ class ReclassNgInventory(Inventory):
             logger.debug("Inventory rendering with reclass-ng took %s",
                          datetime.now(timezone.utc) - start)
         except reclass_ng.ReclassError as err:
-            logger.error("Inventory reclass-ng error: %s", err.message)
-            raise InventoryError(err.message) from err
+            # The whole report, as `reclass` prints it: kapicorp's lines (what str(err) holds)
+            # and below them where the problem is written, the reference chain, "did you mean".
+            message = "\n".join(err.report_lines())
+            logger.error("Inventory reclass-ng error: %s", message)
+            raise InventoryError(message) from err
 
         for target_name, nodeinfo in rendered["nodes"].items():
             target = self.targets.get(target_name)

@@ -15,6 +15,7 @@ import reclass_ng
 from reclass_ng.errors import NotFoundError, ReclassError, UsageError
 from reclass_ng.lint.findings import ERROR, RULES, Finding, finding
 from reclass_ng.lint.inventory_rules import (
+    class_trees,
     render_rules,
     unreachable_class,
 )
@@ -107,6 +108,13 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
     if inventory is not None:
         runs = render_nodes(inventory, progress)
         nodes = len(runs)
+        # yaml_git and mixed: the files of the branches the nodes read (known once rendered)
+        checked = set(files)
+        tree_files = [path for tree in class_trees(inventory.storage)
+                      for path, _ in walk_yaml_files(tree.classes_dir or "")
+                      if tree.classes_dir and path not in checked]
+        files += tree_files
+        found.extend(check_files(tree_files, settings.delimiter, prefixes, index))
         if "unreachable-class" not in off:
             found.extend(unreachable_class(inventory, runs))
         dead, types, constants = write_rules(runs, inventory.settings.strict_constant_parameters,

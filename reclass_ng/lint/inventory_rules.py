@@ -58,13 +58,24 @@ def _name_pattern(name: str, ref_open: str, ref_close: str) -> re.Pattern[str]:
     return re.compile("".join(out))
 
 
-def reachable_classes(inventory: Inventory, runs: list[NodeRun]) -> set[str]:
+def class_trees(storage: Any) -> list[Any]:
+    """The class trees the nodes read: one for yaml_fs; for yaml_git and mixed, the tree of
+    each environment the render opened (there may be no tree for the default environment)."""
+    opened = getattr(storage, "opened_environments", None)
+    if opened is None:
+        return [storage]
+    return list({id(tree): tree for tree in map(storage.classes_for, opened())}.values())
+
+
+def reachable_classes(inventory: Inventory, runs: list[NodeRun], tree: Any = None) -> set[str]:
     """Classes some node reaches: as rendered, plus a static walk where `${...}` matches anything.
 
     The static walk covers nodes that fail to render and names that a reference would choose
     differently on another day; a templated name marks every class it could match as reached.
+    `tree` is the class tree walked (default: the storage's own, for yaml_fs).
     """
     storage, settings = inventory.storage, inventory.settings
+    classes = storage if tree is None else tree
     ref_open, ref_close = settings.reference_sentinels
     reached = {e.name for run in runs for e in run.entities
                if e.source and e.source.kind == "class"}
@@ -86,14 +97,14 @@ def reachable_classes(inventory: Inventory, runs: list[NodeRun]) -> set[str]:
         name = absolute_class_name(listed, base)
         if ref_open in name:
             pattern = _name_pattern(name, ref_open, ref_close)
-            targets = [c for c in storage.class_paths if pattern.fullmatch(c)]
+            targets = [c for c in classes.class_paths if pattern.fullmatch(c)]
         else:
-            targets = [name] if name in storage.class_paths else []
+            targets = [name] if name in classes.class_paths else []
         for target in targets:
             reached.add(target)
             if target not in done:
                 done.add(target)
-                listed_there = _listed_classes(storage, storage.class_paths[target])
+                listed_there = _listed_classes(classes, classes.class_paths[target])
                 pending.extend((c, target) for c in listed_there)
     return reached
 
@@ -109,11 +120,14 @@ def _listed_classes(storage: Any, path: str) -> list[str]:
 
 def unreachable_class(inventory: Inventory, runs: list[NodeRun]) -> list[Finding]:
     """unreachable-class: classes no node reaches."""
-    reached = reachable_classes(inventory, runs)
-    return [finding("unreachable-class", path, 1,
-                    f"class {name} is not used by any node (directly, through other classes, "
-                    "class mappings or a templated class name)")
-            for name, path in sorted(inventory.storage.class_paths.items()) if name not in reached]
+    found = []
+    for tree in class_trees(inventory.storage):
+        reached = reachable_classes(inventory, runs, tree)
+        found += [finding("unreachable-class", path, 1,
+                          f"class {name} is not used by any node (directly, through other "
+                          "classes, class mappings or a templated class name)")
+                  for name, path in sorted(tree.class_paths.items()) if name not in reached]
+    return found
 
 
 # -- failing-reference and node-error --------------------------------------------------------
@@ -160,8 +174,9 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
         elif isinstance(err, ValueAtPathError):
             file = err.file() or ""
             line = index.line(file, _section_path(err.path))
-        elif isinstance(err, LocatedError):
-            file, line = err.file() or "", None
+        elif isinstance(err, LocatedError):  # e.g. a class not found: its list entry
+            at = err.written_at()
+            file, line = err.file() or "", at.line if at is not None else None
         else:
             file, line = "", None
         if not file:
@@ -169,6 +184,9 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
             head = err.text.split(": ", 1)[0]
             file = head if os.path.isfile(head) else run.file
         text = " ".join(line.strip() for line in err.detail_lines())
+        close = err.suggestions()
+        if close:
+            text += f" (did you mean {', '.join(close)}?)"
         others.setdefault((file, line, text), []).append(run.name)
     ref_found = []
     for (text, path, file), nodes in refs.items():  # text: what went wrong

@@ -129,9 +129,12 @@ def test_validate_lists_every_problem(inventory):
     done = run_cli("groups", "validate", "-b", str(inventory))
     assert done.returncode == 65
     assert "3 problems" in done.stderr
-    assert "groups/orphan.yml: missing-parent: The parent group 44444444" in done.stderr
-    assert "groups/bad-rule.yml: schema-violation: rule[2]" in done.stderr
-    assert "groups/web.yml: uniqueness-violation: id" in done.stderr
+    import re  # each problem names its file and the line of the field (groups/x.yml:N:)
+
+    assert re.search(r"groups/orphan.yml:\d+: missing-parent: The parent group 44444444",
+                     done.stderr)
+    assert re.search(r"groups/bad-rule.yml:\d+: schema-violation: rule\[2\]", done.stderr)
+    assert re.search(r"groups/web.yml:\d+: uniqueness-violation: id", done.stderr)
     assert "Traceback" not in done.stderr
 
 
@@ -162,3 +165,25 @@ def test_the_example_inventory_groups_are_valid_and_classify():
     assert result["environment"] == "staging"  # the Staging group trumps
     assert result["classes"]["nginx"]["worker_connections"] == 1024
     assert result["parameters"]["puppet_server"] == "puppet.staging.example.com"
+
+
+def test_validate_problems_have_lines_in_text_and_json(inventory):
+    (inventory / "groups" / "orphan.yml").write_text(
+        "# a group whose parent is gone\nid: 55555555-5555-4555-8555-555555555555\n"
+        "name: Orphan\nparent: 44444444-4444-4444-8444-444444444444\nrule: ['=', name, x]\n")
+    (inventory / "groups" / "bad-rule.yml").write_text(
+        "id: 33333333-3333-4333-8333-333333333333\nname: Bad\n"
+        f"parent: {ROOT_GROUP_ID}\n\nrule: ['>=', [fact, ram], 512]\n")
+    done = run_cli("groups", "validate", "-b", str(inventory))
+    assert done.returncode == 65
+    assert "   groups/orphan.yml:4: missing-parent: The parent group 4444" in done.stderr
+    assert "   groups/bad-rule.yml:5: schema-violation: rule[2]" in done.stderr
+    listed = json.loads(run_cli("groups", "validate", "-b", str(inventory), "-o", "json").stdout)
+    assert sorted((p["file"], p["line"]) for p in listed) == [
+        ("groups/bad-rule.yml", 5), ("groups/orphan.yml", 4)]
+    errors = json.loads(run_cli("groups", "validate", "-b", str(inventory), "--errors",
+                                "json").stderr)["errors"]
+    assert sorted((e["file"], e["line"], e["key_path"], e["kind"], e["group"])
+                  for e in errors) == [
+        ("groups/bad-rule.yml", 5, "rule", "schema-violation", "Bad"),
+        ("groups/orphan.yml", 4, "parent", "missing-parent", "Orphan")]

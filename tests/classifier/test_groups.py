@@ -176,7 +176,7 @@ def test_loading_files_reports_every_problem_with_its_file(tmp_path):
     else:  # pragma: no cover - the inventory above is invalid
         raise AssertionError("load_groups accepted an invalid tree")
     assert "5 problems" in message
-    assert "groups/lost.yml: missing-parent: The parent group" in message
+    assert "groups/lost.yml:3: missing-parent: The parent group" in message
 
 
 def test_loading_a_valid_tree(tmp_path):

@@ -192,3 +192,45 @@ def test_ui_command_refuses_bad_arguments_without_a_traceback(example: Path,
     bad_port = ui("-b", str(example), "--port", "70000", "--state-db", str(tmp_path / "s"))
     assert bad_port.returncode != 0 and "--port" in bad_port.stderr
     assert "Traceback" not in missing.stderr + bad_port.stderr
+
+
+def explorer_group_members(page_html: str) -> dict[str, set[str]]:
+    """Group id -> the nodes the groups page lists as matching it."""
+    import re
+
+    found = {}
+    for match in re.finditer(r'id="group-([^"]+)".*?<details class="matched"[^>]*><summary>'
+                             r"(\d+) matching nodes</summary><ul>(.*?)</ul></details>",
+                             page_html, re.DOTALL):
+        names = set(re.findall(r'class="node-link" href="[^"]*">([^<]+)</a>', match[3]))
+        assert len(names) == int(match[2])
+        found[match[1]] = {html.unescape(name) for name in names}
+    return found
+
+
+def test_group_membership_is_what_classification_returns(example: Path, tmp_path: Path) -> None:
+    """For nodes without stored facts the page matches rules with the trusted data Puppet
+    always sends (certname = the node's name), as `reclass-ng classify` and the API do."""
+    import json
+
+    with app_client(example, tmp_path / "s.sqlite3") as http:
+        members = explorer_group_members(http.get("/ui/groups").text)
+    assert members["c0e066b3-4b61-4d79-8884-b465aa297ec3"]  # Production: rule on certname
+    nodes = sorted(path.stem for path in (example / "nodes").rglob("*.yml"))
+    for node in nodes:
+        classified = subprocess.run(
+            [str(Path(sys.executable).parent / "reclass-ng"), "classify", "-b", str(example),
+             node, "--groups-only", "-o", "json"], capture_output=True, text=True, timeout=120)
+        assert classified.returncode == 0, classified.stderr
+        on_page = {group for group, names in members.items() if node in names}
+        assert on_page == set(json.loads(classified.stdout)["groups"]), node
+
+
+def test_the_environment_filter_keeps_failing_nodes(example: Path, tmp_path: Path) -> None:
+    nginx = example / "classes" / "service" / "nginx.yml"
+    nginx.write_text(nginx.read_text().replace("${site:http_port}", "${site:http_prot}"))
+    with app_client(example, tmp_path / "s.sqlite3") as http:
+        listed = html.unescape(http.get("/ui/nodes", params={"environment": "staging"}).text)
+    assert "web1.staging.example.com" in listed and "db1.staging.example.com" in listed
+    assert listed.count("fails to render</span>") == 1  # web1.staging, shown as failing
+    assert "web2.example.com" not in listed  # production

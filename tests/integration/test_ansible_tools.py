@@ -90,6 +90,31 @@ def test_plugin_reports_reclass_errors(ansible_env: dict[str, str], tmp_path: Pa
 
 
 @pytest.mark.parametrize("kind", ["script", "plugin"])
+def test_every_failing_node_is_reported_in_full(kind: str, ansible_env: dict[str, str],
+                                                plugin_source: Path, tmp_path: Path) -> None:
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(EXAMPLE_INVENTORY, broken)
+    nginx = broken / "classes" / "service" / "nginx.yml"
+    nginx.write_text(nginx.read_text().replace("${site:http_port}", "${site:http_prot}"))
+    lb1 = broken / "nodes" / "production" / "lb1.example.com.yml"
+    lb1.write_text(lb1.read_text().replace("- role.lb\n", "- role.lbb\n"))
+    plugin_source.write_text(plugin_source.read_text().replace(str(EXAMPLE_INVENTORY),
+                                                               str(broken)))
+    source = adapter_command("reclass-ansible") if kind == "script" else str(plugin_source)
+    result = run_tool([require_tool("ansible-inventory"), "-i", source, "--list"],
+                      env={**ansible_env, "RECLASS_NG_INVENTORY": str(broken)})
+    assert "-> lb1.example.com" in result.stderr, result.stderr
+    assert "did you mean role.lb?" in result.stderr
+    assert "-> web1.example.com" in result.stderr  # not only the first failing node
+    assert f"written at {nginx}:7:18 (class service.nginx)" in result.stderr
+    assert "did you mean ${site:http_port}?" in result.stderr
+    assert "the same error in 2 more nodes: web1.staging.example.com, web2.example.com" in (
+        result.stderr)
+
+
+@pytest.mark.parametrize("kind", ["script", "plugin"])
 def test_adhoc_debug_prints_a_host_var(kind: str, ansible_env: dict[str, str],
                                        plugin_source: Path) -> None:
     tool = require_tool("ansible")

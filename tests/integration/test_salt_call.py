@@ -68,6 +68,30 @@ def test_unknown_minion_gets_a_pillar_error_with_the_reclass_ng_message(
     assert "Node 'stranger.example.com' not found" in log
 
 
+def test_pillar_errors_carry_the_whole_message_without_a_traceback(tmp_path: Path) -> None:
+    conf = write_minion_config(tmp_path, EXAMPLE_INVENTORY)
+    pillar = salt_call(conf, "web1", "pillar.items", "unmask=True")
+    [error] = pillar["_errors"]
+    assert error.startswith("ext_pillar.reclass_ng: -> web1\n")
+    assert error.endswith("did you mean web1.example.com, web1.staging.example.com?")
+    log = (tmp_path / "root" / "minion.log").read_text()
+    assert "did you mean web1.example.com" in log
+    assert "Exception caught loading ext_pillar" not in log and "Traceback" not in log
+
+
+def test_a_misspelt_option_is_named_once_with_a_suggestion(tmp_path: Path) -> None:
+    conf = write_minion_config(tmp_path, EXAMPLE_INVENTORY)
+    minion = conf / "minion"
+    minion.write_text(minion.read_text().replace(
+        f"  - reclass_ng:\n      inventory_base_uri: {EXAMPLE_INVENTORY}\n",
+        f"  - reclass_ng:\n      inventory_base_uri: {EXAMPLE_INVENTORY}\n"
+        "      ignore_class_notfond: true\n"))
+    [error] = salt_call(conf, "web1.example.com", "pillar.items", "unmask=True")["_errors"]
+    assert error == ("ext_pillar.reclass_ng: unexpected option: ignore_class_notfond (did you "
+                     "mean ignore_class_notfound?) (options are reclass-config.yml settings, "
+                     "see doc/configuration.rst)")
+
+
 def test_short_form_configuration_names_the_inventory(tmp_path: Path) -> None:
     conf = write_minion_config(tmp_path, EXAMPLE_INVENTORY, ext_pillar=False)
     minion = conf / "minion"

@@ -8,12 +8,13 @@ Master (or masterless minion) config::
 
 or, with nothing but the inventory directory, `- reclass_ng: /srv/reclass`.
 
-The options are those of reclass_ng.adapters.salt.ext_pillar. Errors are raised as Salt errors
-carrying the full reclass-ng message, so they reach the Salt log and the pillar's `_errors`.
+The options are those of reclass_ng.adapters.salt.ext_pillar. An inventory error is the pillar's
+`_errors` and a line of the Salt log, with reclass-ng's whole message and no traceback.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from salt.exceptions import SaltInvocationError
@@ -24,6 +25,8 @@ from reclass_ng.errors import ReclassError
 # The file is not called reclass_ng.py: Salt appends this directory to sys.path while loading, and
 # a module of that name there could shadow the reclass_ng package itself.
 __virtualname__ = "reclass_ng"
+
+log = logging.getLogger(__name__)
 
 
 def __virtual__() -> str:
@@ -50,4 +53,9 @@ def ext_pillar(minion_id: str, pillar: dict[str, Any], *args: Any, **kwargs: Any
     try:
         return salt_adapter.ext_pillar(minion_id, pillar, **kwargs)
     except ReclassError as err:
-        raise SaltInvocationError(f"ext_pillar.reclass_ng: {err.message}") from None
+        # Returned, not raised: Salt logs the traceback of every exception an ext_pillar raises,
+        # which says nothing about the inventory. `_errors` fails the pillar just the same
+        # (states refuse to run) and shows the message in `pillar.items`.
+        message = salt_adapter.salt_error_message("ext_pillar.reclass_ng", err)
+        log.error("%s", message)
+        return {"_errors": [message]}

@@ -53,4 +53,5 @@ def top(**kwargs: Any) -> dict[str, list[str]]:
     except ReclassError as err:
         # Salt logs this message ("Top function reclass_ng failed with error ...") and carries on
         # without states for the minion.
-        raise SaltInvocationError(f"master_tops.{__virtualname__}: {err.message}") from None
+        raise SaltInvocationError(
+            salt_adapter.salt_error_message(f"master_tops.{__virtualname__}", err)) from None

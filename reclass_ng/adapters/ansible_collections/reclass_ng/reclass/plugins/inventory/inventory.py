@@ -75,7 +75,8 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Constructable  # noqa
 try:
     from reclass_ng.adapters import ansible as ansible_adapter
     from reclass_ng.adapters.inventory_source import checked_settings, open_inventory
-    from reclass_ng.errors import ReclassError
+    from reclass_ng.cli.failures import other_nodes_errors
+    from reclass_ng.errors import MultipleErrors, ReclassError
 except ImportError as err:  # pragma: no cover - reported when Ansible loads the plugin
     RECLASS_NG_IMPORT_ERROR: ImportError | None = err
 else:
@@ -102,13 +103,18 @@ class InventoryModule(BaseInventoryPlugin, Constructable):
                 f"The reclass_ng inventory plugin needs the reclass-ng Python package in the "
                 f"Python that runs Ansible: {RECLASS_NG_IMPORT_ERROR}")
         self._read_config_data(path)
+        opened: list = []
         try:
-            data = self._reclass_inventory(os.path.dirname(os.path.abspath(path)))
+            data = self._reclass_inventory(os.path.dirname(os.path.abspath(path)), opened)
         except ReclassError as err:
-            raise AnsibleParserError(f"reclass-ng: {err.message}") from None
+            # The whole report (file:line:column, did you mean) of every failing node, as
+            # `reclass --inventory` prints it.
+            others = other_nodes_errors(opened[0], err) if opened and err.node else []
+            found = MultipleErrors([err, *others]) if others else err
+            raise AnsibleParserError("reclass-ng: " + "\n".join(found.report_lines())) from None
         self._populate(data)
 
-    def _reclass_inventory(self, source_dir: str) -> dict:
+    def _reclass_inventory(self, source_dir: str, opened: list) -> dict:
         base = self.get_option("inventory_base_uri")
         if base:
             base = os.path.join(source_dir, os.path.expanduser(base))
@@ -117,6 +123,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable):
                         classes_uri=self.get_option("classes_uri"))
         reclass_inventory = open_inventory(
             base, **checked_settings(settings, "reclass_ng.reclass.inventory settings"))
+        opened.append(reclass_inventory)
         postfix = self.get_option("applications_postfix")
         if postfix is None:
             postfix = reclass_inventory.settings.applications_postfix
