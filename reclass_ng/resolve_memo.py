@@ -11,7 +11,7 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve_fast import NOT_RENDERED, FastPaths
+from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
 from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
@@ -65,7 +65,10 @@ class SharedSubtrees(FastPaths):
             for paths, by_values in by_paths.items():
                 values_key = self._read_key_now(paths)
                 kept = by_values.get(values_key) if values_key is not None else None
-                if kept is not None:
+                # What its references produced counts in this node too; a copy that would
+                # cross the limit is rendered plainly, which reports it where it crosses.
+                if kept is not None and self.expanded + kept[2] <= MAX_REFERENCE_EXPANSION:
+                    self.expanded += kept[2]
                     container[key] = kept[1]
                     subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
@@ -81,13 +84,14 @@ class SharedSubtrees(FastPaths):
         what it reads; keep it when nothing the memo cannot replay happened."""
         reading = SubtreeReads(path)
         self._reading.append(reading)
+        expanded = self.expanded
         try:
             self._render_keys(rendered, producers.dirty, path)
         finally:
             self._reading.pop()
         if reading.kept:
             self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
-                               rendered)
+                               rendered, self.expanded - expanded)
 
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already
