@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "inventory-example"
 MEMORY_LIMIT = 1024 * 1024 * 1024
@@ -99,3 +100,19 @@ def test_inventory_lists_the_node_with_a_bomb_as_failing(inventory):
     # Without the bomb, the same inventory renders.
     (inventory / "classes" / "common" / "bomb.yml").write_text("parameters: {}\n")
     assert run_reclass("-b", str(inventory), "--inventory").returncode == 0
+
+
+def test_groups_validate_lists_a_group_with_a_bomb(inventory):
+    web = inventory / "groups" / "web-servers.yml"
+    data = yaml.safe_load(web.read_text())
+    data["variables"] = yaml.safe_load(doubling("l", 8, 10, "[x, x, x, x, x, x, x, x, x, x]",
+                                                "list"))
+    web.write_text(yaml.safe_dump(data))
+    result = subprocess.run([sys.executable, "-m", "reclass_ng.cli.main", "groups", "validate",
+                             "-b", str(inventory)], capture_output=True, text=True,
+                            timeout=CPU_SECONDS * 6, preexec_fn=_limits)
+    assert result.returncode == 65, result.stdout + result.stderr
+    assert "groups/web-servers.yml: reference-expansion: What group 'Web servers' gives a " \
+           "node: References expand to more than 1,000,000" in result.stderr, result.stderr
+    assert "large-web-servers.yml: reference-expansion" in result.stderr  # inherits it
+    assert "Traceback" not in result.stderr
