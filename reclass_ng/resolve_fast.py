@@ -5,8 +5,10 @@ once `_param` is done) or a stack of scalars (a class's default overridden by a 
 value). `Resolver._render_at` would take each through the reference stack (the loop check),
 `lookup` and, for a stack, `Merger.fold`; what it stores then is found here directly, by the
 same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
-that machinery changes no output, error, warning or order. `Resolver(fast_references=False)`
-is the full render the tests compare this with (tests/test_subtrees.py).
+that machinery changes no output, error, warning or order. Only values that count nothing
+towards MAX_REFERENCE_EXPANSION (short scalars) are taken here, so nothing here counts
+either. `Resolver(fast_references=False)` is the full render the tests compare this with
+(tests/test_subtrees.py).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ MAX_REFERENCE_EXPANSION = 1_000_000
 # bounded by the files' size. That keeps counting off the fast paths, which take only such
 # values (a mapping, list or longer string found by a reference takes the full render).
 SHORT_TEXT = 64
-# Containers whose size is walked (a string's is its length, any other scalar's 1).
+# The containers _expansion_size walks into.
 _CONTAINERS = frozenset({dict, list, OwnedDict, OwnedList, UnresolvedDict, UnresolvedList})
 
 
@@ -161,9 +163,11 @@ class FastPaths:
         except (KeyError, TypeError, IndexError):
             return NOT_RENDERED
         kind = type(node)
-        if kind not in PLAIN or kind is dict or kind is list \
-                or (kind is str and len(node) > SHORT_TEXT):
-            return NOT_RENDERED  # not plain, or counted (_expansion_size): the full render
+        if kind is str:  # the commonest
+            if len(node) > SHORT_TEXT:
+                return NOT_RENDERED  # counted (_expansion_size): the full render
+        elif kind not in SCALARS:
+            return NOT_RENDERED  # not plain, or a file's container (counted): the full render
         # The owned and plain mappings on the way are never replaced, nor a plain value
         # changed: every later walk ends at this value.
         self._targets[ref_path] = node  # type: ignore[index]

@@ -65,10 +65,8 @@ class SharedSubtrees(FastPaths):
             for paths, by_values in by_paths.items():
                 values_key = self._read_key_now(paths)
                 kept = by_values.get(values_key) if values_key is not None else None
-                # What its references produced counts in this node too; a copy that would
-                # cross the limit is rendered plainly, which reports it where it crosses.
-                if kept is not None and self.expanded + kept[2] <= MAX_REFERENCE_EXPANSION:
-                    self.expanded += kept[2]
+                # What its references produced (mostly nothing) counts in this node too.
+                if kept is not None and (not kept[2] or self._count_reused(kept[2])):
                     container[key] = kept[1]
                     subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
@@ -77,6 +75,15 @@ class SharedSubtrees(FastPaths):
                     return True
         subtrees.misses += 1
         return False
+
+    def _count_reused(self, expanded: int) -> bool:
+        """Count what a reused copy's references produced; False when that would cross
+        MAX_REFERENCE_EXPANSION: the copy is then rendered plainly, which reports the error
+        where it crosses."""
+        if self.expanded + expanded > MAX_REFERENCE_EXPANSION:
+            return False
+        self.expanded += expanded
+        return True
 
     def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple
                          ) -> None:

@@ -109,6 +109,14 @@ def test_a_bomb_split_between_parent_and_child_groups_is_refused(tmp_path):
         assert body["details"]["group"] == LARGE_WEB_ID, body
         assert "Large web servers" in body["msg"], body
         assert group_files(inventory) == before
+        # Replacing every group at once is checked the same way.
+        groups = http.get("/v1/groups").json()
+        for group in groups:
+            if group["id"] == WEB_ID:
+                group["variables"] = parent_part
+        response = http.post("/v1/import-hierarchy", json=groups)
+        assert_error(response, 422, "reference-expansion")
+        assert group_files(inventory) == before
 
 
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
