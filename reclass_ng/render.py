@@ -405,6 +405,25 @@ class InventoryRenderer:
         `.x` class names are relative to `relative_base`."""
         return self.renderer.preparer.entity(document, source, relative_base)
 
+    def entity_parameters(self, entity: Entity, name: str) -> OwnedDict:
+        """The parameters of `entity` rendered alone, as node `name` (named in errors): no
+        classes, node file, class mappings, automatic parameters or inventory queries. What
+        a classifier group gives a node on its own, checked before the group is written."""
+        renderer = self.renderer
+        node = MergedNode()
+        renderer.merger.merge_entity(node, renderer.prepared(entity))
+        # Missing references are collected, whatever group_errors says: rendering goes on
+        # past them (they read as null), so every other problem is found.
+        resolver = renderer.resolver(node.parameters, group_errors=True)
+        try:
+            with deep_recursion():
+                resolver.resolve_all()
+        except RecursionError:
+            raise ReclassError("Reference chain too deep to resolve", node=name) from None
+        except ReclassError as err:
+            raise err.for_node(name) from None
+        return node.parameters
+
     def render_serially(self, progress: Callable[[int, int], None] | None = None, *,
                         share_subtrees: bool = True, memo: RenderedSubtrees | None = None
                         ) -> dict[str, Any]:

@@ -18,13 +18,14 @@ from reclass_ng.errors import (
     QueryPositionError,
     ReclassError,
     ReferenceDefaultError,
+    ReferenceExpansionError,
     ResolveError,
     ResolveErrorList,
     format_path,
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve_fast import NOT_RENDERED, PLAIN, WALKED
+from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
 from reclass_ng.resolve_memo import SharedSubtrees
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.suggestions import similar_paths
@@ -95,6 +96,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         # paths being rendered, in order, with the value (Interp or Stack) rendered there
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
+        self.expanded = 0  # what references produced (resolve_fast.MAX_REFERENCE_EXPANSION)
+        self._plain_sizes: dict[int, tuple[int, Any]] = {}
         self._split = merger.split_paths(delimiter)
         # where _rendered_target walks, and the split paths it finds there
         self._refs_root, self._refs_split = self.refs.root, self.refs._split
@@ -134,6 +137,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             # off during a render, frees late: its caches of values found go now.
             self._targets.clear()
             self._read_parts.clear()
+            self._plain_sizes.clear()
         if self.errors:
             errors, self.errors = self.errors, []
             raise ResolveErrorList(errors)
@@ -202,7 +206,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             if type(value) is Interpolation:
                 single = value.template.single
                 if type(single) is Ref:  # most strings to render are one reference alone
-                    new = self._lookup_ref(single, value, path)
+                    new = self._expanded(self._lookup_ref(single, value, path), value, path)
                 else:
                     new = self.render_interp(value, path)
                 if self.record is not None:
@@ -285,12 +289,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         template = interp.template
         single = template.single
         if type(single) is Ref:
-            return self._lookup_ref(single, interp, path)
+            return self._expanded(self._lookup_ref(single, interp, path), interp, path)
         if type(single) is Query:
             self._unkeep()  # the other nodes' exports are not among the reads
             if self.query is None:
                 raise ResolveError(single.source_text(), path, interp.source,
                                    hint="inventory queries are not available here")
+            # Not counted: what a query gathers is bounded by the nodes' exports, each
+            # counted in its own node (references to the result count where they copy it).
             return self.query(single, interp, path, self)
         if template.has_query:
             raise QueryPositionError(interp.text, path, interp.source)
@@ -301,7 +307,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             else:
                 # Only references remain: a query anywhere but alone is refused above.
                 parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
-        return "".join(parts)
+        return self._expanded("".join(parts), interp, path)
 
     def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
         """The value of a template written in `interp`'s file (a nested reference)."""
@@ -321,7 +327,18 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 raise BadReferencesError(
                     [err.ref], path, interp.source, source=err.source, written=err.written,
                     section=err.section, chain=err.chain, suggest=err.suggest) from None
-        return "".join(parts)
+        return self._expanded("".join(parts), interp, path)
+
+    def _expanded(self, value: Any, interp: Interpolation, path: tuple) -> Any:
+        """`value`, produced by the references in `interp` (rendered at `path`), counted
+        towards MAX_REFERENCE_EXPANSION; past it, the error naming them."""
+        self.expanded += self._expansion_size(value)
+        if self.expanded > MAX_REFERENCE_EXPANSION:
+            raise ReferenceExpansionError(
+                interp.text, MAX_REFERENCE_EXPANSION, path, interp.source,
+                source=interp.source, written=interp.text, section=self._section(),
+                chain=[format_path(p) for p in self.in_progress])
+        return value
 
     def _lookup_ref(self, ref: Ref, interp: Interpolation, path: tuple) -> Any:
         ref_path = ref.path
@@ -459,7 +476,12 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         if kind is not OwnedDict and kind is not OwnedList:
             return
         items = node.items() if kind is OwnedDict else enumerate(node)
+        plain = PLAIN  # a local: a C set in the compiled build (resolve.pxd)
         for key, child in list(items):
+            # Scalars and file containers are rendered (and stay so): skipped, as a
+            # container referenced by a bomb is walked once for each of its references.
+            if type(child) in plain:
+                continue
             child_path = walked + (key,)
             child = self._rendered_child(node, key, child_path, ref_path, interp, path)
             self._ensure_rendered(child, child_path, ref_path, interp, path)

@@ -14,6 +14,8 @@ cdef class FastPaths:
     cdef public object _refs_root
     cdef public dict _refs_split
     cdef public list _reading
+    cdef public Py_ssize_t expanded
+    cdef public dict _plain_sizes
 
     cpdef _rendered_now(self, value, path, key)
     cpdef _rendered_string(self, template)
@@ -24,3 +26,5 @@ cdef class FastPaths:
     cpdef _rendered_target(self, ref_path)
     @cython.locals(walked=frozenset, keys=tuple)
     cpdef _target_by_walk(self, ref_path)
+    @cython.locals(size=Py_ssize_t, containers=frozenset)
+    cpdef Py_ssize_t _expansion_size(self, value) except -1

@@ -5,14 +5,23 @@ once `_param` is done) or a stack of scalars (a class's default overridden by a 
 value). `Resolver._render_at` would take each through the reference stack (the loop check),
 `lookup` and, for a stack, `Merger.fold`; what it stores then is found here directly, by the
 same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
-that machinery changes no output, error, warning or order. `Resolver(fast_references=False)`
-is the full render the tests compare this with (tests/test_subtrees.py).
+that machinery changes no output, error, warning or order. Only values that count nothing
+towards MAX_REFERENCE_EXPANSION (short scalars) are taken here, so nothing here counts
+either. `Resolver(fast_references=False)` is the full render the tests compare this with
+(tests/test_subtrees.py).
 """
 
 from __future__ import annotations
 
 from reclass_ng.syntax.ast import Ref, Template, Text
-from reclass_ng.values import Interpolation, OwnedDict, OwnedList, Stack
+from reclass_ng.values import (
+    Interpolation,
+    OwnedDict,
+    OwnedList,
+    Stack,
+    UnresolvedDict,
+    UnresolvedList,
+)
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -29,6 +38,21 @@ WALKED = PLAIN | {OwnedDict, OwnedList}
 
 NOT_RENDERED = object()  # not (completely) rendered yet: the fast path does not apply
 
+# What the references of one node's parameters (and, apart, its exports) may produce at most,
+# counted by _expansion_size. Without a limit a few hundred bytes of `b: [${a}, ${a}, ...]`,
+# `c: [${b}, ${b}, ...]` (or strings `${s}${s}`) expand exponentially: a 503-byte class took
+# 3.1 GB. The largest node of the bench's 2,000-node inventories and of the corpus produces
+# far less (doc/performance.rst, "Reference-expansion limit"); a bomb stops within about
+# this many values and characters, a few MB. Not a setting, like the YAML loader's limits.
+MAX_REFERENCE_EXPANSION = 1_000_000
+# A reference to a scalar shorter than this counts nothing: it only shares a value that
+# exists already, and writing it takes 4 bytes at least, so what such references add is
+# bounded by the files' size. That keeps counting off the fast paths, which take only such
+# values (a mapping, list or longer string found by a reference takes the full render).
+SHORT_TEXT = 64
+# The containers _expansion_size walks into.
+_CONTAINERS = frozenset({dict, list, OwnedDict, OwnedList, UnresolvedDict, UnresolvedList})
+
 
 class FastPaths:
     """The fast paths of `Resolver` (reclass_ng.resolve), which provides what is declared
@@ -39,6 +63,10 @@ class FastPaths:
     _refs_root: Any
     _refs_split: dict[str, tuple[str, ...]]
     _reading: list[SubtreeReads]
+    # What references produced so far in this render (MAX_REFERENCE_EXPANSION), and the size
+    # of each file container counted (id -> (size, container): held, so no id is reused).
+    expanded: int
+    _plain_sizes: dict[int, tuple[int, Any]]
 
     if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve_memo); no stub to shadow it
         def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
@@ -77,7 +105,8 @@ class FastPaths:
                 if value is NOT_RENDERED:
                     return value
                 parts.append(str(value))
-        return "".join(parts)
+        text = "".join(parts)
+        return text if len(text) <= SHORT_TEXT else NOT_RENDERED  # else counted: see SHORT_TEXT
 
     def _folded_scalars(self, stack: Stack) -> Any:
         """What fold returns for a stack whose layers are all scalars or references to
@@ -133,9 +162,51 @@ class FastPaths:
                     return NOT_RENDERED
         except (KeyError, TypeError, IndexError):
             return NOT_RENDERED
-        if type(node) not in PLAIN:
-            return NOT_RENDERED
+        kind = type(node)
+        if kind is str:  # the commonest
+            if len(node) > SHORT_TEXT:
+                return NOT_RENDERED  # counted (_expansion_size): the full render
+        elif kind not in SCALARS:
+            return NOT_RENDERED  # not plain, or a file's container (counted): the full render
         # The owned and plain mappings on the way are never replaced, nor a plain value
         # changed: every later walk ends at this value.
         self._targets[ref_path] = node  # type: ignore[index]
         return node
+
+    # -- what references produce (MAX_REFERENCE_EXPANSION) --------------------------------
+
+    def _expansion_size(self, value: Any) -> int:
+        """What `value`, produced by a reference, counts towards MAX_REFERENCE_EXPANSION: a
+        string longer than SHORT_TEXT its length, a shorter one or another scalar nothing;
+        a mapping or list 1, plus for each key and item inside 1 and the length of each
+        string, as often as it is held. A file's container (dict, list: shared, never
+        changed) is walked once per render."""
+        kind = type(value)
+        if kind is str:
+            return len(value) if len(value) > SHORT_TEXT else 0
+        if kind not in _CONTAINERS:
+            return 0
+        if kind is dict or kind is list:
+            known = self._plain_sizes.get(id(value))
+            if known is not None:
+                return known[0]
+        size = 1
+        containers = _CONTAINERS  # a local: a C set in the compiled build (resolve_fast.pxd)
+        if isinstance(value, dict):
+            for key, item in dict.items(value):
+                size += len(key) + 1 if type(key) is str else 1
+                kind_of_item = type(item)
+                if kind_of_item is str:
+                    size += len(item) + 1
+                else:
+                    size += self._expansion_size(item) if kind_of_item in containers else 1
+        else:
+            for item in value:
+                kind_of_item = type(item)
+                if kind_of_item is str:
+                    size += len(item) + 1
+                else:
+                    size += self._expansion_size(item) if kind_of_item in containers else 1
+        if kind is dict or kind is list:
+            self._plain_sizes[id(value)] = (size, value)
+        return size

@@ -11,7 +11,7 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve_fast import NOT_RENDERED, FastPaths
+from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
 from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
@@ -65,7 +65,8 @@ class SharedSubtrees(FastPaths):
             for paths, by_values in by_paths.items():
                 values_key = self._read_key_now(paths)
                 kept = by_values.get(values_key) if values_key is not None else None
-                if kept is not None:
+                # What its references produced (mostly nothing) counts in this node too.
+                if kept is not None and (not kept[2] or self._count_reused(kept[2])):
                     container[key] = kept[1]
                     subtrees.reused(made_by)
                     for outer in self._reading:  # containers around it read what it read
@@ -75,19 +76,29 @@ class SharedSubtrees(FastPaths):
         subtrees.misses += 1
         return False
 
+    def _count_reused(self, expanded: int) -> bool:
+        """Count what a reused copy's references produced; False when that would cross
+        MAX_REFERENCE_EXPANSION: the copy is then rendered plainly, which reports the error
+        where it crosses."""
+        if self.expanded + expanded > MAX_REFERENCE_EXPANSION:
+            return False
+        self.expanded += expanded
+        return True
+
     def _render_for_memo(self, made_by: Any, producers: Any, rendered: Any, path: tuple
                          ) -> None:
         """Render `rendered`, the copy at `path` of the file container `producers`, recording
         what it reads; keep it when nothing the memo cannot replay happened."""
         reading = SubtreeReads(path)
         self._reading.append(reading)
+        expanded = self.expanded
         try:
             self._render_keys(rendered, producers.dirty, path)
         finally:
             self._reading.pop()
         if reading.kept:
             self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
-                               rendered)
+                               rendered, self.expanded - expanded)
 
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already

@@ -83,7 +83,8 @@ class RenderedSubtrees:
         self.max_entries = max_entries
         self.max_variants = max_variants
         self.max_unused = max_unused
-        # id(container) -> (container, {read paths: {read_key of the values: rendered copy}})
+        # id(container) -> (container, {read paths: {read_key of the values:
+        #                                            (reads, rendered copy, its expansion)}})
         self._entries: dict[int, tuple[Any, dict[tuple[str, ...], dict[tuple, Any]]]] = {}
         self._count = 0
         # What produced a container met once (its dict key only): recorded at the second
@@ -127,10 +128,11 @@ class RenderedSubtrees:
             self._met.add(made_by)
         return False
 
-    def keep(self, made_by: Any, producers: Any, reads: dict[str, Any], rendered: Any
-             ) -> None:
+    def keep(self, made_by: Any, producers: Any, reads: dict[str, Any], rendered: Any,
+             expanded: int) -> None:
         """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
-        ids it is), with the references it read (path -> value read)."""
+        ids it is), with the references it read (path -> value read) and what its own
+        references produced (a node reusing it counts that: resolve_fast.MAX_REFERENCE_EXPANSION)."""
         key = read_key(reads.values())
         if key is None or self._count >= self.max_entries:
             return
@@ -147,7 +149,7 @@ class RenderedSubtrees:
             return
         by_values = by_paths.setdefault(tuple(reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
-            by_values[key] = (reads, rendered)
+            by_values[key] = (reads, rendered, expanded)
             self._count += 1
 
 

@@ -39,6 +39,11 @@ CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]
     ("reference loop",
      {"nodes/n1.yml": "parameters:\n  a: ${b}\n  b: ${a}\n"},
      {}, "n1", errors.InfiniteRecursionError, 65, ["n1", "a", "b", "loop"]),
+    ("reference bomb: strings doubled 30 times",
+     {"nodes/n1.yml": "parameters:\n  s0: abcdefghijklmnopqrst\n" + "".join(
+         f"  s{i}: '${{s{i - 1}}}${{s{i - 1}}}'\n" for i in range(1, 31))},
+     {}, "n1", errors.ReferenceExpansionError, 65,
+     ["n1", "reference bomb", "1,000,000", "${s", "nodes/n1.yml", "written at"]),
     ("class include cycle",
      {"nodes/n1.yml": "classes: [a]\n", "classes/a.yml": "classes: [b]\n",
       "classes/b.yml": "classes: [a]\n"},

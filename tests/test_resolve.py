@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+import reclass_ng
 from reclass_ng.errors import (
     BadReferencesError,
     InfiniteRecursionError,
     ReclassError,
+    ReferenceExpansionError,
     ResolveErrorList,
 )
+from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION
+from reclass_ng.subtrees import RenderedSubtrees
 
 
 def node(body: str, classes: str = "") -> dict[str, str]:
@@ -197,3 +201,100 @@ def test_custom_delimiter_and_sentinels(params) -> None:
     result = params(files, delimiter=".", reference_sentinels=["{{", "}}"])
     assert result["r"] == 1
     assert result["keep"] == "${a.b}"
+
+
+# -- what references may produce (resolve_fast.MAX_REFERENCE_EXPANSION) --------------------
+
+
+def _doubling(name: str, levels: int, width: int, first: str, item: str) -> str:
+    """YAML lines `NAME0: FIRST`, then each level holding the one before `width` times (as
+    the items of a list, the values of a mapping or the parts of a string, per `item`)."""
+    lines = [f"  {name}0: {first}\n"]
+    for level in range(1, levels + 1):
+        ref = "${%s%d}" % (name, level - 1)  # noqa: UP031 - braces inside braces
+        if item == "list":
+            value = "[" + ", ".join([f"'{ref}'"] * width) + "]"
+        elif item == "mapping":
+            value = "{" + ", ".join(f"k{i}: '{ref}'" for i in range(width)) + "}"
+        else:
+            value = "'" + ref * width + "'"
+        lines.append(f"  {name}{level}: {value}\n")
+    return "".join(lines)
+
+
+# Each is a few hundred bytes that would expand to 10**8 values or 2**30 characters.
+REFERENCE_BOMBS = {
+    "lists": _doubling("b", 8, 10, "[x, x, x, x, x, x, x, x, x, x]", "list"),
+    "mappings": _doubling("d", 8, 10, "{a: x, b: x, c: x, d: x, e: x, f: x, g: x, h: x}",
+                          "mapping"),
+    "strings": _doubling("s", 30, 2, "abcdefghijklmnopqrst", "string"),
+}
+
+
+@pytest.mark.parametrize("bomb", sorted(REFERENCE_BOMBS))
+def test_a_reference_bomb_is_a_clear_error_with_and_without_fast_paths(make_inventory, bomb
+                                                                        ) -> None:
+    root = make_inventory({"classes/bomb.yml": "parameters:\n" + REFERENCE_BOMBS[bomb],
+                           **node("", "bomb")})
+    messages = []
+    for fast in (True, False):
+        inventory = reclass_ng.load(str(root), read_config=False)
+        inventory.renderer.fast_references = fast
+        with pytest.raises(ReferenceExpansionError) as raised:
+            inventory.nodeinfo("n1")
+        err = raised.value
+        assert err.node == "n1" and err.file().endswith("bomb.yml"), err
+        assert err.key_path()[0] == REFERENCE_BOMBS[bomb].split()[0][0]  # the bomb's keys
+        assert "reference bomb" in str(err) and f"{MAX_REFERENCE_EXPANSION:,}" in str(err)
+        assert err.written_at().line is not None
+        messages.append(str(err))
+    assert messages[0] == messages[1]
+
+
+def test_a_bomb_through_merged_lists_and_in_exports_is_stopped(render) -> None:
+    # Each level written twice (a class and the node): the lists merge, layer by layer.
+    bomb = _doubling("b", 8, 5, "[x, x, x, x, x]", "list")
+    files = {"classes/bomb.yml": "parameters:\n" + bomb,
+             **node(bomb.replace("b0: [x, x, x, x, x]", "b0: [y]"), "bomb")}
+    with pytest.raises(ReferenceExpansionError, match="reference bomb"):
+        render(files)
+    # Exports referring to parameters count on their own.
+    files = {"classes/bomb.yml": "parameters:\n" + _doubling("b", 5, 10, "[x]", "list")
+             + "exports:\n  e: [" + ", ".join(["'${b5}'"] * 40) + "]\n", **node("", "bomb")}
+    with pytest.raises(ReferenceExpansionError, match=r"at e:\d+"):
+        render(files)
+
+
+def test_much_referenced_data_below_the_limit_renders(params) -> None:
+    # 400 references to a list of 1,000 strings, and to a long string: 84% of the limit.
+    items = ", ".join(["x"] * 1000)
+    body = f"  big: [{items}]\n  text: {'t' * 100}\n" + "".join(
+        f"  r{i}: ${{big}}\n  t{i}: ${{text}}\n" for i in range(400))
+    result = params(node(body))
+    assert result["r399"] == ["x"] * 1000 and result["t399"] == "t" * 100
+
+
+def test_many_references_to_one_long_string_count_its_length(params) -> None:
+    # Not exponential, but 2,000 copies of 1,000 characters: the fast paths leave such a
+    # string to the full render, which counts it for each reference.
+    body = f"  text: {'t' * 1000}\n" + "".join(f"  r{i}: ${{text}}\n" for i in range(2000))
+    with pytest.raises(ReferenceExpansionError, match=r"\$\{text\}, at r\d+"):
+        params(node(body))
+
+
+def test_a_reused_rendered_subtree_counts_for_each_node(make_inventory) -> None:
+    # Class c's container `c` and class d's `d` each produce ~55% of the limit. n1 and n2
+    # render `c` (the memo keeps it); n3 reuses it, then renders `d`: over the limit, as it
+    # is without the memo.
+    strings = ", ".join(["abcdefghij"] * 1000)
+    refs = "".join(f"    r{i}: ${{l0}}\n" for i in range(50))
+    root = make_inventory({
+        "classes/c.yml": f"parameters:\n  l0: [{strings}]\n  c:\n{refs}",
+        "classes/d.yml": f"parameters:\n  d:\n{refs}",
+        "nodes/n1.yml": "classes: [c]\n", "nodes/n2.yml": "classes: [c]\n",
+        "nodes/n3.yml": "classes: [c, d]\n"})
+    for share in (True, False):
+        inventory = reclass_ng.load(str(root), read_config=False)
+        with pytest.raises(ReferenceExpansionError) as raised:
+            inventory.render_serially(share_subtrees=share, memo=RenderedSubtrees(min_dirty=1))
+        assert raised.value.node == "n3", raised.value

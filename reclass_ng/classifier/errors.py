@@ -26,6 +26,8 @@ ROOT_RULE_EDIT = "root-rule-edit"
 # reclass-ng's own kind: the classifier's database always has a root, a directory may not.
 MISSING_ROOT = "missing-root"
 CLASSIFICATION_CONFLICT = "classification-conflict"
+# reclass-ng's own kind: a group's references expand past the engine's limit (a bomb).
+REFERENCE_EXPANSION = "reference-expansion"
 
 
 @attrs.frozen

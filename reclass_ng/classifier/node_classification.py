@@ -20,17 +20,22 @@ groups' environment.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import reclass_ng
-from reclass_ng.classifier.classification import ClassificationSteps, classification_steps
+from reclass_ng.classifier.classification import (
+    ClassificationSteps,
+    classification_steps,
+    inherited_classification,
+)
+from reclass_ng.classifier.errors import REFERENCE_EXPANSION, GroupProblem
 from reclass_ng.classifier.explanation import explanation_from_steps
 from reclass_ng.classifier.facts import read_puppet_facts
 from reclass_ng.classifier.group_files import load_groups
-from reclass_ng.classifier.groups import CLASSES_PARAMETER
+from reclass_ng.classifier.groups import CLASSES_PARAMETER, Group
 from reclass_ng.classifier.hierarchy import GroupTree
-from reclass_ng.errors import LocatedError
+from reclass_ng.errors import LocatedError, ReclassError, ReferenceExpansionError
 from reclass_ng.values import Source
 
 AUTOMATIC_PARAMETER = "_reclass_"
@@ -49,6 +54,40 @@ def _group_entity(inventory: reclass_ng.Inventory, steps: ClassificationSteps) -
     # Entities given to nodeinfo(extra=...) are merged as they are; preparing this one like a
     # file parses its `${}` references, which group variables and class parameters may hold.
     return inventory.prepared_entity(raw, Source(uri, f"groups of {steps.name}", "extra"))
+
+
+def group_expansion_problems(inventory: reclass_ng.Inventory, tree: GroupTree,
+                             changed: Sequence[Group]) -> list[GroupProblem]:
+    """A `reference-expansion` problem for each of the `changed` groups or their descendants
+    whose references, in what it gives a node (its inherited variables and class parameters,
+    rendered alone), expand past the engine's limit (a reference bomb,
+    resolve_fast.MAX_REFERENCE_EXPANSION). Any other failure of that render (such as a
+    reference to a value only a node's classes define) is left to classification."""
+    problems = []
+    seen: set[str] = set()
+    pending = list(changed)
+    while pending:
+        group = pending.pop()
+        if group.id in seen:
+            continue
+        seen.add(group.id)
+        pending.extend(tree.children(group))
+        classification = inherited_classification(tree, group)
+        raw = {"parameters": {**classification.get("variables", {}),
+                              CLASSES_PARAMETER: classification.get("classes", {})}}
+        source = Source(f"groups://{group.name}", f"group {group.name}", "extra")
+        try:
+            inventory.entity_parameters(inventory.prepared_entity(raw, source),
+                                        f"group {group.name}")
+        except ReferenceExpansionError as err:
+            problems.append(GroupProblem(
+                REFERENCE_EXPANSION, f"What group {group.name!r} gives a node: "
+                + " ".join(err.detail_lines()), group.file, group.id, group.name,
+                {"group": group.id, "path": err.key_path(), "reference": err.ref,
+                 "limit": err.limit}))
+        except ReclassError:
+            continue
+    return problems
 
 
 def _classes_from(parameters: dict[str, Any], applications: list[str], origin: Source

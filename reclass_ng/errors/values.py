@@ -192,6 +192,20 @@ class InfiniteRecursionError(ValueAtPathError):
         return lines
 
 
+class ReferenceExpansionError(ValueAtPathError):
+    """References of one node producing more than the render allows (a reference bomb: each
+    level of `b: [${a}, ${a}]`, `c: [${b}, ${b}]`, ... doubles what the node holds)."""
+
+    kind = "reference_expansion"
+
+    def __init__(self, ref: str, limit: int, path: Sequence[object], origin: Source | None,
+                 **context: Any) -> None:
+        super().__init__(f"References expand to more than {limit:,} values and characters "
+                         f"in this node (a reference bomb?): {ref}", path, origin, **context)
+        self.ref = ref
+        self.limit = limit
+
+
 class ParseError(ValueAtPathError):
     """A string whose references (or query) are not well formed; `column` (1-based) points
     into `syntax`, the text parsed (the value, or the query inside it)."""

@@ -47,7 +47,7 @@ from reclass_ng.server.errors import (
 )
 from reclass_ng.server.http import if_match_tags
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
-from reclass_ng.server.referent_checks import check_referents
+from reclass_ng.server.referent_checks import check_expansion, check_referents
 from reclass_ng.server.yaml_files import (
     atomic_write,
     checked_render,
@@ -224,6 +224,7 @@ def store(state: InventoryState, snapshot: Snapshot, group: Group, old: Group | 
     proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
     _check_tree(snapshot, proposed)
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
+    check_expansion(state, snapshot, proposed, [group])
     shown = str(path.relative_to(state.inventory_dir))
     text = group_file_text(group, current, shown)
     atomic_write(path, text, state.inventory_dir)
@@ -340,5 +341,6 @@ def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:
     proposed = [g for g in snapshot.groups if g.id != group.id] + [group]
     _check_tree(snapshot, proposed)
     check_referents(state.inventory_dir, snapshot, proposed, [group.id])
+    check_expansion(state, snapshot, proposed, [group])
     return group.to_data()
 

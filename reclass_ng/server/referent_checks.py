@@ -1,5 +1,6 @@
-"""The catalogue checks of a group write (missing-referents, unspecified-parameters) and the
-`deleted` annotation of group answers, for group_writes.py and the group routes."""
+"""The checks of a group write against the inventory (missing-referents and
+unspecified-parameters against the catalogue, reference-expansion against the engine's limit)
+and the `deleted` annotation of group answers, for group_writes.py and the group routes."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ from reclass_ng.classifier.catalog import CatalogError, ClassCatalog, load_catal
 from reclass_ng.classifier.errors import GroupProblem, GroupValidationError
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.classifier.node_classification import group_expansion_problems
 from reclass_ng.classifier.referents import (
     MISSING_REFERENTS,
     UNSPECIFIED_PARAMETERS,
     added_referent_problems,
     with_deleted,
 )
-from reclass_ng.server.errors import INVALID_INVENTORY, ApiError
-from reclass_ng.server.inventory_state import Snapshot
+from reclass_ng.server.errors import INVALID_INVENTORY, ApiError, from_problems
+from reclass_ng.server.inventory_state import InventoryState, Snapshot
 
 
 def read_catalog(inventory_dir: Path) -> ClassCatalog | None:
@@ -58,6 +60,25 @@ def check_referents(inventory_dir: Path, snapshot: Snapshot, proposed: Sequence[
     error = referent_error(added_referent_problems(snapshot.tree, after, catalog, changed))
     if error is not None:
         raise error
+
+
+def check_expansion(state: InventoryState, snapshot: Snapshot, proposed: Sequence[Group],
+                    changed: Sequence[Group]) -> None:
+    """422 reference-expansion when the references of a changed group, or of a group
+    inheriting from one, expand past the engine's limit in what it gives every node it
+    classifies (a reference bomb written through the API; one written by hand is a 422 when
+    a node is classified)."""
+    try:
+        tree = GroupTree.build(proposed)
+    except GroupValidationError:
+        return  # the tree has problems the change did not add; nothing to check against
+    try:
+        inventory = state.inventory(snapshot)
+    except ApiError:
+        return  # nodes or classes do not load now: classifying says so, for every group
+    problems = group_expansion_problems(inventory, tree, changed)
+    if problems:
+        raise from_problems(problems)
 
 
 def annotate(data: dict[str, Any], group: Group, catalog: ClassCatalog | None
