@@ -32,7 +32,8 @@ from reclass_ng.diff.sources import exported_revision, short_revision
 from reclass_ng.errors import UsageError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_side_arguments(parser: argparse.ArgumentParser) -> None:
+    """`-b DIR` and the two sides of a change: `--from`/`--to` REV, `--from-dir`/`--to-dir`."""
     add_inventory_argument(parser)
     parser.add_argument("--from", dest="from_rev", metavar="REV",
                         help="the old side: a git revision of the repository holding DIR")
@@ -40,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the new side: a git revision (default: DIR as it is now)")
     parser.add_argument("--from-dir", metavar="DIR", help="the old side: an inventory directory")
     parser.add_argument("--to-dir", metavar="DIR", help="the new side: an inventory directory")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_side_arguments(parser)
     parser.add_argument("--format", "-o", "--output", dest="output", default="text",
                         choices=("text", "markdown", "github", "junit", "json"),
                         help="output format (default: text); markdown for a pull-request "
@@ -68,16 +73,17 @@ def _positive(text: str) -> int:
 
 
 @contextlib.contextmanager
-def _side(directory: str, revision: str | None, other_dir: str | None, which: str
-          ) -> Iterator[tuple[str, str]]:
-    """(inventory directory, label) of one side."""
+def inventory_side(directory: str, revision: str | None, other_dir: str | None, which: str,
+                   command: str = "reclass-ng diff") -> Iterator[tuple[str, str]]:
+    """(inventory directory, label) of one side of a change: `other_dir`, `directory` at git
+    `revision` (exported for the time of the `with`), else `directory` as it is."""
     if revision and other_dir:
-        raise UsageError(f"reclass-ng diff: give --{which} or --{which}-dir, not both")
+        raise UsageError(f"{command}: give --{which} or --{which}-dir, not both")
     if other_dir:
         yield os.path.expanduser(other_dir), other_dir
     elif revision:
-        with exported_revision(directory, revision) as exported:
-            yield exported, f"{revision} ({short_revision(directory, revision)})"
+        with exported_revision(directory, revision, command) as exported:
+            yield exported, f"{revision} ({short_revision(directory, revision, command)})"
     else:
         yield directory, f"{directory} (working tree)"
 
@@ -86,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.from_rev and not args.from_dir:
         raise UsageError("reclass-ng diff: give the old side with --from REV or --from-dir DIR")
     directory = inventory_dir_from_args(args)
-    with _side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
-            _side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
+    with inventory_side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
+            inventory_side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
         old_side, new_side = render_side(old_dir), render_side(new_dir)
         files = changed_files(old_dir, new_dir)
         # Inside: the lines of the writes are read from the files, which an export removes.
