@@ -19,6 +19,7 @@ SUBCOMMANDS["groups"] = ("reclass_ng.cli.groups", "work with node groups (valida
 SUBCOMMANDS["serve"] = ("reclass_ng.cli.serve", "serve the Node Classifier v1 HTTP API")
 SUBCOMMANDS["lint"] = ("reclass_ng.cli.lint", "check an inventory for mistakes (duplicate keys, dead values, ...)")
 SUBCOMMANDS["diff"] = ("reclass_ng.cli.diff", "compare every node of two revisions or directories of an inventory")
+SUBCOMMANDS["validate"] = ("reclass_ng.cli.validate", "check every node's parameters against the JSON Schemas of the `schemas` setting")
 SUBCOMMANDS["affected"] = ("reclass_ng.cli.affected", "list the nodes (or Kapitan targets) a change to the inventory's files affects")
 SUBCOMMANDS["watch"] = ("reclass_ng.cli.watch", "re-render an inventory when its files change and say which nodes changed")
 SUBCOMMANDS["explain"] = ("reclass_ng.cli.explain", "explain where a node's value, class or application came from")
