@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from reclass_ng.schemas import check_node, load_schemas
 from tests.conftest import VENV_BIN, write_inventory
 
 INVENTORY = {
@@ -139,3 +143,38 @@ def test_without_jsonschema_the_error_says_how_to_install_it(tmp_path: Path) -> 
     assert proc.returncode == 78 and "Traceback" not in proc.stderr, proc.stderr
     assert "needs the jsonschema library (4.18 or later): pip install 'reclass-ng[schemas]'" \
         in proc.stderr
+
+
+PATTERN_SCHEMA = {
+    "type": "object",
+    "required": ["name"],
+    "properties": {"name": {"type": "string", "minLength": 2},
+                   "port": {"$ref": "#/$defs/port"}},
+    "patternProperties": {"_port$": {"$ref": "#/$defs/port"}, "^x": {"type": "boolean"},
+                          "_(count|size)$": {"type": "integer", "maximum": 10}},
+    "$defs": {"port": {"type": "integer", "minimum": 1, "maximum": 65535}},
+}
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 70000), st.sampled_from(
+    ["", "a", "ab", "80", "x"]), st.floats(allow_nan=False, width=16))
+parameter_trees = st.dictionaries(
+    st.sampled_from(["name", "port", "a_port", "x", "xy_port", "b_count", "c_size", "other"]),
+    st.one_of(scalars, st.lists(scalars, max_size=2)), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(parameter_trees, min_size=1, max_size=6))
+def test_the_fast_keywords_report_what_jsonschema_reports(trees: list[dict]) -> None:
+    # The memo must give the same violations as jsonschema's own keywords, node after node
+    # (what one node passed is remembered for the next).
+    with tempfile.TemporaryDirectory() as scratch:
+        base = write_inventory(Path(scratch), {
+            "reclass-config.yml": "schemas:\n  app: app.json\n",
+            "app.json": json.dumps(PATTERN_SCHEMA), "nodes/n.yml": "parameters: {}\n"})
+        fast, reference = (load_schemas(str(base), fast=flag) for flag in (True, False))
+        assert fast is not None and reference is not None
+        for index, tree in enumerate(trees):
+            seen = [sorted(json.dumps(v.as_dict(), sort_keys=True)
+                           for v in check_node(schemas, f"n{index}", {"app": tree}, None,
+                                               str(base)))
+                    for schemas in (fast, reference)]
+            assert seen[0] == seen[1], tree

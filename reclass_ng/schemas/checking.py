@@ -134,10 +134,11 @@ def check_node(schemas: SchemaSet, node: str, parameters: Any,
                base: str) -> list[Violation]:
     """The violations of one rendered node (`parameters` as rendered). `provenance`, or a
     function giving it, is asked only when there is a violation to locate."""
-    plain = to_plain(parameters)
     found: list[tuple[tuple, Any, Any, str]] = []
     for attached in schemas.attached:
-        present, value = _at(plain, attached.path)
+        # The engine's containers are dicts and lists: checked as they are, copied only for
+        # a violation (a plain copy of every node cost more than the check).
+        present, value = _at(parameters, attached.path)
         if not present:
             continue
         try:
@@ -146,8 +147,8 @@ def check_node(schemas: SchemaSet, node: str, parameters: Any,
             raise ConfigError(f"schema file {schemas.display(attached.file)}: the schema loops "
                               f"while checking {node}") from None
         for error in errors:
-            found.append((attached.path + tuple(error.absolute_path), error, error.instance,
-                          attached.file))
+            found.append((attached.path + tuple(error.absolute_path), error,
+                          to_plain(error.instance), attached.file))
     if not found:
         return []
     record = provenance() if callable(provenance) else provenance

@@ -134,9 +134,10 @@ def _setting(base: str) -> tuple[str, dict[str, str]] | None:
     return os.path.dirname(os.path.abspath(config)), value
 
 
-def load_schemas(base: str, delimiter: str = ":") -> SchemaSet | None:
+def load_schemas(base: str, delimiter: str = ":", fast: bool = True) -> SchemaSet | None:
     """The schemas the inventory in `base` attaches (None when its reclass-config.yml has no
-    `schemas` setting), every file read and checked."""
+    `schemas` setting), every file read and checked. `fast=False`: jsonschema's own keywords
+    only (the reference the memo of reclass_ng.schemas.fast_keywords must equal)."""
     found = _setting(base)
     if found is None:
         return None
@@ -147,6 +148,12 @@ def load_schemas(base: str, delimiter: str = ":") -> SchemaSet | None:
     from referencing.jsonschema import DRAFT202012
 
     validator_class = jsonschema.Draft202012Validator
+    schema_checker = validator_class  # check_schema: jsonschema's own, always
+    if fast:
+        from reclass_ng.schemas.fast_keywords import KeywordMemo, fast_keywords
+
+        validator_class = jsonschema.validators.extend(validator_class,
+                                                       fast_keywords(KeywordMemo()))
     documents: dict[str, Any] = {}
     shown_set = SchemaSet(directory, (), {}, None)
 
@@ -157,7 +164,7 @@ def load_schemas(base: str, delimiter: str = ":") -> SchemaSet | None:
                               f"reached through $ref")
         document = read_schema_document(path, shown)
         try:
-            validator_class.check_schema(document)
+            schema_checker.check_schema(document)
         except jsonschema.exceptions.SchemaError as err:
             where = "#/" + "/".join(str(p) for p in err.path)
             raise ConfigError(f"schema file {shown}: not a valid JSON Schema (draft 2020-12) at "
