@@ -178,3 +178,28 @@ def test_the_fast_keywords_report_what_jsonschema_reports(trees: list[dict]) -> 
                                                str(base)))
                     for schemas in (fast, reference)]
             assert seen[0] == seen[1], tree
+
+
+def test_the_explorer_shows_a_nodes_violations(tmp_path: Path) -> None:
+    import html
+    import sys
+    import urllib.request
+
+    from server_process import UI_LISTENING, server_process
+
+    base = write_inventory(tmp_path / "inv", INVENTORY)
+    command = [sys.executable, "-m", "reclass_ng.cli.main", "ui", "-b", str(base),
+               "--state-db", str(tmp_path / "state.sqlite3")]
+    with server_process(command, tmp_path / "ui.log", listening=UI_LISTENING) as (_, url):
+        def page(node: str) -> str:
+            with urllib.request.urlopen(f"{url}/ui/nodes/{node}", timeout=60) as response:
+                return response.read().decode()
+
+        web = page("web1")
+        assert "<h2>Schema: 1 violation</h2>" in web
+        assert html.escape("'sixteen' is not of type 'integer'") + " (rule <code>type</code> " \
+            "at schemas/common/port.json#/type)" in web
+        assert "written at classes/web.yml:3:5" in web
+        assert "The parameters pass every schema." in page("ok")
+        (base / "schemas/common/port.json").write_text('{"type": 12}\n')
+        assert "The parameter schemas cannot be read" in page("ok")
