@@ -227,3 +227,11 @@ def test_bad_command_lines(tmp_path: Path) -> None:
     proc = reclass_ng_affected("-b", str(repo / "inventory"), "--from-dir", str(tmp_path / "x"),
                                cwd=repo)
     assert proc.returncode == 74 and "No such directory" in proc.stderr
+
+
+def test_a_huge_file_list_is_refused_without_reading_it_all(tmp_path: Path) -> None:
+    repo = repository(tmp_path)
+    listed = "inventory/classes/db.yml\n" * 200_000  # over the 100,000 files read from a list
+    proc = reclass_ng_affected("-b", "inventory", "--files-from", "-", cwd=repo, stdin=listed)
+    assert proc.returncode == 2 and "200000 changed files listed, more than 100000" \
+        in proc.stderr

@@ -29,6 +29,7 @@ from reclass_ng.errors import NotFoundError, UsageError
 
 COMMAND = "reclass-ng affected"
 MAX_LISTED_FILES = 100_000  # a --files-from list longer than this is refused
+MAX_LIST_BYTES = 64 << 20  # and a --files-from text larger than this, before it is split
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,16 +55,19 @@ def _listed_files(args: argparse.Namespace) -> list[str]:
     if args.files_from:
         try:
             if args.files_from == "-":
-                text = sys.stdin.read()
+                text = sys.stdin.read(MAX_LIST_BYTES + 1)
             else:
                 with open(args.files_from, encoding="utf-8") as handle:
-                    text = handle.read()
+                    text = handle.read(MAX_LIST_BYTES + 1)
         except OSError as err:
             raise NotFoundError(f"{COMMAND}: cannot read --files-from {args.files_from}: "
                                 f"{err.strerror}") from None
         except UnicodeDecodeError:
             raise UsageError(f"{COMMAND}: --files-from {args.files_from} is not UTF-8 text"
                              ) from None
+        if len(text) > MAX_LIST_BYTES:
+            raise UsageError(f"{COMMAND}: --files-from {args.files_from} is over "
+                             f"{MAX_LIST_BYTES} bytes")
         files += [line.strip() for line in text.splitlines() if line.strip()]
     if len(files) > MAX_LISTED_FILES:
         raise UsageError(f"{COMMAND}: {len(files)} changed files listed, more than "
