@@ -142,6 +142,9 @@ DEFAULTS: dict[str, Any] = {
 # a config file written for it is no mistake): not warned about.
 KAPICORP_ONLY_SETTINGS = frozenset({"ignore_class_regexp", "scalar_parameters",
                                     "verbose", "check_ignore_class_notfound_regexp"})
+# Keys reclass-ng's tools read from reclass-config.yml themselves (the render never does):
+# `schemas` (reclass_ng.schemas). Not warned about.
+TOOL_SETTINGS = frozenset({"schemas"})
 
 
 class Settings(Record):
@@ -307,7 +310,8 @@ def unknown_config_keys(values: Mapping[str, Any], path: str) -> list[str]:
     """Warnings for keys of a config file that are no setting: kapicorp-reclass ignores them,
     so they are ignored here too (an inventory written for it keeps working), but said."""
     return [f"{path}: unknown setting {name!r} ignored{did_you_mean(str(name), DEFAULTS)}"
-            for name in values if name not in DEFAULTS and name not in KAPICORP_ONLY_SETTINGS]
+            for name in values if name not in DEFAULTS and name not in KAPICORP_ONLY_SETTINGS
+            and name not in TOOL_SETTINGS]
 
 
 def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_config: bool = True,

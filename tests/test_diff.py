@@ -59,7 +59,8 @@ def test_diff_across_two_git_commits(tmp_path: Path) -> None:
     status_before = git(repo, "status", "--porcelain")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
-    proc = reclass_ng("diff", "-b", str(inventory), "--from", first, "--to", "HEAD", cwd=repo,
+    proc = reclass_ng("diff", "-b", str(inventory), "--from", first, "--to", "HEAD", "--by", "node",
+                      cwd=repo,
                       tmpdir=scratch)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
@@ -108,7 +109,8 @@ def test_two_directories_and_a_node_that_starts_failing(tmp_path: Path) -> None:
     new = write_inventory(tmp_path / "b", {
         **FIRST, "classes/base.yml": "parameters:\n  site:\n    port: 80\n",
         "nodes/web2.yml": "classes: [web]\nparameters:\n  site:\n    domain: two.example\n"})
-    proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(new), cwd=tmp_path)
+    proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(new), "--by", "node",
+                      cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert "~ web1" in lines
@@ -133,3 +135,89 @@ def test_errors_exit_above_one(tmp_path: Path) -> None:
     proc = reclass_ng("diff", "--from-dir", str(tmp_path / "absent"), "--to-dir", str(inventory),
                       cwd=repo)
     assert proc.returncode == 74 and "No such directory" in proc.stderr
+
+
+BROKEN = {
+    "nodes/lost.yml": "classes: [absent]\n",
+    "nodes/loose.yml": "parameters:\n  x: ${nowhere}\n",
+    "nodes/fine.yml": "classes: [web]\n",
+    "classes/web.yml": "parameters:\n  web:\n    workers: 1\n",
+}
+
+
+def test_a_node_failing_the_same_way_on_both_sides_is_no_change(tmp_path: Path) -> None:
+    # Each side's error names its own directory; compared as written, every failing node of
+    # an untouched copy would count as changed.
+    old = write_inventory(tmp_path / "a", BROKEN)
+    copy = write_inventory(tmp_path / "copy-of-a", BROKEN)
+    for output in ("text", "json", "markdown", "junit", "github"):
+        proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(copy),
+                          "--format", output, cwd=tmp_path)
+        assert proc.returncode == 0, (output, proc.stdout)
+    # A failure that does change is still reported, without either side's directory.
+    changed = write_inventory(tmp_path / "changed", {**BROKEN,
+                                                     "nodes/lost.yml": "classes: [gone]\n"})
+    proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(changed), "-o", "json",
+                      cwd=tmp_path)
+    assert proc.returncode == 1
+    [node] = json.loads(proc.stdout)["nodes"]
+    assert node["node"] == "lost"
+    assert node["new_error"] == "In nodes/lost.yml Class gone not found under classes"
+    assert str(tmp_path) not in json.dumps(node)
+
+
+def shared_class_change(tmp_path: Path, nodes: int = 30) -> tuple[Path, Path]:
+    files = {f"nodes/web{i:02}.yml": "classes: [web]\n" for i in range(nodes)}
+    files["nodes/db.yml"] = "classes: [base]\nparameters:\n  db:\n    port: ${site:port}\n"
+    files["classes/base.yml"] = "parameters:\n  site:\n    port: 80\n"
+    files["classes/web.yml"] = "classes: [base]\nparameters:\n  nginx:\n    workers: 8\n"
+    old = write_inventory(tmp_path / "old", files)
+    new = write_inventory(tmp_path / "new", {
+        **files, "classes/web.yml": "classes: [base]\nparameters:\n  nginx:\n    workers: 16\n",
+        "nodes/db.yml": "classes: [base]\nparameters:\n  db:\n    port: ${site:nope}\n"})
+    return old, new
+
+
+def test_grouped_by_cause_in_every_review_format(tmp_path: Path) -> None:
+    old, new = shared_class_change(tmp_path)
+    run = lambda *extra: reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(new),  # noqa: E731
+                                    *extra, cwd=tmp_path)
+    text = run()
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    assert lines[2] == "changed files: classes/web.yml (modified), nodes/db.yml (modified)"
+    assert lines[3].startswith("now fail to render: Cannot resolve ${site:nope}")
+    assert lines[3].endswith(": 1 node") and lines[4] == "    db"
+    start = lines.index("class web, classes/web.yml (modified): 30 nodes")
+    assert lines[start + 1] == "    parameters:nginx:workers: 8 -> 16   [line 4]"
+    assert lines[start + 2] == ("        30 nodes: web00, web01, web02, web03, web04, web05, "
+                                "web06, web07, web08, web09 and 20 more")
+    assert lines[-1] == "31 nodes changed, 30 keys changed (0 nodes added, 0 removed)"
+
+    markdown = run("--format", "markdown").stdout
+    assert markdown.startswith("### reclass-ng diff: 31 nodes changed, 30 keys changed")
+    assert "#### class web, classes/web.yml (modified): 30 nodes" in markdown
+    assert "| `parameters:nginx:workers` | `8 -> 16` | 30 | line 4 |" in markdown
+    cut = run("--format", "markdown", "--max-bytes", "600")
+    assert cut.returncode == 1 and len(cut.stdout.encode()) <= 600
+    assert "more groups not shown: the output is limited to 600 bytes" in cut.stdout
+
+    github = run("--format", "github").stdout.splitlines()
+    assert github[0].startswith("::error title=reclass-ng diff::now fail to render")
+    assert github[1] == (f"::notice file={os.path.relpath(new / 'classes/web.yml', tmp_path)},"
+                         "line=4,title=reclass-ng diff::class web, classes/web.yml (modified): "
+                         "30 nodes%0Aparameters:nginx:workers: 8 -> 16 (30 nodes)")
+
+    import xml.etree.ElementTree as ElementTree
+    suite = ElementTree.fromstring(run("--format", "junit").stdout).find("testsuite")
+    assert suite is not None and suite.get("tests") == "31" and suite.get("failures") == "31"
+    web = suite.find("testcase[@name='web07']/failure")
+    assert web is not None and web.text == (
+        "parameters:nginx:workers: 8 -> 16   [class web, classes/web.yml (modified)]")
+
+    document = json.loads(run("-o", "json").stdout)
+    assert document["changed_files"] == {"classes/web.yml": "modified",
+                                         "nodes/db.yml": "modified"}
+    [write] = [g for g in document["groups"] if g["kind"] == "write"]
+    assert write["file"] == "classes/web.yml" and len(write["nodes"]) == 30
+    assert write["changes"][0]["old"] == 8 and write["changes"][0]["new"] == 16

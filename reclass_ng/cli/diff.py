@@ -4,6 +4,10 @@ Both sides are rendered completely and compared per node and key. A side is a gi
 the repository holding DIR (`--from`/`--to`), a directory (`--from-dir`/`--to-dir`), or, for
 the new side by default, DIR as it is now (the working tree, uncommitted edits included).
 
+The output is grouped by cause (`--format text|markdown|github|junit|json`; `--by node` gives
+the listing node by node). A failure is compared without each side's directory in it: a node
+that fails the same way on both sides has not changed.
+
 Exit status, as for diff(1): 0 when no node differs, 1 when some do, 2 for a bad command line
 or revision, and reclass-ng's error codes (65, 74, 78) when a side cannot be opened at all.
 A node that fails to render on one side is a difference, not an error.
@@ -20,12 +24,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.diff.causes import group_by_cause
+from reclass_ng.diff.changed_files import changed_files
 from reclass_ng.diff.compare import InventoryDiff, KeyChange, NodeChange, compare, render_side
+from reclass_ng.diff.review import as_github, as_grouped_text, as_junit, as_markdown, summary
 from reclass_ng.diff.sources import exported_revision, short_revision
 from reclass_ng.errors import UsageError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_side_arguments(parser: argparse.ArgumentParser) -> None:
+    """`-b DIR` and the two sides of a change: `--from`/`--to` REV, `--from-dir`/`--to-dir`."""
     add_inventory_argument(parser)
     parser.add_argument("--from", dest="from_rev", metavar="REV",
                         help="the old side: a git revision of the repository holding DIR")
@@ -33,22 +41,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the new side: a git revision (default: DIR as it is now)")
     parser.add_argument("--from-dir", metavar="DIR", help="the old side: an inventory directory")
     parser.add_argument("--to-dir", metavar="DIR", help="the new side: an inventory directory")
-    parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
-                        help="output format (default: text)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_side_arguments(parser)
+    parser.add_argument("--format", "-o", "--output", dest="output", default="text",
+                        choices=("text", "markdown", "github", "junit", "json"),
+                        help="output format (default: text); markdown for a pull-request "
+                             "comment, github for workflow annotations, junit for CI test "
+                             "reports")
+    parser.add_argument("--by", choices=("cause", "node"), default="cause",
+                        help="text output grouped by cause (default) or listed node by node")
+    parser.add_argument("--max-bytes", type=_positive, metavar="N",
+                        help=f"cut text and markdown output at a group boundary to at most N "
+                             f"bytes (markdown default: {MARKDOWN_LIMIT}, under GitHub's "
+                             f"comment limit)")
     parser.epilog = "exit status: 0 no difference, 1 differences, >1 trouble"
 
 
+MARKDOWN_LIMIT = 60000
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 200:
+        raise argparse.ArgumentTypeError("must be at least 200 bytes")
+    return value
+
+
 @contextlib.contextmanager
-def _side(directory: str, revision: str | None, other_dir: str | None, which: str
-          ) -> Iterator[tuple[str, str]]:
-    """(inventory directory, label) of one side."""
+def inventory_side(directory: str, revision: str | None, other_dir: str | None, which: str,
+                   command: str = "reclass-ng diff") -> Iterator[tuple[str, str]]:
+    """(inventory directory, label) of one side of a change: `other_dir`, `directory` at git
+    `revision` (exported for the time of the `with`), else `directory` as it is."""
     if revision and other_dir:
-        raise UsageError(f"reclass-ng diff: give --{which} or --{which}-dir, not both")
+        raise UsageError(f"{command}: give --{which} or --{which}-dir, not both")
     if other_dir:
         yield os.path.expanduser(other_dir), other_dir
     elif revision:
-        with exported_revision(directory, revision) as exported:
-            yield exported, f"{revision} ({short_revision(directory, revision)})"
+        with exported_revision(directory, revision, command) as exported:
+            yield exported, f"{revision} ({short_revision(directory, revision, command)})"
     else:
         yield directory, f"{directory} (working tree)"
 
@@ -57,19 +92,32 @@ def run(args: argparse.Namespace) -> int:
     if not args.from_rev and not args.from_dir:
         raise UsageError("reclass-ng diff: give the old side with --from REV or --from-dir DIR")
     directory = inventory_dir_from_args(args)
-    with _side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
-            _side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
-        result = compare(render_side(old_dir), render_side(new_dir))
+    with inventory_side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
+            inventory_side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
+        old_side, new_side = render_side(old_dir), render_side(new_dir)
+        files = changed_files(old_dir, new_dir)
+        # Inside: the lines of the writes are read from the files, which an export removes.
+        result = compare(old_side, new_side)
+    groups = group_by_cause(result, files)
+    labels = (old_label, new_label)
     if args.output == "json":
-        sys.stdout.write(json.dumps(as_json(result, old_label, new_label), indent=2) + "\n")
-    else:
+        document = as_json(result, old_label, new_label)
+        document["changed_files"] = files
+        document["groups"] = [group.as_dict() for group in groups]
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif args.output == "markdown":
+        sys.stdout.write(as_markdown(result, groups, files, labels,
+                                     args.max_bytes or MARKDOWN_LIMIT))
+    elif args.output == "github":
+        # The files as checked out: the new side's directory, never a temporary export.
+        sys.stdout.write(as_github(result, groups, os.path.expanduser(args.to_dir or directory)))
+    elif args.output == "junit":
+        sys.stdout.write(as_junit(result, groups, sorted(set(old_side) | set(new_side))))
+    elif args.by == "node":
         sys.stdout.write(as_text(result, old_label, new_label))
+    else:
+        sys.stdout.write(as_grouped_text(result, groups, files, labels, args.max_bytes))
     return 1 if result.nodes else 0
-
-
-def summary(result: InventoryDiff) -> str:
-    return (f"{len(result.nodes)} nodes changed, {result.keys_changed} keys changed "
-            f"({result.count('added')} nodes added, {result.count('removed')} removed)")
 
 
 def _value(value: Any) -> str:

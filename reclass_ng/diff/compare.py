@@ -93,6 +93,19 @@ def _flatten_mapping(mapping: dict, prefix: tuple, out: dict[tuple, Any]) -> Non
             out[path] = to_plain(value)
 
 
+def without_root(text: str, root: str) -> str:
+    """`text` with the side's own directory taken out of the paths and URIs it names.
+
+    Both sides of a diff are different directories (often temporary exports), so the same
+    failure names a different absolute path on each; compared as written, a node that fails
+    the same way on both sides would count as changed.
+    """
+    for directory in dict.fromkeys((root, os.path.realpath(root))):
+        text = text.replace(f"yaml_fs://{directory}/", "").replace(f"yaml_fs://{directory}", ".")
+        text = text.replace(directory + os.sep, "").replace(directory, ".")
+    return text
+
+
 def render_side(base: str, progress: Callable[[str], None] | None = None
                 ) -> dict[str, RenderedNode]:
     """Every node of the inventory in `base`, rendered (a failing node keeps its error)."""
@@ -114,6 +127,8 @@ def render_side(base: str, progress: Callable[[str], None] | None = None
             values, error = {}, " ".join(line.strip() for line in err.detail_lines())
         except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
             values, error = {}, f"internal error: {type(err).__name__}: {err}"
+        if error is not None:
+            error = without_root(error, root)
         nodes[name] = RenderedNode(values, error, provenance, root)
     return nodes
 

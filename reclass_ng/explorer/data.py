@@ -24,10 +24,11 @@ from reclass_ng.classifier.facts import trusted_with_certname
 from reclass_ng.classifier.groups import Group
 from reclass_ng.diff import InventoryDiff, compare, render_side
 from reclass_ng.diff.sources import exported_revision, repository_of, short_revision
-from reclass_ng.errors import ReclassError
+from reclass_ng.errors import ConfigError, ReclassError
 from reclass_ng.explorer.catalogue import NodeCatalogue, error_text, groups_matching
 from reclass_ng.explorer.class_graph import ClassGraph
 from reclass_ng.explorer.provenance import NodeExplanation
+from reclass_ng.schemas import Violation, check_node, load_schemas
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.observed_state import ObservedState
 
@@ -121,6 +122,20 @@ class ExplorerData:
         """The node's trace; raises the engine's error when the node does not render."""
         return self._provenance.get((snapshot.signature, node),
                                     lambda: NodeExplanation(self.inventory(snapshot), node))
+
+    def schema_violations(self, prov: NodeExplanation) -> tuple[list[Violation], str | None] | None:
+        """The node's parameter schema violations (reclass_ng.schemas) and the message of a
+        bad schema; None when the inventory attaches no schema. Schemas are read for each
+        page: an edited schema file shows at once, and they are small."""
+        base = prov.trace.base_dir
+        try:
+            schemas = load_schemas(base, prov.delimiter)
+        except ConfigError as err:
+            return [], err.message
+        if schemas is None:
+            return None
+        return check_node(schemas, prov.node, prov.info["parameters"], prov.trace.provenance,
+                          base), None
 
     def node_groups(self, snapshot: Snapshot, node: str) -> NodeGroups | None:
         tree = snapshot.tree

@@ -20,6 +20,7 @@ from reclass_ng.explorer.html import (
     value_html,
 )
 from reclass_ng.explorer.provenance import NodeExplanation, Origin
+from reclass_ng.schemas import Violation
 
 # -- the list ---------------------------------------------------------------------------------
 
@@ -94,7 +95,10 @@ def node_error_page(name: str, message: str, groups: NodeGroups | None) -> str:
     return page(name, body, "nodes")
 
 
-def node_page(prov: NodeExplanation, groups: NodeGroups | None) -> str:
+def node_page(prov: NodeExplanation, groups: NodeGroups | None,
+              schema: tuple[list[Violation], str | None] | None = None) -> str:
+    """The node page; `schema`: its schema violations and a bad schema's message (None: the
+    inventory attaches no schema, and the page has no schema section)."""
     info = prov.info
     name = prov.node
     parameters = _tree_section(prov, "parameters")
@@ -102,12 +106,31 @@ def node_page(prov: NodeExplanation, groups: NodeGroups | None) -> str:
     summary = (f'<dl class="summary"><dt>environment</dt><dd>{esc(info["environment"])}</dd>'
                f'<dt>node file</dt><dd class="node-file">{esc(prov.node_file or "")}</dd></dl>')
     body = (f'<h1>Node <span class="node-name">{esc(name)}</span></h1>{summary}'
-            f'<div class="columns"><div class="main-column">{parameters}{exports}</div>'
+            + (_schema_section(*schema) if schema is not None else "")
+            + f'<div class="columns"><div class="main-column">{parameters}{exports}</div>'
             f'<aside id="history" class="history" aria-live="polite"><p class="hint">Click a '
             "value's origin to see every write of that key.</p></aside></div>"
             + _classes_section(prov) + _applications_section(prov)
             + (_groups_section(groups) if groups is not None else ""))
     return page(name, body, "nodes")
+
+
+def _schema_section(violations: list[Violation], bad_schema: str | None) -> str:
+    """What the `schemas` setting finds wrong with the node's parameters (doc/review.rst)."""
+    if bad_schema is not None:
+        return error_block(bad_schema, "The parameter schemas cannot be read")
+    if not violations:
+        return ('<section class="schema" id="schema"><h2>Schema</h2><p class="schema-ok">'
+                "The parameters pass every schema.</p></section>")
+    items = "".join(
+        f'<li class="violation" data-path="{esc(v.path_text)}"><span class="key">'
+        f"{esc(v.path_text)}</span>: {value_html(v.value) + ': ' if v.path else ''}"
+        f"{esc(v.message)} (rule <code>{esc(v.rule)}</code> at {esc(v.schema)})"
+        + (f' <span class="origin">written at {esc(v.written_at)}</span>' if v.written_at
+           else "") + "</li>"
+        for v in violations)
+    return (f'<section class="schema error" id="schema"><h2>Schema: {len(violations)} '
+            f'violation{"s" if len(violations) != 1 else ""}</h2><ul>{items}</ul></section>')
 
 
 def _tree_section(prov: NodeExplanation, section: str) -> str:

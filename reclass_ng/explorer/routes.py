@@ -114,7 +114,7 @@ def node(name: str, request: Request) -> HTMLResponse:
             prov = data.provenance(snapshot, name)
         except ReclassError as err:
             return node_error_page(name, error_text(err), groups)
-        return node_page(prov, groups)
+        return node_page(prov, groups, data.schema_violations(prov))
     return respond(request, render)
 
 

@@ -20,6 +20,7 @@ from reclass_ng.lint.inventory_rules import (
     unreachable_class,
 )
 from reclass_ng.lint.nodes import render_nodes
+from reclass_ng.lint.schema_rule import schema_violations
 from reclass_ng.lint.write_rules import write_rules
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
@@ -121,6 +122,8 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
                                              index)
         refs, node_errors = render_rules(runs, index, yaml_broken)
         found.extend(dead + types + constants + refs + node_errors)
+        if "schema" not in off:
+            found.extend(schema_violations(root, runs, inventory.settings.delimiter))
     kept = [f for f in found if f.rule not in off]
     kept.sort(key=lambda f: (f.path, f.line or 0, f.rule, f.message))
     return LintResult(kept, nodes, len(files))

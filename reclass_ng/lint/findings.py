@@ -23,6 +23,8 @@ RULES: dict[str, tuple[str, str]] = {
     "constant-ignored": (ERROR, "a write to a key an earlier `=` constant fixed"),
     "failing-reference": (ERROR, "a reference that cannot be resolved on some nodes"),
     "node-error": (ERROR, "a node that cannot be rendered for another reason"),
+    "schema": (ERROR, "a parameter value that breaks the JSON Schema the `schemas` setting "
+                      "attaches"),
 }
 
 
