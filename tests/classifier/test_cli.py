@@ -162,3 +162,16 @@ def test_the_example_inventory_groups_are_valid_and_classify():
     assert result["environment"] == "staging"  # the Staging group trumps
     assert result["classes"]["nginx"]["worker_connections"] == 1024
     assert result["parameters"]["puppet_server"] == "puppet.staging.example.com"
+
+
+def test_a_conflict_wins_over_a_missing_node_file(inventory, tmp_path):
+    """A node with no file under nodes/ whose groups conflict: the conflict is the error (as
+    over HTTP), not `Node ... not found`."""
+    done = run_cli("classify", "-b", str(inventory), "no-such-file.example.com", "--facts",
+                   str(tmp_path / "mid.json"), "-o", "json")
+    assert done.returncode == 65, done.stderr
+    error = json.loads(done.stdout)
+    assert error["kind"] == "classification-conflict"
+    assert set(error["details"]) == {"environment", "classes"}
+    assert "not found" not in done.stderr
+    assert "Traceback" not in done.stderr
