@@ -12,6 +12,7 @@ from reclass_ng.explorer import mount_explorer
 from reclass_ng.server import (
     catalog_routes,
     group_routes,
+    group_tree_routes,
     hierarchy_routes,
     node_routes,
     pin_routes,
@@ -50,6 +51,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.state.service = context_from(config)
     install_error_handlers(app)
     app.include_router(group_routes.router)
+    app.include_router(group_tree_routes.router)
     app.include_router(pin_routes.router)
     app.include_router(node_routes.router)
     app.include_router(catalog_routes.router)

@@ -215,7 +215,8 @@ def _render(request: Request, steps: Any, snapshot: Snapshot) -> dict[str, Any]:
 
 
 def _classify(request: Request, record: bool, name: str, fact: dict[str, Any],
-              trusted: dict[str, Any], transaction: str | None) -> dict[str, Any]:
+              trusted: dict[str, Any], transaction: str | None, v2: bool = False
+              ) -> dict[str, Any]:
     context = service(request)
     snapshot = context.inventory.snapshot()
     tree = snapshot.valid_tree()
@@ -231,7 +232,15 @@ def _classify(request: Request, record: bool, name: str, fact: dict[str, Any],
     result = _render(request, steps, snapshot)
     if record:
         context.observed.record_check_in(name, transaction, groups, explanation, result)
-    return result
+    return v2_classification(result, steps.matched) if v2 else result
+
+
+def v2_classification(result: dict[str, Any], matched: tuple[Group, ...]) -> dict[str, Any]:
+    """The v2 shape of a classification: `groups` as `{id, name}` sorted by name, no `name`."""
+    shown = {key: value for key, value in result.items() if key not in ("name", "groups")}
+    shown["groups"] = [{"id": g.id, "name": g.name}
+                       for g in sorted(matched, key=lambda g: (g.name, g.id))]
+    return shown
 
 
 @router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
@@ -248,6 +257,19 @@ async def classify(name: str, request: Request) -> JSONResponse:
     record = principal is not ANONYMOUS_READER or service(request).config.record_anonymous
     return JSONResponse(await blocking(_classify, request, record, name, fact, trusted,
                                        transaction))
+
+
+@router.post("/v2/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
+             responses=error_responses(400, 401, 403, 413, 422, 500))
+async def classify_v2(name: str, request: Request) -> JSONResponse:
+    """As POST /v1/classified/nodes/<name>, answered in the v2 shape: `groups` are `{id,
+    name}` objects sorted by name."""
+    principal = require_auth(request, write=False, permission=CLASSIFY)
+    name = check_node_name(name)
+    fact, trusted, transaction = await _submitted_node(request)
+    record = principal is not ANONYMOUS_READER or service(request).config.record_anonymous
+    return JSONResponse(await blocking(_classify, request, record, name, fact, trusted,
+                                       transaction, True))
 
 
 def _explain(request: Request, name: str, fact: dict[str, Any], trusted: dict[str, Any]
