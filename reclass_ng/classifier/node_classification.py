@@ -24,7 +24,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import reclass_ng
-from reclass_ng.classifier.classification import ClassificationSteps, classification_steps
+from reclass_ng.classifier.classification import (
+    ClassificationSteps,
+    classification_steps,
+    with_config_data,
+)
 from reclass_ng.classifier.explanation import explanation_from_steps
 from reclass_ng.classifier.facts import read_puppet_facts
 from reclass_ng.classifier.group_files import load_groups
@@ -90,13 +94,13 @@ def render_classification(inventory: reclass_ng.Inventory, steps: Classification
         else entity.origin
     classes = _classes_from(parameters, list(info["applications"]), origin)
     environment = steps.final["environment"] if steps.environment_trumped else info["environment"]
-    return {
+    return with_config_data({
         "name": steps.name,
         "groups": [g.id for g in steps.matched],
         "environment": environment,
         "classes": classes,
         "parameters": parameters,
-    }
+    }, steps.final)
 
 
 def _open(inventory_dir: str | os.PathLike[str], tree: GroupTree | None,

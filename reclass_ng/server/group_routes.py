@@ -39,7 +39,7 @@ _GROUP_SCHEMA: dict[str, Any] = {
         "description": {"type": "string"}, "parent": {"type": "string", "format": "uuid"},
         "environment": {"type": "string"}, "environment_trumps": {"type": "boolean"},
         "rule": {"type": "array"}, "classes": {"type": "object"}, "variables": {"type": "object"},
-        "pinned": {"type": "array", "items": {"type": "string"}},
+        "config_data": {"type": "object"}, "pinned": {"type": "array", "items": {"type": "string"}},
         "reclass_classes": {"type": "array", "items": {"type": "string"}},
         "serial_number": {"type": "integer"},
     },
@@ -66,6 +66,8 @@ def _inherited_view(tree: GroupTree, group: Group) -> dict[str, Any]:
     data = group.to_data()
     merged = inherited_classification(tree, group)
     data["classes"], data["variables"] = merged["classes"], merged["variables"]
+    if merged.get("config_data"):
+        data["config_data"] = merged["config_data"]
     rules = [g.rule_data for g in tree.chain(group) if g.rule_data is not None]
     data["rule"] = ["and", *rules]
     return data

@@ -59,6 +59,7 @@ from reclass_ng.server.yaml_files import (
 # Values a group has when its file leaves the key out; not written unless the file has the key.
 _DEFAULTS: dict[str, Any] = {
     "environment": DEFAULT_ENVIRONMENT, "environment_trumps": False, "classes": {}, "variables": {},
+    "config_data": {},
 }
 
 
@@ -280,7 +281,8 @@ def _merge_dropping_nulls(base: Mapping[str, Any], delta: Mapping[str, Any]) -> 
 
 def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str | None
                 ) -> WriteResult:
-    """POST /v1/groups/<id>: merge `classes`/`variables` (null removes), replace other fields."""
+    """POST /v1/groups/<id>: merge `classes`/`variables`/`config_data` (null removes), replace
+    other fields."""
     group_id = check_uuid(group_id)
     delta, serial = split_serial(delta)
     if not isinstance(delta, Mapping):
@@ -297,7 +299,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
                            "edits were applied.", dict(delta))
         data = old.to_data()
         for key, value in delta.items():
-            if key in ("classes", "variables") and isinstance(value, Mapping):
+            if key in ("classes", "variables", "config_data") and isinstance(value, Mapping):
                 data[key] = _merge_dropping_nulls(data.get(key) or {}, value)
             elif value is None:
                 data.pop(key, None)
