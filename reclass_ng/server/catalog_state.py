@@ -16,7 +16,7 @@ from reclass_ng.classifier.catalog import (
 from reclass_ng.classifier.class_sync import PuppetUnavailableError, scan_code_dir, store_scan
 from reclass_ng.errors import ReclassError
 from reclass_ng.server.errors import INVALID_INVENTORY, ApiError
-from reclass_ng.server.yaml_files import inventory_lock
+from reclass_ng.server.yaml_files import inventory_lock, note_change
 
 # reclass-ng's kinds for a sync the server cannot run.
 NO_CODE_DIR = "no-code-dir"
@@ -68,6 +68,7 @@ class CatalogState:
             # Puppet runs for seconds: outside the lock, so group writes do not wait for it.
             scan = scan_code_dir(self.code_dir)
             with inventory_lock(self.inventory_dir):
+                note_change(self.inventory_dir / SYNCED_FILE_NAME)
                 store_scan(self.inventory_dir, scan, self.code_dir)
         except PuppetUnavailableError as err:
             raise ApiError(503, PUPPET_UNAVAILABLE, str(err), {"code_dir": self.code_dir}) \

@@ -54,6 +54,7 @@ from reclass_ng.server.yaml_files import (
     file_etag,
     file_serial,
     inventory_lock,
+    remove_file,
 )
 
 # Values a group has when its file leaves the key out; not written unless the file has the key.
@@ -322,7 +323,7 @@ def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> 
                            f"The group cannot be deleted because it has children: {names}",
                            {"group": group.to_data(), "children": [c.to_data() for c in children]})
         check_if_match(if_match, file_etag(snapshot.content(group)))
-        state.group_path(group).unlink()
+        remove_file(state.group_path(group))
 
 
 def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:
