@@ -326,3 +326,25 @@ def test_activity_command_prints_the_log(named):
     missing = _activity_cli("-b", str(inventory), "--state-db", str(inventory / "none.db"))
     assert missing.returncode == 66
     assert "none.db" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_explorer_shows_a_groups_history(named):
+    base, _, tokens, _ = named
+    with client(base, tokens["alice"]) as alice:
+        assert alice.post(f"/v1/groups/{DB_ID}",
+                          json={"description": "<b>escaped</b> history"}).status_code == 200
+        listing = alice.get("/ui/groups")
+        assert listing.status_code == 200
+        assert f'href="/ui/groups/{DB_ID}/history"' in listing.text
+        page = alice.get(f"/ui/groups/{DB_ID}/history")
+        assert page.status_code == 200, page.text
+        assert "History of Database servers" in page.text
+        assert "Changed description of the &quot;Database servers&quot; group" in page.text
+        assert "&lt;b&gt;escaped&lt;/b&gt; history" in page.text and "<b>escaped" not in page.text
+        assert alice.get("/ui/groups/not-a-uuid/history").status_code == 400
+        assert alice.get("/ui/groups/11111111-2222-4333-8444-555555555555/history"
+                         ).status_code == 404
+        assert alice.get(f"/ui/groups/{DB_ID}/history", params={"page": "x"}).status_code == 400
+    with client(base, tokens["web-viewer"]) as viewer:
+        assert viewer.get(f"/ui/groups/{DB_ID}/history").status_code == 403
+        assert viewer.get(f"/ui/groups/{WEB_ID}/history").status_code == 200
