@@ -106,3 +106,30 @@ def test_v2_classification_names_the_groups(api):
     assert {k: v for k, v in v2.items() if k != "groups"} == \
         {k: v for k, v in v1.items() if k not in ("groups", "name")}
     assert_error(api.post("/v2/classified/nodes/x", json={"facts": {}}), 400, "schema-violation")
+
+
+def test_rules_with_numeric_path_components(api):
+    rule = ["=", ["fact", "processors", "models", 0], "EPYC"]
+    assert api.post("/v1/rules/translate", params={"format": "inventory"},
+                    json=rule).json() == ["=", "facts.processors.models[0]", "EPYC"]
+    body = {"fact": {"role": "web", "processors": {"models": ["EPYC", "Xeon"]}}}
+    explanation = api.post("/v1/classified/nodes/web1.example.com/explanation",
+                           json={**body, "trusted": {"certname": "web1.example.com"}})
+    assert explanation.status_code == 200
+    gid = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+    created = api.put(f"/v1/groups/{gid}", json={"name": "EPYC", "parent": ROOT_ID,
+                                                  "rule": rule})
+    assert created.status_code == 201, created.text
+    try:
+        classified = api.post("/v1/classified/nodes/web1.example.com",
+                              json={**body, "trusted": {"certname": "web1.example.com"}})
+        assert classified.status_code == 200, classified.text
+        assert gid in classified.json()["groups"]
+        other = {"fact": {"processors": {"models": ["Xeon", "EPYC"]}}}
+        assert gid not in api.post("/v1/classified/nodes/web1.example.com",
+                                   json=other).json()["groups"]
+    finally:
+        assert api.delete(f"/v1/groups/{gid}").status_code == 204
+    assert_error(api.put(f"/v1/groups/{gid}", json={
+        "name": "bad", "parent": ROOT_ID, "rule": ["=", ["fact", "x", -1], "a"]}), 400,
+        "schema-violation")
