@@ -55,7 +55,9 @@ def _object_of(relative: str, before: dict[str, Any] | None, after: dict[str, An
                ) -> tuple[str, str, str]:
     path = PurePosixPath(relative)
     data = after if after is not None else before or {}
-    if path.parts and path.parts[0] == GROUPS_DIR_NAME:
+    # A group file may be a symbolic link whose target lies elsewhere in the inventory (the
+    # write goes to the target): its content still says it is a group.
+    if (path.parts and path.parts[0] == GROUPS_DIR_NAME) or ("id" in data and "name" in data):
         return NODE_GROUP, str(data.get("id", relative)), str(data.get("name", path.stem))
     if path.parts and path.parts[0] == "nodes":
         return NODE, path.stem, path.stem

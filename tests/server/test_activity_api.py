@@ -348,3 +348,18 @@ def test_explorer_shows_a_groups_history(named):
     with client(base, tokens["web-viewer"]) as viewer:
         assert viewer.get(f"/ui/groups/{DB_ID}/history").status_code == 403
         assert viewer.get(f"/ui/groups/{WEB_ID}/history").status_code == 200
+
+
+def test_a_write_through_a_symlinked_group_file_is_logged_as_that_group(tmp_path):
+    inventory = copy_inventory(tmp_path / "inventory")
+    (inventory / "shared").mkdir()
+    link = inventory / "groups" / "web-servers.yml"
+    link.rename(inventory / "shared" / "web.yml")
+    link.symlink_to(Path("..") / "shared" / "web.yml")
+    with running_server(inventory, tmp_path / "state.sqlite3") as base, client(base) as http:
+        changed = http.post(f"/v1/groups/{WEB_ID}", json={"variables": {"linked": "through"}})
+        assert changed.status_code == 200, changed.text
+        [entry] = events(http)["commits"]
+    assert link.is_symlink()
+    assert entry["object"] == {"id": WEB_ID, "name": "Web servers", "type": "node_group"}
+    assert entry["file"] == "shared/web.yml"
