@@ -363,3 +363,25 @@ def test_a_write_through_a_symlinked_group_file_is_logged_as_that_group(tmp_path
     assert link.is_symlink()
     assert entry["object"] == {"id": WEB_ID, "name": "Web servers", "type": "node_group"}
     assert entry["file"] == "shared/web.yml"
+
+
+def test_a_long_read_of_the_log_never_blocks_a_write(named):
+    """A reader holding a read transaction open (a slow report, `reclass-ng activity` on a
+    huge log) must not hold up writes: the log's writes land beside it (SQLite WAL)."""
+    base, _, tokens, state_db = named
+    reader = sqlite3.connect(state_db, timeout=1)
+    try:
+        reader.execute("BEGIN")
+        before = reader.execute("SELECT COUNT(*) FROM activity").fetchone()[0]
+        with client(base, tokens["alice"]) as alice:
+            started = time.monotonic()
+            response = alice.post(f"/v1/groups/{DB_ID}", json={"variables": {"read": "open"}},
+                                  timeout=10)
+            assert response.status_code == 200, response.text
+            assert time.monotonic() - started < 5
+            assert events(alice)["commits"][0]["events"][0]["new_value"]["read"] == "open"
+        # The reader still sees its own snapshot.
+        assert reader.execute("SELECT COUNT(*) FROM activity").fetchone()[0] == before
+    finally:
+        reader.rollback()
+        reader.close()
