@@ -4,7 +4,7 @@ Two files next to `groups/`, kept apart as the classifier's architecture asks ("
 difference so we don't remove manually added classes when doing automated updates"):
 
 * `puppet-classes.yml`: classes declared by hand, `{environment: {class: {param: default}}}`.
-  Nothing ever writes it.
+  Only `PUT /v1/environments/<name>` writes it (adding an environment, comments kept).
 * `puppet-classes.synced.yml`: the result of the last sync from Puppet code (`reclass-ng
   classes sync`, `POST /v1/update-classes`); a sync replaces it whole.
 

@@ -60,13 +60,21 @@ class ClassificationSteps:
         """The classifier's classification response (a copy); raises on conflicts."""
         self.raise_if_conflicting()
         assert self.final is not None
-        return copy.deepcopy({
+        return copy.deepcopy(with_config_data({
             "name": self.name,
             "groups": [g.id for g in self.matched],
             "environment": self.final["environment"],
             "classes": self.final["classes"],
             "parameters": self.final["variables"],
-        })
+        }, self.final))
+
+
+def with_config_data(result: dict[str, Any], final: Mapping[str, Any]) -> dict[str, Any]:
+    """`result` with the final classification's `config_data` when a group set any (PE shows
+    the key then; a classification without it keeps the classifier's original shape)."""
+    if final.get("config_data"):
+        result["config_data"] = final["config_data"]
+    return result
 
 
 def matching_groups(tree: GroupTree, node: Mapping[str, Any]) -> list[Group]:
@@ -121,6 +129,8 @@ def classification_steps(tree: GroupTree, name: str, facts: Mapping[str, Any] | 
         environment = trumps[0] if trumps else merged["environment"]
         final = {"environment": environment, "classes": merged.get("classes", {}),
                  "variables": merged.get("variables", {})}
+        if merged.get("config_data"):  # absent when no group sets any: the original shape
+            final["config_data"] = merged["config_data"]
     return ClassificationSteps(
         node=node, matched=tuple(matched), leaves=tuple(leaves), inherited=inherited,
         conflicts=explained, conflict_msg=msg, final=final, environment_trumped=bool(trumps),

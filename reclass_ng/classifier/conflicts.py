@@ -7,7 +7,7 @@ disjoint keys merge quietly. `environment_trumps` then settles an environment co
 exactly one environment trumps.
 
 Conflicts are found at any depth but reported at the classifier's granularity: the environment,
-`classes.<class>.<param>`, `variables.<name>`, each with the whole differing values.
+`classes.<class>.<param>`, `config_data.<class>.<key>`, `variables.<name>`, each with the whole differing values.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _conflicting_paths(maps: Sequence[Mapping[str, Any]], prefix: Path = ()) -> 
 
 def _reported_path(path: Path) -> Path:
     """Lift a deep conflict to the level the classifier reports: env, class param, variable."""
-    if path[0] == "classes":
+    if path[0] in ("classes", "config_data"):
         return path[:3]
     if path[0] == "variables":
         return path[:2]
@@ -117,8 +117,8 @@ def explain_conflicts(conflicts: Mapping[Path, list[Any]], leaves: Sequence[Grou
         details = _value_details(path, values, leaves, inherited, chains)
         if path[0] == "environment":
             explained["environment"] = details
-        elif path[0] == "classes":
-            explained.setdefault("classes", {}).setdefault(path[1], {})[path[2]] = details
+        elif path[0] in ("classes", "config_data"):
+            explained.setdefault(path[0], {}).setdefault(path[1], {})[path[2]] = details
         else:
             explained.setdefault("variables", {})[path[1]] = details
     return explained
@@ -139,6 +139,9 @@ def conflict_message(explained: Mapping[str, Any]) -> str:
         what.append("the environment")
     if "classes" in explained:
         what.append(f"class parameters for {_quoted_list(sorted(explained['classes']))} classes")
+    if "config_data" in explained:
+        what.append(f"configuration data for "
+                    f"{_quoted_list(sorted(explained['config_data']))} classes")
     if "variables" in explained:
         what.append(f"variables named {_quoted_list(sorted(explained['variables']))}")
     return (f"The node was classified into groups named {_quoted_list(list(groups))} that "
@@ -148,9 +151,10 @@ def conflict_message(explained: Mapping[str, Any]) -> str:
 
 def _all_details(explained: Mapping[str, Any]) -> list[dict[str, Any]]:
     found = list(explained.get("environment", []))
-    for params in explained.get("classes", {}).values():
-        for details in params.values():
-            found.extend(details)
+    for key in ("classes", "config_data"):
+        for params in explained.get(key, {}).values():
+            for details in params.values():
+                found.extend(details)
     for details in explained.get("variables", {}).values():
         found.extend(details)
     return found

@@ -18,7 +18,10 @@ from reclass_ng.classifier.rule_evaluator import explain_condition
 
 
 def _without_trumps(classification: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: classification[k] for k in ("environment", "variables", "classes")}
+    shown = {k: classification[k] for k in ("environment", "variables", "classes")}
+    if classification.get("config_data"):
+        shown["config_data"] = classification["config_data"]
+    return shown
 
 
 def explanation_from_steps(tree: GroupTree, steps: ClassificationSteps) -> dict[str, Any]:

@@ -47,14 +47,20 @@ class Missing:
 MISSING = Missing()
 
 
-def lookup_field(node: Mapping[str, Any], keys: Sequence[str]) -> Any:
-    """Walk `node` along `keys`; MISSING when a key is absent or a step is not a mapping.
+def lookup_field(node: Mapping[str, Any], keys: Sequence[str | int]) -> Any:
+    """Walk `node` along `keys`; MISSING when a key is absent or a step does not fit.
 
-    Lists are not indexed: the classifier's lookup treats every step as a map key.
+    A string key looks into a mapping; an integer key (a numeric path component) indexes a
+    list, from 0, and finds nothing in a mapping (JSON keys are strings) or past the end.
     A `null` value counts as missing, as it does for the classifier.
     """
     current: Any = node
     for key in keys:
+        if isinstance(key, int):
+            if not isinstance(current, (list, tuple)) or key >= len(current):
+                return MISSING
+            current = current[key]
+            continue
         if not isinstance(current, Mapping) or key not in current:
             return MISSING
         current = current[key]

@@ -1,7 +1,8 @@
 """A node group: its fields, and how one is read from (and written back to) plain data.
 
 The fields are the Node Classifier's (`id`, `name`, `description`, `parent`, `rule`,
-`environment`, `environment_trumps`, `classes`, `variables`) plus two reclass-ng extensions:
+`environment`, `environment_trumps`, `classes`, `variables`, and current PE's `config_data`:
+class -> parameter -> value, the Hiera-like data a class looks up) plus two reclass-ng extensions:
 `pinned` (node names that join the group whatever their facts, still subject to the ancestors'
 rules) and `reclass_classes` (reclass classes expanded for every node in the group).
 """
@@ -40,7 +41,7 @@ MAX_GROUP_NAME_LENGTH = 255
 
 KNOWN_FIELDS = (
     "id", "name", "description", "parent", "rule", "environment", "environment_trumps",
-    "classes", "variables", "pinned", "reclass_classes",
+    "classes", "variables", "config_data", "pinned", "reclass_classes",
 )
 
 
@@ -62,6 +63,7 @@ class Group:
     rule: Condition | None = attrs.field(default=None, eq=False, repr=False)
     classes: dict[str, Any] = attrs.field(factory=dict)
     variables: dict[str, Any] = attrs.field(factory=dict)
+    config_data: dict[str, Any] = attrs.field(factory=dict)
     pinned: tuple[str, ...] = ()
     reclass_classes: tuple[str, ...] = ()
     file: str | None = attrs.field(default=None, eq=False)
@@ -84,6 +86,7 @@ class Group:
             "environment_trumps": self.environment_trumps,
             "classes": self.classes,
             "variables": self.variables,
+            "config_data": self.config_data,
         }
 
     def to_data(self) -> dict[str, Any]:
@@ -102,6 +105,8 @@ class Group:
             data["rule"] = self.rule_data
         data["classes"] = self.classes
         data["variables"] = self.variables
+        if self.config_data:
+            data["config_data"] = self.config_data
         if self.pinned:
             data["pinned"] = list(self.pinned)
         if self.reclass_classes:
@@ -179,15 +184,16 @@ class _GroupReader:
                      {"submitted": dict(self.data), "error": {field: f"blank key at {where}"}})
         return True
 
-    def classes(self) -> dict[str, Any]:
-        classes = self.mapping("classes")
-        if self.blank_keys("classes", classes):
+    def classes(self, field: str = "classes") -> dict[str, Any]:
+        """`classes` or `config_data`: class name -> mapping of parameters (or null)."""
+        classes = self.mapping(field)
+        if self.blank_keys(field, classes):
             return {}
         for class_name, params in list(classes.items()):
             if params is None:
                 continue  # null removes a class inherited from an ancestor, as in the classifier
             if not (isinstance(params, Mapping) and all(isinstance(k, str) for k in params)):
-                self.violation("classes", f"class {class_name!r} to map to a mapping of parameters")
+                self.violation(field, f"class {class_name!r} to map to a mapping of parameters")
                 classes[class_name] = {}
             else:
                 classes[class_name] = dict(params)
@@ -291,6 +297,7 @@ class _GroupReader:
             id=group_id, name=name or "", parent=parent, environment=environment,
             environment_trumps=trumps, description=description, rule_data=rule_data, rule=rule,
             classes=self.classes(), variables=self.variables(),
+            config_data=self.classes("config_data"),
             pinned=self.string_list("pinned"), reclass_classes=self.string_list("reclass_classes"),
             file=self.file,
         )

@@ -28,6 +28,7 @@ from reclass_ng.classifier.classification import (
     ClassificationSteps,
     classification_steps,
     inherited_classification,
+    with_config_data,
 )
 from reclass_ng.classifier.errors import REFERENCE_EXPANSION, GroupProblem
 from reclass_ng.classifier.explanation import explanation_from_steps
@@ -129,13 +130,13 @@ def render_classification(inventory: reclass_ng.Inventory, steps: Classification
         else entity.origin
     classes = _classes_from(parameters, list(info["applications"]), origin)
     environment = steps.final["environment"] if steps.environment_trumped else info["environment"]
-    return {
+    return with_config_data({
         "name": steps.name,
         "groups": [g.id for g in steps.matched],
         "environment": environment,
         "classes": classes,
         "parameters": parameters,
-    }
+    }, steps.final)
 
 
 def _open(inventory_dir: str | os.PathLike[str], tree: GroupTree | None,

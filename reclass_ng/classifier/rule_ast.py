@@ -21,11 +21,11 @@ BOOLEAN_OPERATORS = ("and", "or", "not")
 class FieldPath:
     """Where a comparison looks: `name`, or a list such as `["fact", "os", "family"]`."""
 
-    keys: tuple[str, ...]
+    keys: tuple[str | int, ...]  # an int (from the third key on) indexes an array
     written_as_list: bool
 
-    def to_data(self) -> str | list[str]:
-        return list(self.keys) if self.written_as_list else self.keys[0]
+    def to_data(self) -> str | list[str | int]:
+        return list(self.keys) if self.written_as_list else str(self.keys[0])
 
 
 @attrs.frozen
@@ -73,13 +73,13 @@ class Not:
 Condition = Comparison | And | Or | Not
 
 
-def field_keys(condition: Condition) -> set[tuple[str, ...]]:
+def field_keys(condition: Condition) -> set[tuple[str | int, ...]]:
     """Every field path a condition reads (used to tell whether a rule needs facts)."""
     if isinstance(condition, Comparison):
         return {condition.field.keys}
     if isinstance(condition, Not):
         return field_keys(condition.condition)
-    found: set[tuple[str, ...]] = set()
+    found: set[tuple[str | int, ...]] = set()
     for child in condition.conditions:
         found |= field_keys(child)
     return found

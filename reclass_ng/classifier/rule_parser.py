@@ -4,8 +4,13 @@ Grammar (Node Classifier v1)::
 
     condition : ["and" condition+] | ["or" condition+] | ["not" condition] | comparison
     comparison: [op field value]        op: "=" "~" "<" "<=" ">" ">="
-    field     : string | [string+]      e.g. "name", ["fact", "os", "family"]
+    field     : string | [string string? component*]   e.g. "name", ["fact", "os", "family"]
+    component : string | non-negative integer          an array index: ["fact", "disks", 0]
     value     : string
+
+Numeric path components are the current classifier's (its "Forming node classifier API
+requests" grammar; the console writes them `processors.models[0]`): an integer indexes an
+array, and only from the third element on, so `["fact", 3]` still names no fact.
 
 Values must be strings, as the classifier's schema demands; an unquoted YAML number such as
 `512` is rejected with a hint to quote it, so a rule never means something else after a
@@ -62,13 +67,19 @@ def _describe(value: Any) -> str:
 def _parse_field(data: Any, location: str) -> FieldPath:
     if isinstance(data, str):
         return FieldPath((data,), written_as_list=False)
-    if isinstance(data, (list, tuple)) and data and all(isinstance(k, str) for k in data):
+    if isinstance(data, (list, tuple)) and data and all(
+            isinstance(k, str) or (i >= 2 and _is_index(k)) for i, k in enumerate(data)):
         return FieldPath(tuple(data), written_as_list=True)
     raise RuleSyntaxError(
         f"a field must be a string such as \"name\" or a non-empty list of strings such as "
-        f"[\"fact\", \"os\", \"family\"], got {_describe(data)}",
+        f"[\"fact\", \"os\", \"family\"] (array indexes, integers from 0, from the third "
+        f"element on: [\"fact\", \"disks\", 0]), got {_describe(data)}",
         location,
     )
+
+
+def _is_index(key: Any) -> bool:
+    return isinstance(key, int) and not isinstance(key, bool) and key >= 0
 
 
 def _parse_comparison(data: Sequence[Any], location: str) -> Comparison:

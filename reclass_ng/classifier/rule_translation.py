@@ -52,8 +52,10 @@ def _comparison_inventory(condition: Comparison) -> list[Any]:
     if keys == ("name",):
         field = "certname"
     elif keys[0] in ("fact", "trusted") and len(keys) > 1:
-        field = ("facts" if keys[0] == "fact" else "trusted") + "." + ".".join(
-            f'"{k}"' if "." in k else k for k in keys[1:])
+        field = "facts" if keys[0] == "fact" else "trusted"
+        for key in keys[1:]:  # PuppetDB's dot notation: array indexes as `[0]`
+            field += f"[{key}]" if isinstance(key, int) else \
+                "." + (f'"{key}"' if "." in key else key)
     else:
         raise UntranslatableRuleError(f"PuppetDB's inventory has no field "
                                       f"{condition.field.to_data()!r}.")

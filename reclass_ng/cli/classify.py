@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
 def _render(inventory_dir: str, steps: Any) -> dict[str, Any]:
     import reclass_ng
 
+    # A conflict is the answer whether or not the node has a file (as over HTTP): raise it
+    # before rendering, whose NodeNotFound below would otherwise hide it.
+    steps.raise_if_conflicting()
     inventory = reclass_ng.load(inventory_dir)
     try:
         return render_classification(inventory, steps)

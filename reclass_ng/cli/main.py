@@ -30,6 +30,7 @@ SUBCOMMANDS["watch"] = ("reclass_ng.cli.watch", "re-render an inventory when its
 SUBCOMMANDS["explain"] = ("reclass_ng.cli.explain", "explain where a node's value, class or application came from")
 SUBCOMMANDS["classes"] = ("reclass_ng.cli.classes", "sync and list the Puppet class catalogue of the node groups")
 SUBCOMMANDS["tokens"] = ("reclass_ng.cli.tokens", "add tokens with roles to a `reclass-ng serve` tokens file")
+SUBCOMMANDS["activity"] = ("reclass_ng.cli.activity", "show who changed what through `reclass-ng serve` (its activity log)")
 SUBCOMMANDS["kapitan"] = ("reclass_ng.cli.kapitan", "run Kapitan with the reclass-ng inventory backend (kapitan-ng)")
 SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 127.0.0.1 and print its URL")
 

@@ -44,6 +44,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--state-db", metavar="PATH",
                         help="SQLite file for observed state (check-ins, facts); default "
                              "$XDG_STATE_HOME/reclass-ng/observed-<hash>.sqlite3")
+    parser.add_argument("--git-commit", action="store_true",
+                        help="commit every write through the API to the inventory's git "
+                             "repository, authored by the token's name, with the activity "
+                             "log's message (only the files the write changed)")
     parser.add_argument("--record-anonymous-check-ins", action="store_true",
                         help="let classifications without the token store the node's facts "
                              "and a check-in (default: only clients with the token do)")
@@ -133,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
                           record_anonymous=args.record_anonymous_check_ins,
                           check_in_history=args.check_in_history,
                           worker_threads=args.worker_threads,
+                          git_commits=args.git_commit,
                           allowed_hosts=HostAllowList.for_listen_address(
                               host, http_serving.allowed_host_names(args.allowed_host)))
     app = create_app(config)

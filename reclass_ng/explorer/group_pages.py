@@ -8,6 +8,7 @@ from typing import Any
 
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
+from reclass_ng.explorer.group_history import group_history_url
 from reclass_ng.explorer.html import error_block, esc, node_link, page, value_html
 
 MATCHED_NODES_SHOWN = 200  # per group; the count says how many more there are
@@ -129,6 +130,7 @@ def _group_item(tree: GroupTree, group: Group, matched: dict[str, list[str]],
             f'<span class="group-name">{esc(group.name)}</span> '
             f'<span class="env">environment {esc(group.environment)}</span>'
             f'{" <span class=badge>environment trumps</span>" if group.environment_trumps else ""}'
+            f' <a class="history-link" href="{esc(group_history_url(group.id))}">history</a>'
             f'</div><div class="description">{esc(group.description or "")}</div>'
             f'<div class="rule">rule: <code>{esc(rule)}</code>{inherited}</div>{pinned}{details}'
             f'<details class="matched"{opened}><summary>{len(nodes)} matching nodes</summary>'

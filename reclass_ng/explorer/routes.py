@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from reclass_ng.errors import ReclassError
 from reclass_ng.explorer.catalogue import NodeFilter, error_text
 from reclass_ng.explorer.data import ExplorerData
+from reclass_ng.explorer.group_history import HISTORY_PAGE_SIZE, group_history_page
 from reclass_ng.explorer.group_pages import groups_page
 from reclass_ng.explorer.html import error_block, page
 from reclass_ng.explorer.inventory_pages import class_list_page, class_page, diff_page
@@ -23,8 +24,12 @@ from reclass_ng.explorer.node_pages import (
     node_page,
     origins_json,
 )
+from reclass_ng.server import group_access
+from reclass_ng.server.activity_events import NODE_GROUP
+from reclass_ng.server.activity_log import EventQuery
 from reclass_ng.server.errors import ApiError
-from reclass_ng.server.http import page_parameter, require_auth
+from reclass_ng.server.group_writes import check_uuid
+from reclass_ng.server.http import page_parameter, require_auth, service
 from reclass_ng.server.inventory_state import Snapshot
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -175,6 +180,23 @@ def groups(request: Request) -> HTMLResponse:
         problems = [f"{p.file}: {p.to_error()['msg']}" for p in snapshot.problems]
         matched = data.group_nodes(snapshot) if not problems else {}
         return groups_page(snapshot.tree, problems, matched, data.observed.runtime)
+    return respond(request, render)
+
+
+@router.get("/groups/{group_id}/history")
+def group_history(group_id: str, request: Request) -> HTMLResponse:
+    """Who changed the group through the API, from the activity log (newest first)."""
+    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+        group_id_checked = check_uuid(group_id)
+        group_access.check_read(request.state.principal, data.state, group_id_checked)
+        group = snapshot.group(group_id_checked)
+        if group is None:
+            raise ApiError(404, "not-found", f"No group {group_id!r} in this inventory.", None)
+        current = _page_number(request)
+        query = EventQuery(object_type=NODE_GROUP, object_ids=(group.id,),
+                           offset=(current - 1) * HISTORY_PAGE_SIZE, limit=HISTORY_PAGE_SIZE)
+        commits, total = service(request).activity.events(query)
+        return group_history_page(group, commits, total, current)
     return respond(request, render)
 
 

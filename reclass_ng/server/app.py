@@ -10,8 +10,10 @@ from fastapi import FastAPI
 
 from reclass_ng.explorer import mount_explorer
 from reclass_ng.server import (
+    activity_routes,
     catalog_routes,
     group_routes,
+    group_tree_routes,
     hierarchy_routes,
     node_routes,
     pin_routes,
@@ -21,7 +23,7 @@ from reclass_ng.server.allowed_hosts import AllowedHosts
 from reclass_ng.server.errors import ApiError
 from reclass_ng.server.fair_admission import FairAdmission
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
-from reclass_ng.server.yaml_files import remove_stale_temp_files_below
+from reclass_ng.server.yaml_files import inventory_lock, remove_stale_temp_files_below
 from reclass_ng.version import __version__
 
 
@@ -36,6 +38,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         if not config.read_only:  # a read-only service leaves the inventory as it found it
             with contextlib.suppress(ApiError):  # lock held elsewhere: the next write cleans
                 remove_stale_temp_files_below(config.inventory_dir)
+            with contextlib.suppress(ApiError), inventory_lock(config.inventory_dir):
+                # Entries a killed server left pending become final or go (activity_log.py).
+                app.state.service.activity.settle()
         yield
 
     app = FastAPI(
@@ -50,11 +55,13 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.state.service = context_from(config)
     install_error_handlers(app)
     app.include_router(group_routes.router)
+    app.include_router(group_tree_routes.router)
     app.include_router(pin_routes.router)
     app.include_router(node_routes.router)
     app.include_router(catalog_routes.router)
     app.include_router(hierarchy_routes.router)
     app.include_router(status_routes.router)
+    app.include_router(activity_routes.router)
     mount_explorer(app)  # the read-only web explorer at /ui/
     # Innermost first: a request has its whole body (BodyLimit) before it waits for a turn, so
     # a client trickling a body holds no turn.

@@ -8,13 +8,15 @@ catalogue, the environments are the ones the groups use (the answer then has the
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from reclass_ng.classifier.catalog import ClassCatalog
-from reclass_ng.server.errors import error_responses
+from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.errors import ApiError, error_responses
 from reclass_ng.server.http import require_auth, service, writing
 
 router = APIRouter()
@@ -63,6 +65,26 @@ def get_environment(name: str, request: Request) -> Response:
     if name not in _environment_names(request, catalog):
         return _empty_404()
     return JSONResponse(_environment(catalog, name))
+
+
+# Puppet's rule for environment names: letters, digits and underscores.
+_ENVIRONMENT_NAME = re.compile(r"[A-Za-z0-9_]{1,255}")
+
+
+@router.put("/v1/environments/{name}", status_code=201,
+            responses={201: {"description": "declared"}, 200: {"description": "known already"},
+                       **error_responses(400, 401, 403, 409, 503)})
+async def put_environment(name: str, request: Request) -> JSONResponse:
+    """Declare an environment (PE creates it): 201 with `{name, sync_succeeded}` when it is
+    added to puppet-classes.yml, 200 when it is known already; the body is ignored."""
+    require_auth(request, write=True, admin=True)
+    if not _ENVIRONMENT_NAME.fullmatch(name):
+        raise ApiError(400, SCHEMA_VIOLATION, f"An environment name is 1 to 255 letters, "
+                       f"digits and underscores (Puppet's rule), got {name[:60]!r}; nothing "
+                       "was written.", {"submitted": name[:300], "error": "name"})
+    added = await writing(request, service(request).catalog.add_environment, name)
+    catalog = _catalog(request)
+    return JSONResponse(_environment(catalog, name), status_code=201 if added else 200)
 
 
 @router.get("/v1/classes", responses=error_responses(401, 403, 500))

@@ -6,6 +6,8 @@ import os
 import threading
 from pathlib import Path
 
+import yaml as pyyaml
+
 from reclass_ng.classifier.catalog import (
     MANUAL_FILE_NAME,
     SYNCED_FILE_NAME,
@@ -16,12 +18,18 @@ from reclass_ng.classifier.catalog import (
 from reclass_ng.classifier.class_sync import PuppetUnavailableError, scan_code_dir, store_scan
 from reclass_ng.errors import ReclassError
 from reclass_ng.server.errors import INVALID_INVENTORY, ApiError
-from reclass_ng.server.yaml_files import inventory_lock
+from reclass_ng.server.yaml_files import (
+    atomic_write,
+    checked_render,
+    inventory_lock,
+    note_change,
+)
 
 # reclass-ng's kinds for a sync the server cannot run.
 NO_CODE_DIR = "no-code-dir"
 PUPPET_UNAVAILABLE = "puppet-unavailable"
 SYNC_FAILED = "sync-failed"
+NO_CATALOGUE = "no-catalogue"
 
 _FileKey = tuple[tuple[int, int] | None, ...]
 
@@ -57,6 +65,30 @@ class CatalogState:
                                    {"inventory": str(self.inventory_dir)}) from err
             return self._cached[1]
 
+    def add_environment(self, name: str) -> bool:
+        """PUT /v1/environments/<name>: declare the environment (with no classes) in
+        puppet-classes.yml, keeping the file's comments; False when it is known already
+        (declared by hand or synced), which writes nothing. Without a catalogue, 409
+        no-catalogue: creating one would turn on the class checks of every group write."""
+        path = self.inventory_dir / MANUAL_FILE_NAME
+        with inventory_lock(self.inventory_dir):
+            catalog = self.catalog()
+            if catalog is None:
+                raise ApiError(409, NO_CATALOGUE, "This inventory has no class catalogue, so "
+                               "its environments are the ones its groups use; declaring one "
+                               f"would create {MANUAL_FILE_NAME} and turn on the class checks "
+                               "of every group write. Sync the classes (POST "
+                               f"/v1/update-classes) or write {MANUAL_FILE_NAME} first. "
+                               "Nothing was written.", {"environment": name})
+            if catalog.has_environment(name):
+                return False
+            current = path.read_text(encoding="utf-8") if path.is_file() else None
+            loaded = pyyaml.safe_load(current) if current else None
+            declared = dict(loaded) if isinstance(loaded, dict) else {}
+            text = checked_render(current, {**declared, name: {}}, MANUAL_FILE_NAME)
+            atomic_write(path, text, self.inventory_dir)
+            return True
+
     def sync(self) -> None:
         """Re-read the classes from the Puppet code (POST /v1/update-classes)."""
         if self.code_dir is None:
@@ -68,6 +100,7 @@ class CatalogState:
             # Puppet runs for seconds: outside the lock, so group writes do not wait for it.
             scan = scan_code_dir(self.code_dir)
             with inventory_lock(self.inventory_dir):
+                note_change(self.inventory_dir / SYNCED_FILE_NAME)
                 store_scan(self.inventory_dir, scan, self.code_dir)
         except PuppetUnavailableError as err:
             raise ApiError(503, PUPPET_UNAVAILABLE, str(err), {"code_dir": self.code_dir}) \

@@ -39,7 +39,7 @@ _GROUP_SCHEMA: dict[str, Any] = {
         "description": {"type": "string"}, "parent": {"type": "string", "format": "uuid"},
         "environment": {"type": "string"}, "environment_trumps": {"type": "boolean"},
         "rule": {"type": "array"}, "classes": {"type": "object"}, "variables": {"type": "object"},
-        "pinned": {"type": "array", "items": {"type": "string"}},
+        "config_data": {"type": "object"}, "pinned": {"type": "array", "items": {"type": "string"}},
         "reclass_classes": {"type": "array", "items": {"type": "string"}},
         "serial_number": {"type": "integer"},
     },
@@ -66,6 +66,8 @@ def _inherited_view(tree: GroupTree, group: Group) -> dict[str, Any]:
     data = group.to_data()
     merged = inherited_classification(tree, group)
     data["classes"], data["variables"] = merged["classes"], merged["variables"]
+    if merged.get("config_data"):
+        data["config_data"] = merged["config_data"]
     rules = [g.rule_data for g in tree.chain(group) if g.rule_data is not None]
     data["rule"] = ["and", *rules]
     return data
@@ -215,7 +217,8 @@ def _render(request: Request, steps: Any, snapshot: Snapshot) -> dict[str, Any]:
 
 
 def _classify(request: Request, record: bool, name: str, fact: dict[str, Any],
-              trusted: dict[str, Any], transaction: str | None) -> dict[str, Any]:
+              trusted: dict[str, Any], transaction: str | None, v2: bool = False
+              ) -> dict[str, Any]:
     context = service(request)
     snapshot = context.inventory.snapshot()
     tree = snapshot.valid_tree()
@@ -231,7 +234,15 @@ def _classify(request: Request, record: bool, name: str, fact: dict[str, Any],
     result = _render(request, steps, snapshot)
     if record:
         context.observed.record_check_in(name, transaction, groups, explanation, result)
-    return result
+    return v2_classification(result, steps.matched) if v2 else result
+
+
+def v2_classification(result: dict[str, Any], matched: tuple[Group, ...]) -> dict[str, Any]:
+    """The v2 shape of a classification: `groups` as `{id, name}` sorted by name, no `name`."""
+    shown = {key: value for key, value in result.items() if key not in ("name", "groups")}
+    shown["groups"] = [{"id": g.id, "name": g.name}
+                       for g in sorted(matched, key=lambda g: (g.name, g.id))]
+    return shown
 
 
 @router.post("/v1/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
@@ -248,6 +259,19 @@ async def classify(name: str, request: Request) -> JSONResponse:
     record = principal is not ANONYMOUS_READER or service(request).config.record_anonymous
     return JSONResponse(await blocking(_classify, request, record, name, fact, trusted,
                                        transaction))
+
+
+@router.post("/v2/classified/nodes/{name}", openapi_extra=_body_doc(_NODE_SCHEMA, False),
+             responses=error_responses(400, 401, 403, 413, 422, 500))
+async def classify_v2(name: str, request: Request) -> JSONResponse:
+    """As POST /v1/classified/nodes/<name>, answered in the v2 shape: `groups` are `{id,
+    name}` objects sorted by name."""
+    principal = require_auth(request, write=False, permission=CLASSIFY)
+    name = check_node_name(name)
+    fact, trusted, transaction = await _submitted_node(request)
+    record = principal is not ANONYMOUS_READER or service(request).config.record_anonymous
+    return JSONResponse(await blocking(_classify, request, record, name, fact, trusted,
+                                       transaction, True))
 
 
 def _explain(request: Request, name: str, fact: dict[str, Any], trusted: dict[str, Any]

@@ -54,11 +54,13 @@ from reclass_ng.server.yaml_files import (
     file_etag,
     file_serial,
     inventory_lock,
+    remove_file,
 )
 
 # Values a group has when its file leaves the key out; not written unless the file has the key.
 _DEFAULTS: dict[str, Any] = {
     "environment": DEFAULT_ENVIRONMENT, "environment_trumps": False, "classes": {}, "variables": {},
+    "config_data": {},
 }
 
 
@@ -281,7 +283,8 @@ def _merge_dropping_nulls(base: Mapping[str, Any], delta: Mapping[str, Any]) -> 
 
 def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str | None
                 ) -> WriteResult:
-    """POST /v1/groups/<id>: merge `classes`/`variables` (null removes), replace other fields."""
+    """POST /v1/groups/<id>: merge `classes`/`variables`/`config_data` (null removes), replace
+    other fields."""
     group_id = check_uuid(group_id)
     delta, serial = split_serial(delta)
     if not isinstance(delta, Mapping):
@@ -298,7 +301,7 @@ def apply_delta(state: InventoryState, group_id: str, delta: Any, if_match: str 
                            "edits were applied.", dict(delta))
         data = old.to_data()
         for key, value in delta.items():
-            if key in ("classes", "variables") and isinstance(value, Mapping):
+            if key in ("classes", "variables", "config_data") and isinstance(value, Mapping):
                 data[key] = _merge_dropping_nulls(data.get(key) or {}, value)
             elif value is None:
                 data.pop(key, None)
@@ -321,7 +324,7 @@ def delete_group(state: InventoryState, group_id: str, if_match: str | None) -> 
                            f"The group cannot be deleted because it has children: {names}",
                            {"group": group.to_data(), "children": [c.to_data() for c in children]})
         check_if_match(if_match, file_etag(snapshot.content(group)))
-        state.group_path(group).unlink()
+        remove_file(state.group_path(group))
 
 
 def validate_only(state: InventoryState, body: Any) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from reclass_ng.server.group_writes import group_file_name, group_file_text
 from reclass_ng.server.http import json_body, require_auth, service, writing
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.referent_checks import check_expansion, check_referents
-from reclass_ng.server.yaml_files import inventory_lock
+from reclass_ng.server.yaml_files import inventory_lock, note_change
 from reclass_ng.storage.yaml_load import read_input_file
 
 router = APIRouter()
@@ -129,8 +129,13 @@ def _import_groups(state: InventoryState, items: list[dict[str, Any]]) -> None:
         snapshot = state.write_snapshot()
         check_referents(state.inventory_dir, snapshot, groups, [g.id for g in groups])
         check_expansion(state, snapshot, groups, groups)
-        replace_directory(state.inventory_dir / GROUPS_DIR_NAME,
-                          _new_files(state, snapshot, groups))
+        files = _new_files(state, snapshot, groups)
+        directory = state.inventory_dir / GROUPS_DIR_NAME
+        existing = {str(p.relative_to(directory)) for p in directory.rglob("*")
+                    if p.is_file()} if directory.is_dir() else set()
+        for relative in sorted(existing | set(files)):
+            note_change(directory / relative)
+        replace_directory(directory, files)
 
 
 @router.post("/v1/rules/translate",

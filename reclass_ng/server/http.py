@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reclass_ng.classifier.errors import SCHEMA_VIOLATION
+from reclass_ng.server.activity_log import ActivityLog
 from reclass_ng.server.allowed_hosts import HostAllowList
 from reclass_ng.server.auth import ADMIN, ANONYMOUS_READER, Principal, TokenStore
 from reclass_ng.server.catalog_state import CatalogState
@@ -38,6 +39,7 @@ from reclass_ng.server.errors import (
     ApiError,
 )
 from reclass_ng.server.fair_admission import CURRENT_TURN
+from reclass_ng.server.git_commits import GitCommits
 from reclass_ng.server.inventory_state import InventoryState
 from reclass_ng.server.observed_state import DEFAULT_CHECK_IN_HISTORY, ObservedState
 from reclass_ng.server.yaml_files import LOCK_TIMEOUT_SECONDS, unrepresentable_value
@@ -72,6 +74,8 @@ class ServerConfig:
     # The Host names answered (server/allowed_hosts.py); None: any (an application embedded
     # behind a server of the caller's, which checks Host itself).
     allowed_hosts: HostAllowList | None = None
+    # Commit every API write to the inventory's git repository (server/git_commits.py).
+    git_commits: bool = False
 
 
 @attrs.define
@@ -83,6 +87,7 @@ class ServiceContext:
     observed: ObservedState
     tokens: TokenStore
     catalog: CatalogState
+    activity: ActivityLog
     writes: WriteLane = attrs.field(factory=lambda: WriteLane())
 
 
@@ -113,6 +118,13 @@ def require_auth(request: Request, *, write: bool, permission: str | None = None
     writes need a configured token and a server that is not read-only, and: `admin` an admin,
     `permission` that permission (classify, facts), otherwise (group writes) an operator or
     admin. Group subtrees are checked by the routes (server/group_access.py)."""
+    principal = _authenticated(request, write=write, permission=permission, admin=admin)
+    request.state.principal = principal  # the author of the write (writing, activity log)
+    return principal
+
+
+def _authenticated(request: Request, *, write: bool, permission: str | None,
+                   admin: bool) -> Principal:
     context = service(request)
     config = context.config
     if write and config.read_only:
@@ -263,8 +275,11 @@ class WriteLane:
 
 
 async def writing(request: Request, function: Callable[..., _T], *args: Any) -> _T:
-    """Run a write of the inventory, `function(*args)`, in the service's WriteLane."""
-    return await service(request).writes.run(function, *args)
+    """Run a write of the inventory, `function(*args)`, in the service's WriteLane, with a
+    journal that records it in the activity log under the caller's token name."""
+    principal = getattr(request.state, "principal", None)
+    journal = service(request).activity.journal(principal.name if principal else "unknown")
+    return await service(request).writes.run(journal.run, function, *args)
 
 
 def error_response(error: ApiError) -> JSONResponse:
@@ -345,7 +360,11 @@ def context_from(config: ServerConfig) -> ServiceContext:
                           ObservedState(os.path.expanduser(config.state_path),
                                         config.check_in_history),
                           TokenStore(config.token, config.tokens_file),
-                          CatalogState(config.inventory_dir, config.code_dir))
+                          CatalogState(config.inventory_dir, config.code_dir),
+                          ActivityLog(os.path.expanduser(config.state_path),
+                                      config.inventory_dir,
+                                      GitCommits(config.inventory_dir).commit
+                                      if config.git_commits else None))
 
 
 _ETAG = re.compile(r'(?:W/)?"[\x21\x23-\x7e\x80-\xff]*"')

@@ -11,7 +11,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from hashlib import sha256
 from pathlib import Path
@@ -109,6 +109,21 @@ class ObservedState:
             return None
         return {"name": node, "time": row[0], "fact": json.loads(row[1]),
                 "trusted": json.loads(row[2])}
+
+    def runtimes(self) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+        """(node, time, fact, trusted) of every node that reported facts, by name; read in
+        batches, so memory stays bounded by a batch and the answer being built."""
+        after = ""
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT node, time, fact, trusted FROM runtime WHERE node > ? ORDER BY node "
+                    "LIMIT 500", (after,)).fetchall()
+            if not rows:
+                return
+            for node, time, fact, trusted in rows:
+                yield node, time, json.loads(fact), json.loads(trusted)
+            after = rows[-1][0]
 
     def _check_ins(self, where: str, args: tuple[Any, ...]) -> dict[str, list[dict[str, Any]]]:
         with self._lock:

@@ -11,6 +11,7 @@ renamed over the old one, so a reader (or a crash) sees the old file or the new 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import fcntl
 import hashlib
@@ -21,7 +22,7 @@ import stat
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml as pyyaml
 from ruamel.yaml import YAML
@@ -38,6 +39,22 @@ from reclass_ng.server.errors import (
 from reclass_ng.values import to_plain
 
 LOCK_FILE_NAME = ".reclass-ng.lock"
+
+
+class WriteJournalHooks(Protocol):
+    """What the activity log (server/activity_log.py) needs to see of a write."""
+
+    def locked(self) -> None: ...
+
+    def before_change(self, path: str | os.PathLike[str]) -> None: ...
+
+    def unlocking(self) -> None: ...
+
+
+# The journal of the API write running in this thread (set by WriteJournal.run, in the write
+# thread itself); None for writes outside the API (the CLI, tests), which keep no log.
+WRITE_JOURNAL: contextvars.ContextVar[WriteJournalHooks | None] = contextvars.ContextVar(
+    "WRITE_JOURNAL", default=None)
 # How long a write waits for the inventory lock before answering 503 (someone holds it: another
 # server, a person's script); the worker thread is then free again.
 LOCK_TIMEOUT_SECONDS = 10.0
@@ -104,7 +121,14 @@ def inventory_lock(inventory_dir: str | os.PathLike[str],
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         try:
-            yield
+            journal = WRITE_JOURNAL.get()
+            if journal is not None:
+                journal.locked()
+            try:
+                yield
+            finally:
+                if journal is not None:
+                    journal.unlocking()
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
@@ -144,7 +168,22 @@ def atomic_write(path: str | os.PathLike[str], text: str,
     if inventory_dir is not None and os.path.islink(path):
         _check_link_target(Path(path), target, Path(os.path.realpath(inventory_dir)))
     remove_stale_temp_files(target.parent)
+    note_change(target)
     atomic_write_text(target, text)
+
+
+def note_change(path: str | os.PathLike[str]) -> None:
+    """Tell the running API write's journal (if any) that `path` is about to change: call it
+    under the inventory lock before every write or removal of an inventory file."""
+    journal = WRITE_JOURNAL.get()
+    if journal is not None:
+        journal.before_change(path)
+
+
+def remove_file(path: str | os.PathLike[str]) -> None:
+    """Remove an inventory file (under the lock), noted in the write's journal first."""
+    note_change(path)
+    os.unlink(path)
 
 
 def _check_link_target(link: Path, target: Path, inventory: Path) -> None:

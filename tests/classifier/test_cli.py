@@ -187,3 +187,16 @@ def test_validate_problems_have_lines_in_text_and_json(inventory):
                   for e in errors) == [
         ("groups/bad-rule.yml", 5, "rule", "schema-violation", "Bad"),
         ("groups/orphan.yml", 4, "parent", "missing-parent", "Orphan")]
+
+
+def test_a_conflict_wins_over_a_missing_node_file(inventory, tmp_path):
+    """A node with no file under nodes/ whose groups conflict: the conflict is the error (as
+    over HTTP), not `Node ... not found`."""
+    done = run_cli("classify", "-b", str(inventory), "no-such-file.example.com", "--facts",
+                   str(tmp_path / "mid.json"), "-o", "json")
+    assert done.returncode == 65, done.stderr
+    error = json.loads(done.stdout)
+    assert error["kind"] == "classification-conflict"
+    assert set(error["details"]) == {"environment", "classes"}
+    assert "not found" not in done.stderr
+    assert "Traceback" not in done.stderr

@@ -188,3 +188,17 @@ def test_evaluation_never_raises_and_agrees_with_its_explanation(rule_data, fact
     result = matches(rule, node)
     assert isinstance(result, bool)
     assert explain_condition(rule, node)["value"] is result
+
+
+def test_numeric_path_components_index_arrays():
+    node = node_map("n", {"processors": {"models": ["Xeon", "EPYC"]},
+                          "disks": [{"size": 512}], "by_name": {"0": "a string key"}}, {})
+    assert matches(parse_rule(["=", ["fact", "processors", "models", 1], "EPYC"]), node)
+    assert matches(parse_rule([">=", ["fact", "disks", 0, "size"], "500"]), node)
+    # Past the end, or an index into a mapping (JSON keys are strings): nothing is there.
+    assert not matches(parse_rule(["~", ["fact", "processors", "models", 2], "."]), node)
+    assert not matches(parse_rule(["=", ["fact", "by_name", 0], "a string key"]), node)
+    assert matches(parse_rule(["not", ["=", ["fact", "disks", 5, "size"], "1"]]), node)
+    explained = explain_condition(parse_rule(["=", ["fact", "disks", 0, "size"], "512"]), node)
+    assert explained["form"][1] == {"path": ["fact", "disks", 0, "size"], "value": 512}
+    assert explained["value"] is True

@@ -35,6 +35,10 @@ def test_boolean_operators_nest():
     (["=", "name", "a", "b"], "rule", "takes a field and a value"),
     (["=", [], "a"], "rule[1]", "field must be"),
     (["=", ["fact", 3], "a"], "rule[1]", "field must be"),
+    (["=", [0, "x", 1], "a"], "rule[1]", "field must be"),
+    (["=", ["fact", "disks", -1], "a"], "rule[1]", "field must be"),
+    (["=", ["fact", "disks", True], "a"], "rule[1]", "field must be"),
+    (["=", ["fact", "disks", 1.0], "a"], "rule[1]", "field must be"),
     ([">=", ["fact", "ram"], 512], "rule[2]", 'quote it in YAML'),
     (["=", ["fact", "ok"], True], "rule[2]", 'quote it in YAML'),
     (["~", "name", "web("], "rule[2]", "invalid regular expression"),
@@ -67,4 +71,9 @@ _rules = st.recursive(
 
 @given(_rules)
 def test_parsed_rules_turn_back_into_the_same_data(data):
+    assert parse_rule(data).to_data() == data
+
+
+def test_numeric_path_components_round_trip():
+    data = ["=", ["fact", "processors", "models", 0], "Xeon"]
     assert parse_rule(data).to_data() == data
