@@ -1,0 +1,207 @@
+"""One inventory kept current for an editor: the files on disk with the unsaved buffers on top.
+
+`EditedInventory` renders every node once (`render_all`), keeping for each node its nodeinfo or
+its errors and the files it read (its node file and the files of its classes). After a buffer
+changes (`set_buffer`) or a file is saved, a new engine Inventory is opened over a storage that
+reads the buffers before the disk (reclass_ng.storage.yaml_fs, `overlay`), taking the parsed
+documents of every other file from the previous one; only the nodes that read the changed file
+are rendered again, and the nodes that failed (a failure may be cured by any file). A file
+created or deleted changes the listing: every node is rendered again.
+
+Limits: a node whose inventory queries (`$[ ]`) read other nodes is re-rendered only when its
+own files change; overlays apply to yaml_fs inventories (yaml_git and mixed are read as
+committed); a buffer of a file not yet saved once is not part of the listing.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, cast
+
+from reclass_ng.api import Inventory
+from reclass_ng.errors import MultipleErrors, ReclassError
+from reclass_ng.errors.values import ResolveErrorList
+from reclass_ng.lsp.roots import InventoryRoot
+from reclass_ng.provenance import NodeProvenance
+from reclass_ng.settings import Settings, load_settings
+from reclass_ng.storage.base import Storage
+from reclass_ng.storage.yaml_fs import YamlFsStorage
+from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
+
+
+class NodeState:
+    """One node as last rendered: its nodeinfo or its errors, and the files it read."""
+
+    __slots__ = ("name", "info", "errors", "files")
+
+    def __init__(self, name: str, info: dict[str, Any] | None, errors: list[ReclassError],
+                 files: frozenset[str]) -> None:
+        self.name = name
+        self.info = info
+        self.errors = errors
+        self.files = files
+
+
+def single_errors(err: ReclassError) -> list[ReclassError]:
+    """The errors a grouped error (several nodes, several references) is made of."""
+    if isinstance(err, (MultipleErrors, ResolveErrorList)):
+        return [single for inner in err.errors for single in single_errors(inner)]
+    return [err]
+
+
+class EditedInventory:
+    """The live state of one inventory root (see the module docstring)."""
+
+    def __init__(self, root: InventoryRoot, warn: Callable[[str], None] | None = None) -> None:
+        self.root = root
+        self.warn = warn or (lambda message: None)
+        self.buffers: dict[str, bytes] = {}
+        self.nodes: dict[str, NodeState] = {}
+        self.failure: ReclassError | None = None  # settings or directories that cannot be read
+        self.settings: Settings | None = None
+        self.storage: YamlFsStorage | None = None
+        self.inventory: Inventory | None = None
+        self.class_files: dict[str, str] = {}  # class name -> file
+        self.node_files: dict[str, str] = {}  # node name -> file
+        # Renders replace `nodes` as a whole; readers take the dict once and keep it.
+        self.lock = threading.Lock()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        """A new engine Inventory over the disk and the buffers (parsed documents of unchanged
+        files taken from the previous storage by the caller)."""
+        settings = load_settings(self.root.path, dict(self.root.overrides), read_config=True)
+        storage: YamlFsStorage | None = None
+        if settings.storage_type == "yaml_fs":
+            storage = open_yaml_fs(settings, overlay=self.buffers)
+        # YamlFsStorage is the engine's own yaml_fs storage: what open_storage would give.
+        inventory = Inventory(settings, warn=self.warn, storage=cast("Storage | None", storage))
+        self.settings, self.storage, self.inventory = settings, storage, inventory
+        if storage is not None:
+            self.class_files = dict(storage.class_paths)
+            self.node_files = {name: storage.nodes[name].path for name in storage.nodes}
+        else:
+            self.class_files = {}
+            self.node_files = {}
+
+    def render_all(self, progress: Callable[[int, int], None] | None = None,
+                   cancelled: Callable[[], bool] | None = None) -> None:
+        """Render every node from scratch (the first load, or after the listing changed)."""
+        with self.lock:
+            try:
+                self._open()
+            except ReclassError as err:
+                self.failure, self.nodes = err, {}
+                return
+            self.failure = None
+            self.nodes = self._rendered(list(self.node_names()), {}, progress, cancelled)
+
+    def node_names(self) -> list[str]:
+        """The node names as of the last render."""
+        if self.inventory is None:
+            return []
+        return sorted(self.node_files) if self.storage is not None else self.inventory.node_names
+
+    def _rendered(self, names: list[str], kept: dict[str, NodeState],
+                  progress: Callable[[int, int], None] | None,
+                  cancelled: Callable[[], bool] | None) -> dict[str, NodeState]:
+        assert self.inventory is not None
+        states = dict(kept)
+        for done, name in enumerate(names):
+            if cancelled is not None and cancelled():
+                break
+            states[name] = self._render_node(name)
+            if progress is not None:
+                progress(done + 1, len(names))
+        return states
+
+    def _render_node(self, name: str) -> NodeState:
+        assert self.inventory is not None
+        node_file = self.node_files.get(name)
+        own = {node_file} if node_file else set()
+        try:
+            info = self.inventory.nodeinfo(name)
+        except ReclassError as err:
+            errors = single_errors(err)
+            files = own | {path for single in errors if (path := single.file())}
+            return NodeState(name, None, errors, frozenset(files))
+        classes = info.get("classes") or []
+        files = own | {path for cls in classes if (path := self.class_files.get(cls))}
+        return NodeState(name, info, [], frozenset(files))
+
+    # -- keeping current -------------------------------------------------------------------
+
+    def set_buffer(self, path: str, content: bytes | None) -> list[str]:
+        """The editor's text of `path` (None: closed, read the disk again); renders again what
+        read it. Returns the nodes rendered again."""
+        path = os.path.abspath(path)
+        if content is None:
+            self.buffers.pop(path, None)
+        else:
+            self.buffers[path] = content
+        return self.file_changed(path)
+
+    def file_changed(self, path: str) -> list[str]:
+        """Bring the nodes reading `path` up to date (after an edit, a save, a create)."""
+        path = os.path.abspath(path)
+        with self.lock:
+            old_storage, old_nodes = self.storage, self.nodes
+            old_listing = (set(self.class_files.values()), set(self.node_files.values()))
+            try:
+                self._open()
+            except ReclassError as err:
+                self.failure, self.nodes = err, {}
+                return []
+            listing = (set(self.class_files.values()), set(self.node_files.values()))
+            if self.failure is not None or old_storage is None or self.storage is None \
+                    or listing != old_listing or path.endswith("reclass-config.yml"):
+                self.failure = None
+                names = list(self.node_names())
+                self.nodes = self._rendered(names, {}, None, None)
+                return names
+            unchanged = (listing[0] | listing[1]) - {path}
+            self.storage.reuse_parsed(old_storage, unchanged)
+            stale = [name for name, state in old_nodes.items()
+                     if path in state.files or state.errors]
+            kept = {name: state for name, state in old_nodes.items() if name not in stale}
+            self.nodes = self._rendered(stale, kept, None, None)
+            return stale
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def nodes_reading(self, path: str) -> list[NodeState]:
+        """The nodes whose render read file `path`, by name."""
+        path = os.path.abspath(path)
+        return [state for _, state in sorted(self.nodes.items()) if path in state.files]
+
+    def provenance(self, node: str) -> NodeProvenance | None:
+        """The provenance record of `node` as the current files and buffers give it."""
+        if self.inventory is None:
+            return None
+        return self.inventory.provenance(node)
+
+    def class_name_of(self, path: str) -> str | None:
+        """The class whose file is `path`, if any."""
+        path = os.path.abspath(path)
+        for name, file in self.class_files.items():
+            if file == path:
+                return name
+        return None
+
+    def text_of(self, path: str) -> str:
+        """The text of `path` as the user sees it: the buffer, else the file ('' unreadable)."""
+        content = self.buffers.get(os.path.abspath(path))
+        if content is None:
+            try:
+                with open(path, "rb") as handle:
+                    content = handle.read()
+            except OSError:
+                return ""
+        return content.decode("utf-8", "replace")
+
+    def files(self) -> Iterable[str]:
+        """Every node and class file."""
+        return [*self.node_files.values(), *self.class_files.values()]
