@@ -19,6 +19,7 @@ from reclass_ng.provenance import MISSING, Write
 
 SECTIONS = ("parameters", "exports")
 VALUES_SHOWN = 5  # distinct values a hover shows
+OVERRIDE_GROUPS = 3  # distinct values a hover says "wins / overridden by" for
 VALUE_CHARACTERS = 400  # of each value
 COMPLETIONS = 2000  # items one completion returns at most
 
@@ -101,14 +102,18 @@ def _key_hover(live: EditedInventory, path: str, section: str, keys: tuple[str, 
     lines = [f"`{section}:{key_text}`" + (f" (written with `{flag}`)" if flag else ""), ""]
     if not states:
         return "\n".join(lines + ["No node reads this file."])
-    lines += _values_text(values_across(states, section, keys))
-    node = _first_rendered(states)
-    provenance = live.provenance(node.name) if node is not None else None
-    if provenance is not None and provenance.merged:
+    groups = values_across(states, section, keys)
+    lines += _values_text(groups)
+    # Who wins is asked of one node per distinct value: nodes with the same value at the key
+    # got it the same way as far as the editor can tell, and a provenance record costs a render.
+    for shown, names in groups[:OVERRIDE_GROUPS]:
+        provenance = live.provenance(names[0])
+        if provenance is None or not provenance.merged:
+            continue
         writes = provenance.writes(keys, section)
         own = [w for w in writes if w.file and os.path.abspath(w.file) == os.path.abspath(path)
                and tuple(map(str, w.key)) == keys]
-        lines += ["", f"On {node.name if node else ''}:"]
+        lines += ["", f"On {names[0]} (`{shown[:60]}`):"]
         for write in own:
             if write.final:
                 lines.append("- this write wins" + (f" ({write.effect})"

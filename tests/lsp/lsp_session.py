@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -69,21 +68,22 @@ async def lsp_session(workspace: Path, client: str = "visual-studio-code"
 async def open_file(lsp: LanguageClient, path: Path, text: str | None = None
                     ) -> list[types.Diagnostic]:
     """didOpen `path` (with `text`, else its content on disk); its diagnostics."""
-    before = lsp.diagnostics.get(uri(path))
+    lsp.diagnostics.pop(uri(path), None)
     lsp.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
         uri=uri(path), language_id="yaml", version=1,
         text=path.read_text() if text is None else text)))
-    return await wait_diagnostics(lsp, path, before)
+    return await wait_diagnostics(lsp, path)
 
 
-async def wait_diagnostics(lsp: LanguageClient, path: Path, before: Any) -> list[types.Diagnostic]:
-    """The diagnostics published for `path` after `before` (the list it had)."""
+async def wait_diagnostics(lsp: LanguageClient, path: Path) -> list[types.Diagnostic]:
+    """The diagnostics published for `path` since its entry was removed from the client's."""
     wanted = uri(path)
 
     async def published() -> list[types.Diagnostic]:
-        # The client keeps the last list per URI; a new list object is a new publication
-        # (waiting for the notification itself would miss one sent in the same batch).
-        while lsp.diagnostics.get(wanted) is before:
+        # The client keeps the last list per URI: the caller removes it before the request,
+        # so its return is the next publication (waiting for the notification itself would
+        # miss one sent in the same batch as another file's).
+        while wanted not in lsp.diagnostics:
             await asyncio.sleep(0.02)
         return list(lsp.diagnostics[wanted])
 
@@ -93,11 +93,11 @@ async def wait_diagnostics(lsp: LanguageClient, path: Path, before: Any) -> list
 async def change_file(lsp: LanguageClient, path: Path, text: str, version: int
                       ) -> list[types.Diagnostic]:
     """Replace the buffer of `path` with `text` (unsaved) and return its new diagnostics."""
-    before = lsp.diagnostics.get(uri(path))
+    lsp.diagnostics.pop(uri(path), None)
     lsp.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
-    return await wait_diagnostics(lsp, path, before)
+    return await wait_diagnostics(lsp, path)
 
 
 def position(text: str, needle: str, offset: int = 0) -> types.Position:
@@ -105,3 +105,25 @@ def position(text: str, needle: str, offset: int = 0) -> types.Position:
     index = text.index(needle) + offset
     line = text.count("\n", 0, index)
     return types.Position(line=line, character=index - (text.rfind("\n", 0, index) + 1))
+
+
+async def hover_text(lsp: LanguageClient, path: Path, at: types.Position) -> str | None:
+    """The Markdown of a hover (None: no hover)."""
+    found = await asyncio.wait_for(lsp.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(path)), position=at)),
+        REQUEST_SECONDS)
+    if found is None:
+        return None
+    assert isinstance(found.contents, types.MarkupContent)
+    return found.contents.value
+
+
+async def definitions(lsp: LanguageClient, path: Path, at: types.Position
+                      ) -> list[tuple[str, int]]:
+    """(URI, line) of each location go-to-definition answers."""
+    found = await asyncio.wait_for(lsp.text_document_definition_async(types.DefinitionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(path)), position=at)),
+        REQUEST_SECONDS)
+    assert isinstance(found, list)
+    return [(item.uri, item.range.start.line) for item in found
+            if isinstance(item, types.Location)]
