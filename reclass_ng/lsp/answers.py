@@ -217,6 +217,10 @@ def definition(live: EditedInventory, path: str, position: Position) -> list[Loc
     if listed is not None:
         file = live.class_files.get(resolved_class(live, path, listed[0]))
         return [(file, ((0, 0), (0, 0)))] if file else []
+    mapped = outline.mapped_class_at(position)
+    if mapped is not None:
+        file = live.class_files.get(mapped[0])
+        return [(file, ((0, 0), (0, 0)))] if file else []
     return []
 
 
@@ -294,9 +298,10 @@ def _key_path_items(live: EditedInventory, path: str) -> list[tuple[str, str]]:
     delimiter = live_delimiter(live)
     seen: set[str] = set()
     for state in live.nodes_reading(path)[:20]:
-        if state.info is None:
+        if state.last_info is None:
             continue
-        stack: list[tuple[Any, tuple[str, ...]]] = [(state.info.get("parameters") or {}, ())]
+        stack: list[tuple[Any, tuple[str, ...]]] = [(state.last_info.get("parameters") or {},
+                                                     ())]
         while stack and len(seen) < COMPLETIONS:
             tree, prefix = stack.pop()
             if not isinstance(tree, dict):

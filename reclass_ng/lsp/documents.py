@@ -22,6 +22,7 @@ Span = tuple[Position, Position]
 # Buffers bigger than this are not composed (a pasted log): no positions, empty answers.
 MAX_BUFFER_BYTES = 4 * 1024 * 1024
 _REFERENCE = re.compile(r"\$\{([^{}]*)\}")
+_WORD = re.compile(r"[^\s'\"]+")
 
 
 class YamlProblem:
@@ -111,6 +112,24 @@ class Outline:
         for name, span in self.class_items():
             if _inside(span, position):
                 return name, span
+        return None
+
+    def mapped_class_at(self, position: Position) -> tuple[str, Span] | None:
+        """The class name at `position` in a `class_mappings` entry (`pattern class ...`) of a
+        reclass-config.yml or a node's parameters; the pattern itself is not one."""
+        for entry in self.keys:
+            if entry.path[-1:] != ("class_mappings",) or \
+                    not isinstance(entry.value, yaml.SequenceNode):
+                continue
+            for item in entry.value.value:
+                if not isinstance(item, yaml.ScalarNode) or item.start_mark.line != position[0]:
+                    continue
+                line = self._line(position[0])
+                words = list(_WORD.finditer(line, item.start_mark.column))
+                for match in words[1:]:  # the first word is the match pattern
+                    if match.start() <= position[1] <= match.end():
+                        return match.group(0), ((position[0], match.start()),
+                                                (position[0], match.end()))
         return None
 
     def in_classes_list(self, position: Position) -> bool:

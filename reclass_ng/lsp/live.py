@@ -34,14 +34,17 @@ from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
 class NodeState:
     """One node as last rendered: its nodeinfo or its errors, and the files it read."""
 
-    __slots__ = ("name", "info", "errors", "files")
+    __slots__ = ("name", "info", "errors", "files", "last_info")
 
     def __init__(self, name: str, info: dict[str, Any] | None, errors: list[ReclassError],
-                 files: frozenset[str]) -> None:
+                 files: frozenset[str], last_info: dict[str, Any] | None = None) -> None:
         self.name = name
         self.info = info
         self.errors = errors
         self.files = files
+        # The last nodeinfo that rendered: completion keeps offering keys while a buffer is
+        # half typed (and the node fails).
+        self.last_info = info if info is not None else last_info
 
 
 def single_errors(err: ReclassError) -> list[ReclassError]:
@@ -113,12 +116,13 @@ class EditedInventory:
         for done, name in enumerate(names):
             if cancelled is not None and cancelled():
                 break
-            states[name] = self._render_node(name)
+            previous = kept.get(name) or self.nodes.get(name)
+            states[name] = self._render_node(name, previous)
             if progress is not None:
                 progress(done + 1, len(names))
         return states
 
-    def _render_node(self, name: str) -> NodeState:
+    def _render_node(self, name: str, previous: NodeState | None) -> NodeState:
         assert self.inventory is not None
         node_file = self.node_files.get(name)
         own = {node_file} if node_file else set()
@@ -127,7 +131,10 @@ class EditedInventory:
         except ReclassError as err:
             errors = single_errors(err)
             files = own | {path for single in errors if (path := single.file())}
-            return NodeState(name, None, errors, frozenset(files))
+            if previous is not None:  # a failed render stops early: what it read before counts
+                files |= previous.files
+            return NodeState(name, None, errors, frozenset(files),
+                             previous.last_info if previous else None)
         classes = info.get("classes") or []
         files = own | {path for cls in classes if (path := self.class_files.get(cls))}
         return NodeState(name, info, [], frozenset(files))
