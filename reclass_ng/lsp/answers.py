@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from reclass_ng.lsp.documents import Outline, Position, Span
@@ -224,14 +224,16 @@ def definition(live: EditedInventory, path: str, position: Position) -> list[Loc
     return []
 
 
-def references(live: EditedInventory, path: str, position: Position) -> list[Location]:
-    """Every file listing the class at `position`, or writing or referencing the key there."""
+def references(live: EditedInventory, path: str, position: Position,
+               cancelled: Callable[[], bool] = lambda: False) -> list[Location]:
+    """Every file listing the class at `position`, or writing or referencing the key there
+    (what was found until `cancelled()` turns true)."""
     outline = Outline(live.text_of(path), path)
     if outline.problem is not None:
         return []
     listed = outline.class_at(position)
     if listed is not None:
-        return _class_listings(live, resolved_class(live, path, listed[0]))
+        return _class_listings(live, resolved_class(live, path, listed[0]), cancelled)
     reference = outline.reference_at(position)
     if reference is not None:
         keys = _reference_path(live, reference[0])
@@ -240,12 +242,15 @@ def references(live: EditedInventory, path: str, position: Position) -> list[Loc
         if entry is None or entry.path[0] != "parameters" or len(entry.path) < 2:
             return []
         keys = entry.path[1:]
-    return _key_uses(live, keys)
+    return _key_uses(live, keys, cancelled)
 
 
-def _class_listings(live: EditedInventory, name: str) -> list[Location]:
+def _class_listings(live: EditedInventory, name: str, cancelled: Callable[[], bool]
+                    ) -> list[Location]:
     found: list[Location] = []
     for file in live.files():
+        if cancelled():
+            break
         outline = Outline(live.text_of(file), file)
         base = live.class_name_of(file) or ""
         found += [(file, span) for listed, span in outline.class_items()
@@ -253,11 +258,14 @@ def _class_listings(live: EditedInventory, name: str) -> list[Location]:
     return found
 
 
-def _key_uses(live: EditedInventory, keys: tuple[str, ...]) -> list[Location]:
+def _key_uses(live: EditedInventory, keys: tuple[str, ...], cancelled: Callable[[], bool]
+              ) -> list[Location]:
     delimiter = live_delimiter(live)
     text = delimiter.join(keys)
     found: list[Location] = []
     for file in live.files():
+        if cancelled():
+            break
         outline = Outline(live.text_of(file), file)
         found += [(file, entry.span) for entry in outline.keys
                   if entry.path == ("parameters", *keys)]

@@ -54,6 +54,35 @@ def single_errors(err: ReclassError) -> list[ReclassError]:
     return [err]
 
 
+class Generation:
+    """One opening of the inventory (settings, storage, engine Inventory, listing) and the node
+    states rendered from it. Published whole: a reader takes `EditedInventory.current` once
+    and is never shown a half-made one, while the next generation renders in another thread."""
+
+    __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "nodes",
+                 "failure")
+
+    def __init__(self, settings: Settings | None = None, storage: YamlFsStorage | None = None,
+                 inventory: Inventory | None = None,
+                 failure: ReclassError | None = None) -> None:
+        self.settings = settings
+        self.storage = storage
+        self.inventory = inventory
+        self.failure = failure  # settings or directories that cannot be read
+        self.nodes: dict[str, NodeState] = {}
+        self.class_files: dict[str, str] = {}  # class name -> file
+        self.node_files: dict[str, str] = {}  # node name -> file
+        if storage is not None:
+            self.class_files = dict(storage.class_paths)
+            self.node_files = {name: storage.nodes[name].path for name in storage.nodes}
+        elif inventory is not None:
+            self.node_files = dict.fromkeys(inventory.node_names, "")
+
+    def listing(self) -> set[str]:
+        """Every node and class file."""
+        return {*self.class_files.values(), *self.node_files.values()}
+
+
 class EditedInventory:
     """The live state of one inventory root (see the module docstring)."""
 
@@ -61,73 +90,82 @@ class EditedInventory:
         self.root = root
         self.warn = warn or (lambda message: None)
         self.buffers: dict[str, bytes] = {}
-        self.nodes: dict[str, NodeState] = {}
-        self.failure: ReclassError | None = None  # settings or directories that cannot be read
-        self.settings: Settings | None = None
-        self.storage: YamlFsStorage | None = None
-        self.inventory: Inventory | None = None
-        self.class_files: dict[str, str] = {}  # class name -> file
-        self.node_files: dict[str, str] = {}  # node name -> file
-        # Renders replace `nodes` as a whole; readers take the dict once and keep it.
-        self.lock = threading.Lock()
+        self.current = Generation()
+        self.lock = threading.Lock()  # one render at a time
+
+    # The current generation's parts, for readers.
+    @property
+    def nodes(self) -> dict[str, NodeState]:
+        return self.current.nodes
+
+    @property
+    def failure(self) -> ReclassError | None:
+        return self.current.failure
+
+    @property
+    def settings(self) -> Settings | None:
+        return self.current.settings
+
+    @property
+    def class_files(self) -> dict[str, str]:
+        return self.current.class_files
+
+    @property
+    def node_files(self) -> dict[str, str]:
+        return self.current.node_files
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self) -> None:
-        """A new engine Inventory over the disk and the buffers (parsed documents of unchanged
-        files taken from the previous storage by the caller)."""
-        settings = load_settings(self.root.path, dict(self.root.overrides), read_config=True)
-        storage: YamlFsStorage | None = None
-        if settings.storage_type == "yaml_fs":
-            storage = open_yaml_fs(settings, overlay=self.buffers)
-        # YamlFsStorage is the engine's own yaml_fs storage: what open_storage would give.
-        inventory = Inventory(settings, warn=self.warn, storage=cast("Storage | None", storage))
-        self.settings, self.storage, self.inventory = settings, storage, inventory
-        if storage is not None:
-            self.class_files = dict(storage.class_paths)
-            self.node_files = {name: storage.nodes[name].path for name in storage.nodes}
-        else:
-            self.class_files = {}
-            self.node_files = {}
+    def _open(self) -> Generation:
+        """A new generation over the disk and the buffers (its nodes not rendered yet)."""
+        try:
+            settings = load_settings(self.root.path, dict(self.root.overrides), read_config=True)
+            storage: YamlFsStorage | None = None
+            if settings.storage_type == "yaml_fs":
+                storage = open_yaml_fs(settings, overlay=self.buffers)
+            # YamlFsStorage is the engine's own yaml_fs storage: what open_storage would give.
+            inventory = Inventory(settings, warn=self.warn,
+                                  storage=cast("Storage | None", storage))
+            return Generation(settings, storage, inventory)
+        except ReclassError as err:
+            return Generation(failure=err)
 
     def render_all(self, progress: Callable[[int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> None:
         """Render every node from scratch (the first load, or after the listing changed)."""
         with self.lock:
-            try:
-                self._open()
-            except ReclassError as err:
-                self.failure, self.nodes = err, {}
-                return
-            self.failure = None
-            self.nodes = self._rendered(list(self.node_names()), {}, progress, cancelled)
+            generation = self._open()
+            self._render(generation, sorted(generation.node_files), {}, progress, cancelled)
+            self.current = generation
 
     def node_names(self) -> list[str]:
         """The node names as of the last render."""
-        if self.inventory is None:
-            return []
-        return sorted(self.node_files) if self.storage is not None else self.inventory.node_names
+        return sorted(self.current.node_files)
 
-    def _rendered(self, names: list[str], kept: dict[str, NodeState],
-                  progress: Callable[[int, int], None] | None,
-                  cancelled: Callable[[], bool] | None) -> dict[str, NodeState]:
-        assert self.inventory is not None
+    def _render(self, generation: Generation, names: list[str], kept: dict[str, NodeState],
+                progress: Callable[[int, int], None] | None = None,
+                cancelled: Callable[[], bool] | None = None) -> None:
+        if generation.inventory is None:
+            return
+        previous = self.current.nodes
         states = dict(kept)
         for done, name in enumerate(names):
             if cancelled is not None and cancelled():
                 break
-            previous = kept.get(name) or self.nodes.get(name)
-            states[name] = self._render_node(name, previous)
+            states[name] = self._render_node(generation, name,
+                                             kept.get(name) or previous.get(name))
             if progress is not None:
                 progress(done + 1, len(names))
-        return states
+        generation.nodes = states
 
-    def _render_node(self, name: str, previous: NodeState | None) -> NodeState:
-        assert self.inventory is not None
-        node_file = self.node_files.get(name)
+    @staticmethod
+    def _render_node(generation: Generation, name: str, previous: NodeState | None
+                     ) -> NodeState:
+        assert generation.inventory is not None
+        node_file = generation.node_files.get(name)
         own = {node_file} if node_file else set()
         try:
-            info = self.inventory.nodeinfo(name)
+            info = generation.inventory.nodeinfo(name)
         except ReclassError as err:
             errors = single_errors(err)
             files = own | {path for single in errors if (path := single.file())}
@@ -136,7 +174,7 @@ class EditedInventory:
             return NodeState(name, None, errors, frozenset(files),
                              previous.last_info if previous else None)
         classes = info.get("classes") or []
-        files = own | {path for cls in classes if (path := self.class_files.get(cls))}
+        files = own | {path for cls in classes if (path := generation.class_files.get(cls))}
         return NodeState(name, info, [], frozenset(files))
 
     # -- keeping current -------------------------------------------------------------------
@@ -155,26 +193,25 @@ class EditedInventory:
         """Bring the nodes reading `path` up to date (after an edit, a save, a create)."""
         path = os.path.abspath(path)
         with self.lock:
-            old_storage, old_nodes = self.storage, self.nodes
-            old_listing = (set(self.class_files.values()), set(self.node_files.values()))
-            try:
-                self._open()
-            except ReclassError as err:
-                self.failure, self.nodes = err, {}
+            old = self.current
+            generation = self._open()
+            if generation.failure is not None:
+                self.current = generation
                 return []
-            listing = (set(self.class_files.values()), set(self.node_files.values()))
-            if self.failure is not None or old_storage is None or self.storage is None \
-                    or listing != old_listing or path.endswith("reclass-config.yml"):
-                self.failure = None
-                names = list(self.node_names())
-                self.nodes = self._rendered(names, {}, None, None)
+            if old.storage is None or generation.storage is None \
+                    or generation.listing() != old.listing() \
+                    or os.path.basename(path) == "reclass-config.yml":
+                names = sorted(generation.node_files)
+                self._render(generation, names, {})
+                self.current = generation
                 return names
-            unchanged = (listing[0] | listing[1]) - {path}
-            self.storage.reuse_parsed(old_storage, unchanged)
-            stale = [name for name, state in old_nodes.items()
+            generation.storage.reuse_parsed(old.storage, generation.listing() - {path})
+            stale = [name for name, state in old.nodes.items()
                      if path in state.files or state.errors]
-            kept = {name: state for name, state in old_nodes.items() if name not in stale}
-            self.nodes = self._rendered(stale, kept, None, None)
+            stale += [name for name in generation.node_files if name not in old.nodes]
+            kept = {name: state for name, state in old.nodes.items() if name not in stale}
+            self._render(generation, stale, kept)
+            self.current = generation
             return stale
 
     # -- reading ---------------------------------------------------------------------------
@@ -186,9 +223,8 @@ class EditedInventory:
 
     def provenance(self, node: str) -> NodeProvenance | None:
         """The provenance record of `node` as the current files and buffers give it."""
-        if self.inventory is None:
-            return None
-        return self.inventory.provenance(node)
+        inventory = self.current.inventory
+        return None if inventory is None else inventory.provenance(node)
 
     def class_name_of(self, path: str) -> str | None:
         """The class whose file is `path`, if any."""
@@ -211,4 +247,6 @@ class EditedInventory:
 
     def files(self) -> Iterable[str]:
         """Every node and class file."""
-        return [*self.node_files.values(), *self.class_files.values()]
+        current = self.current
+        return [path for path in (*current.node_files.values(), *current.class_files.values())
+                if path]

@@ -47,6 +47,7 @@ class InventoryServer(LanguageServer):
         self.roots: list[InventoryRoot] = []
         self.inventories: dict[str, EditedInventory] = {}
         self.render_lock = threading.Lock()  # one render at a time
+        self.inventories_lock = threading.Lock()
         self.progress_tokens = 0
 
     # -- inventories -----------------------------------------------------------------------
@@ -57,15 +58,21 @@ class InventoryServer(LanguageServer):
             folders = [self.workspace.root_path]
         self.roots = find_inventory_roots(folder for folder in folders if folder)
 
-    def inventory_for(self, path: str) -> EditedInventory | None:
-        """The live inventory holding `path` (loaded now, with progress, if it is new)."""
+    def inventory_for(self, path: str, load: bool = True) -> EditedInventory | None:
+        """The live inventory holding `path`; with `load`, one not known yet is loaded now
+        (with progress: call from a worker thread), else None is returned for it."""
         root = root_of_file(path, self.roots)
         if root is None:
             return None
-        live = self.inventories.get(root.path)
-        if live is None:
-            live = EditedInventory(root, warn=lambda message: self.log(message, False))
-            self.inventories[root.path] = live
+        with self.inventories_lock:
+            live = self.inventories.get(root.path)
+            if live is None and not load:
+                return None
+            new = live is None
+            if live is None:
+                live = EditedInventory(root, warn=lambda message: self.log(message, False))
+                self.inventories[root.path] = live
+        if new:
             self._load(live)
         return live
 
@@ -152,8 +159,9 @@ def guarded(server: InventoryServer, empty: T, answer: Callable[[], T]) -> T:
 
 
 def _live_and_path(server: InventoryServer, uri: str) -> tuple[EditedInventory | None, str]:
+    """The inventory of a document (as last rendered: requests never wait for a load)."""
     path = to_fs_path(uri) or ""
-    return (server.inventory_for(path) if path else None), path
+    return (server.inventory_for(path, load=False) if path else None), path
 
 
 def _position(position: types.Position) -> tuple[int, int]:
@@ -225,15 +233,23 @@ def build_server() -> InventoryServer:
         return guarded(ls, [], answer)
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    def on_references(ls: InventoryServer, params: types.ReferenceParams
-                      ) -> list[types.Location]:
+    async def on_references(ls: InventoryServer, params: types.ReferenceParams
+                            ) -> list[types.Location]:
+        # Reads every file of the inventory: in a worker thread, stopped when the client
+        # cancels the request ($/cancelRequest cancels this task).
+        stop = threading.Event()
+
         def answer() -> list[types.Location]:
             live, path = _live_and_path(ls, params.text_document.uri)
             if live is None:
                 return []
-            return [_location(found) for found in
-                    answers.references(live, path, _position(params.position))]
-        return guarded(ls, [], answer)
+            return [_location(found) for found in answers.references(
+                live, path, _position(params.position), cancelled=stop.is_set)]
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                None, guarded, ls, [], answer)
+        finally:
+            stop.set()
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=["{", ":", "."]))
