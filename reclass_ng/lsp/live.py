@@ -29,6 +29,7 @@ from reclass_ng.settings import Settings, load_settings
 from reclass_ng.storage.base import Storage
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
+from reclass_ng.storage.yaml_load import parse_yaml_bytes
 
 
 class NodeState:
@@ -119,7 +120,7 @@ class EditedInventory:
     def _open(self) -> Generation:
         """A new generation over the disk and the buffers (its nodes not rendered yet)."""
         try:
-            settings = load_settings(self.root.path, dict(self.root.overrides), read_config=True)
+            settings = self._settings()
             storage: YamlFsStorage | None = None
             if settings.storage_type == "yaml_fs":
                 storage = open_yaml_fs(settings, overlay=self.buffers)
@@ -129,6 +130,21 @@ class EditedInventory:
             return Generation(settings, storage, inventory)
         except ReclassError as err:
             return Generation(failure=err)
+
+    def _settings(self) -> Settings:
+        """The settings, from the editor's buffer of reclass-config.yml when it has one that
+        parses to a mapping (else from the file)."""
+        config = os.path.join(self.root.path, "reclass-config.yml")
+        buffer = self.buffers.get(config)
+        if buffer is not None:
+            try:
+                written = parse_yaml_bytes(buffer, config)
+            except ReclassError:
+                written = None
+            if isinstance(written, dict):
+                return load_settings(self.root.path, {**written, **self.root.overrides},
+                                     read_config=False)
+        return load_settings(self.root.path, dict(self.root.overrides), read_config=True)
 
     def render_all(self, progress: Callable[[int, int], None] | None = None,
                    cancelled: Callable[[], bool] | None = None) -> None:
