@@ -68,6 +68,15 @@ def _values_text(groups: list[tuple[str, list[str]]]) -> list[str]:
     return lines
 
 
+def _failing_text(states: Sequence[NodeState]) -> list[str]:
+    failing = [state.name for state in states if state.info is None]
+    if not failing:
+        return []
+    return [f"- {len(failing)} node{'s' if len(failing) != 1 else ''} reading this file "
+            f"fail{'s' if len(failing) == 1 else ''} to render (see the diagnostics): "
+            + ", ".join(failing[:3]) + (" ..." if len(failing) > 3 else "")]
+
+
 def _where(live: EditedInventory, write: Write) -> str:
     path = write.file or write.source.name
     shown = os.path.relpath(path, live.root.path) if write.file else path
@@ -103,7 +112,7 @@ def _key_hover(live: EditedInventory, path: str, section: str, keys: tuple[str, 
     if not states:
         return "\n".join(lines + ["No node reads this file."])
     groups = values_across(states, section, keys)
-    lines += _values_text(groups)
+    lines += _values_text(groups) + _failing_text(states)
     # Who wins is asked of one node per distinct value: nodes with the same value at the key
     # got it the same way as far as the editor can tell, and a provenance record costs a render.
     for shown, names in groups[:OVERRIDE_GROUPS]:
@@ -146,7 +155,7 @@ def _reference_hover(live: EditedInventory, path: str, text: str) -> str:
     lines = [f"`${{{text}}}`", ""]
     if not states:
         return "\n".join(lines + ["No node reads this file."])
-    lines += _values_text(values_across(states, "parameters", keys))
+    lines += _values_text(values_across(states, "parameters", keys)) + _failing_text(states)
     written = reference_writes(live, path, keys)
     if written:
         lines += ["", "Written at: " + ", ".join(
