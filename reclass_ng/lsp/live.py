@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 from reclass_ng.api import Inventory
+from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
 from reclass_ng.lsp.roots import InventoryRoot
@@ -30,6 +31,8 @@ from reclass_ng.storage.base import Storage
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
 from reclass_ng.storage.yaml_load import parse_yaml_bytes
+
+PROVENANCES_KEPT = 32  # provenance records one generation keeps
 
 
 class NodeState:
@@ -61,7 +64,7 @@ class Generation:
     and is never shown a half-made one, while the next generation renders in another thread."""
 
     __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "nodes",
-                 "failure")
+                 "failure", "provenances")
 
     def __init__(self, settings: Settings | None = None, storage: YamlFsStorage | None = None,
                  inventory: Inventory | None = None,
@@ -73,6 +76,9 @@ class Generation:
         self.nodes: dict[str, NodeState] = {}
         self.class_files: dict[str, str] = {}  # class name -> file
         self.node_files: dict[str, str] = {}  # node name -> file
+        # Provenance records asked for (a hover asks the same few nodes again and again); a
+        # record costs a render with every write recorded.
+        self.provenances: BoundedCache[str, NodeProvenance] = BoundedCache(PROVENANCES_KEPT)
         if storage is not None:
             self.class_files = dict(storage.class_paths)
             self.node_files = {name: storage.nodes[name].path for name in storage.nodes}
@@ -239,8 +245,9 @@ class EditedInventory:
 
     def provenance(self, node: str) -> NodeProvenance | None:
         """The provenance record of `node` as the current files and buffers give it."""
-        inventory = self.current.inventory
-        return None if inventory is None else inventory.provenance(node)
+        current = self.current
+        inventory = current.inventory
+        return None if inventory is None else current.provenances.get(node, inventory.provenance)
 
     def class_name_of(self, path: str) -> str | None:
         """The class whose file is `path`, if any."""
