@@ -12,6 +12,7 @@ import asyncio
 import functools
 import os
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -145,7 +146,15 @@ class InventoryServer(LanguageServer):
             self.publish(uri)
             return
         with self.render_lock:
-            live.set_buffer(path, None if text is None else text.encode("utf-8"))
+            started = time.perf_counter()
+            rendered = live.set_buffer(path, None if text is None else text.encode("utf-8"))
+            took = time.perf_counter() - started
+        # What an edit cost, for whoever reads the editor's LSP log.
+        self.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Log,
+            message=f"reclass-ng: {os.path.relpath(path, live.root.path)} changed: "
+                    f"{len(rendered)} of {len(live.nodes)} nodes rendered again "
+                    f"({took * 1000:.0f} ms)"))
         self.publish_open(live)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from lsp_session import change_file, lsp_session, open_file, position, uri
 from lsprotocol import types
+from pytest_lsp import LanguageClient
 
 
 def test_unknown_class_is_reported_where_it_is_listed_with_a_quick_fix(inventory: Path) -> None:
@@ -92,5 +93,27 @@ def test_files_outside_an_inventory_and_broken_inventories_get_empty_answers(tmp
             assert hover is None
             found = await change_file(lsp, stray, "a: 1\n", 2)
             assert found == []
+
+    asyncio.run(session())
+
+
+def test_an_edit_renders_again_only_the_nodes_that_read_the_file(inventory: Path) -> None:
+    web = inventory / "inv/classes/app/web.yml"
+    db1 = inventory / "inv/nodes/db1.yml"
+
+    def rendered_again(lsp: LanguageClient, name: str) -> list[str]:
+        return [m.message for m in lsp.log_messages
+                if m.message.startswith(f"reclass-ng: {name} changed")]
+
+    async def session() -> None:
+        async with lsp_session(inventory) as lsp:
+            await open_file(lsp, web)
+            await change_file(lsp, web, web.read_text().replace("nginx", "caddy"), 2)
+            assert rendered_again(lsp, "classes/app/web.yml")[-1].startswith(
+                "reclass-ng: classes/app/web.yml changed: 2 of 3 nodes rendered again")
+            await open_file(lsp, db1)
+            await change_file(lsp, db1, db1.read_text().replace("south", "east"), 2)
+            assert rendered_again(lsp, "nodes/db1.yml")[-1].startswith(
+                "reclass-ng: nodes/db1.yml changed: 1 of 3 nodes rendered again")
 
     asyncio.run(session())
