@@ -51,6 +51,15 @@ class NodeState:
         self.last_info = info if info is not None else last_info
 
 
+def disk_content(path: str) -> bytes | None:
+    """The bytes of file `path` (None: it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
 def single_errors(err: ReclassError) -> list[ReclassError]:
     """The errors a grouped error (several nodes, several references) is made of."""
     if isinstance(err, (MultipleErrors, ResolveErrorList)):
@@ -205,10 +214,15 @@ class EditedInventory:
         """The editor's text of `path` (None: closed, read the disk again); renders again what
         read it. Returns the nodes rendered again."""
         path = os.path.abspath(path)
+        before = self.buffers.get(path)
         if content is None:
             self.buffers.pop(path, None)
         else:
             self.buffers[path] = content
+        if content == before:
+            return []  # the same text (or the disk both times: its changes come as events)
+        if content is None and before == disk_content(path):
+            return []  # saved: the file holds what was rendered
         return self.file_changed(path)
 
     def file_changed(self, path: str) -> list[str]:
@@ -261,11 +275,7 @@ class EditedInventory:
         """The text of `path` as the user sees it: the buffer, else the file ('' unreadable)."""
         content = self.buffers.get(os.path.abspath(path))
         if content is None:
-            try:
-                with open(path, "rb") as handle:
-                    content = handle.read()
-            except OSError:
-                return ""
+            content = disk_content(path) or b""
         return content.decode("utf-8", "replace")
 
     def files(self) -> Iterable[str]:

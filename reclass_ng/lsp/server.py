@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from reclass_ng.lsp import answers
 from reclass_ng.lsp.diagnostics import ERROR, diagnostic_data, file_diagnostics
 from reclass_ng.lsp.documents import Span
-from reclass_ng.lsp.live import EditedInventory
+from reclass_ng.lsp.live import EditedInventory, disk_content
 from reclass_ng.lsp.roots import InventoryRoot, find_inventory_roots, root_of_file
 from reclass_ng.version import __version__
 
@@ -137,17 +137,27 @@ class InventoryServer(LanguageServer):
                          or path.startswith(live.root.path + os.sep)):
                 self.publish(uri)
 
-    def changed(self, uri: str, text: str | None) -> None:
+    def changed(self, uri: str, closed: bool = False) -> None:
+        """The document `uri` was opened, edited, saved or (`closed`) closed: its inventory
+        renders again what reads it and the open documents get their diagnostics."""
         path = to_fs_path(uri)
         if not path:
             return
         live = self.inventory_for(path)
         if live is None:
-            self.publish(uri)
+            if not closed:
+                self.publish(uri)
             return
         with self.render_lock:
+            # The text is read now, under the lock, not when the notification came: edits
+            # queued behind a render are applied newest last whatever order the threads run.
+            content = None
+            if not closed and uri in self.workspace.text_documents:
+                content = self.workspace.get_text_document(uri).source.encode("utf-8")
+                if content == disk_content(path):
+                    content = None  # saved: read from disk (and lint's file rules apply)
             started = time.perf_counter()
-            rendered = live.set_buffer(path, None if text is None else text.encode("utf-8"))
+            rendered = live.set_buffer(path, content)
             took = time.perf_counter() - started
         # What an edit cost, for whoever reads the editor's LSP log.
         self.window_log_message(types.LogMessageParams(
@@ -188,26 +198,25 @@ def build_server() -> InventoryServer:
     async def did_open(ls: InventoryServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri, params.text_document.text))
+            None, guarded, ls, None, lambda: ls.changed(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: InventoryServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
         await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri, text))
+            None, guarded, ls, None, lambda: ls.changed(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: InventoryServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri, None))
+            None, guarded, ls, None, lambda: ls.changed(uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: InventoryServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri, None))
+            None, guarded, ls, None, lambda: ls.changed(uri, closed=True))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def watched(ls: InventoryServer, params: types.DidChangeWatchedFilesParams) -> None:

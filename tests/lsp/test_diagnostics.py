@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from lsp_session import change_file, lsp_session, open_file, position, uri
+from lsp_session import change_file, lsp_session, open_file, position, uri, wait_diagnostics
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -107,10 +107,20 @@ def test_an_edit_renders_again_only_the_nodes_that_read_the_file(inventory: Path
 
     async def session() -> None:
         async with lsp_session(inventory) as lsp:
-            await open_file(lsp, web)
-            await change_file(lsp, web, web.read_text().replace("nginx", "caddy"), 2)
+            await open_file(lsp, web)  # the text on disk: nothing to render again
+            assert rendered_again(lsp, "classes/app/web.yml")[-1].startswith(
+                "reclass-ng: classes/app/web.yml changed: 0 of 3 nodes rendered again")
+            edited = web.read_text().replace("nginx", "caddy")
+            await change_file(lsp, web, edited, 2)
             assert rendered_again(lsp, "classes/app/web.yml")[-1].startswith(
                 "reclass-ng: classes/app/web.yml changed: 2 of 3 nodes rendered again")
+            web.write_text(edited)  # the editor saves: the file now holds what was rendered
+            lsp.diagnostics.pop(uri(web), None)
+            lsp.text_document_did_save(types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri(web))))
+            await wait_diagnostics(lsp, web)
+            assert rendered_again(lsp, "classes/app/web.yml")[-1].startswith(
+                "reclass-ng: classes/app/web.yml changed: 0 of 3 nodes rendered again")
             await open_file(lsp, db1)
             await change_file(lsp, db1, db1.read_text().replace("south", "east"), 2)
             assert rendered_again(lsp, "nodes/db1.yml")[-1].startswith(
