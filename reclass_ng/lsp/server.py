@@ -108,6 +108,20 @@ class InventoryServer(LanguageServer):
             return False
         return True
 
+    def watch_files(self) -> None:
+        """Ask the client to tell us of YAML files created, changed or deleted outside the
+        editor (a git checkout, another program): the only way a file's disk change reaches
+        the server. Clients without dynamic registration are not asked."""
+        workspace = self.client_capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        self.client_register_capability(types.RegistrationParams(registrations=[
+            types.Registration(
+                id="reclass-ng-yaml-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                    types.FileSystemWatcher(glob_pattern="**/*.{yml,yaml}")]))]))
+
     # -- publishing ------------------------------------------------------------------------
 
     def log(self, message: str, error: bool = True) -> None:
@@ -193,6 +207,7 @@ def build_server() -> InventoryServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: InventoryServer, params: types.InitializedParams) -> None:
         guarded(ls, None, ls.find_roots)
+        guarded(ls, None, ls.watch_files)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: InventoryServer, params: types.DidOpenTextDocumentParams) -> None:

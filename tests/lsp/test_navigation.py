@@ -13,6 +13,7 @@ from lsp_session import (
     open_file,
     position,
     uri,
+    wait_diagnostics,
 )
 from lsprotocol import types
 from pytest_lsp import LanguageClient
@@ -112,5 +113,25 @@ def test_class_mappings_in_reclass_config_lead_to_their_class(inventory: Path) -
             assert await definitions(lsp, config, position(text, "app.web")) == [
                 (uri(inventory / "inv/classes/app/web.yml"), 0)]
             assert await definitions(lsp, config, position(text, "db*")) == []
+
+    asyncio.run(session())
+
+
+def test_files_created_outside_the_editor_are_seen_when_the_client_says(inventory: Path
+                                                                       ) -> None:
+    prod = inventory / "inv/classes/prod.yml"
+    text = "classes:\n  - app\n  - extra\nparameters:\n  ~port: 443\n"
+    prod.write_text(text)
+    extra = inventory / "inv/classes/extra.yml"
+
+    async def session() -> None:
+        async with lsp_session(inventory) as lsp:
+            found = await open_file(lsp, prod)
+            assert ["Class extra not found" in d.message for d in found] == [True]
+            extra.write_text("parameters:\n  extra: yes\n")  # a checkout, another program
+            lsp.diagnostics.pop(uri(prod), None)
+            lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+                types.FileEvent(uri=uri(extra), type=types.FileChangeType.Created)]))
+            assert await wait_diagnostics(lsp, prod) == []
 
     asyncio.run(session())
