@@ -72,7 +72,7 @@ class Generation:
     states rendered from it. Published whole: a reader takes `EditedInventory.current` once
     and is never shown a half-made one, while the next generation renders in another thread."""
 
-    __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "nodes",
+    __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "states",
                  "failure", "provenances")
 
     def __init__(self, settings: Settings | None = None, storage: YamlFsStorage | None = None,
@@ -82,7 +82,7 @@ class Generation:
         self.storage = storage
         self.inventory = inventory
         self.failure = failure  # settings or directories that cannot be read
-        self.nodes: dict[str, NodeState] = {}
+        self.states: dict[str, NodeState] = {}
         self.class_files: dict[str, str] = {}  # class name -> file
         self.node_files: dict[str, str] = {}  # node name -> file
         # Provenance records asked for (a hover asks the same few nodes again and again); a
@@ -112,7 +112,7 @@ class EditedInventory:
     # The current generation's parts, for readers.
     @property
     def nodes(self) -> dict[str, NodeState]:
-        return self.current.nodes
+        return self.current.states
 
     @property
     def failure(self) -> ReclassError | None:
@@ -178,7 +178,7 @@ class EditedInventory:
                 cancelled: Callable[[], bool] | None = None) -> None:
         if generation.inventory is None:
             return
-        previous = self.current.nodes
+        previous = self.current.states
         states = dict(kept)
         for done, name in enumerate(names):
             if cancelled is not None and cancelled():
@@ -187,7 +187,7 @@ class EditedInventory:
                                              kept.get(name) or previous.get(name))
             if progress is not None:
                 progress(done + 1, len(names))
-        generation.nodes = states
+        generation.states = states
 
     @staticmethod
     def _render_node(generation: Generation, name: str, previous: NodeState | None
@@ -242,10 +242,10 @@ class EditedInventory:
                 self.current = generation
                 return names
             generation.storage.reuse_parsed(old.storage, generation.listing() - {path})
-            stale = [name for name, state in old.nodes.items()
+            stale = [name for name, state in old.states.items()
                      if path in state.files or state.errors]
-            stale += [name for name in generation.node_files if name not in old.nodes]
-            kept = {name: state for name, state in old.nodes.items() if name not in stale}
+            stale += [name for name in generation.node_files if name not in old.states]
+            kept = {name: state for name, state in old.states.items() if name not in stale}
             self._render(generation, stale, kept)
             self.current = generation
             return stale
