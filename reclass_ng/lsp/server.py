@@ -49,6 +49,9 @@ class InventoryServer(LanguageServer):
         self.inventories: dict[str, EditedInventory] = {}
         self.render_lock = threading.Lock()  # one render at a time
         self.inventories_lock = threading.Lock()
+        # Set by shutdown/exit: a load in a worker thread stops between nodes, so the process
+        # can exit without rendering the rest of a large inventory first.
+        self.stopping = threading.Event()
         self.progress_tokens = 0
 
     # -- inventories -----------------------------------------------------------------------
@@ -91,7 +94,7 @@ class InventoryServer(LanguageServer):
                     message=f"{done}/{total} nodes", percentage=percent))
 
         with self.render_lock:
-            live.render_all(report)
+            live.render_all(report, cancelled=self.stopping.is_set)
         if reporting:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(live.nodes)} nodes"))
@@ -203,6 +206,14 @@ def _position(position: types.Position) -> tuple[int, int]:
 
 def build_server() -> InventoryServer:
     server = InventoryServer()
+
+    @server.feature(types.SHUTDOWN)
+    def on_shutdown(ls: InventoryServer, params: None) -> None:
+        ls.stopping.set()
+
+    @server.feature(types.EXIT)
+    def on_exit(ls: InventoryServer, params: None) -> None:
+        ls.stopping.set()
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: InventoryServer, params: types.InitializedParams) -> None:

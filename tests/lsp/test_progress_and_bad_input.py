@@ -120,3 +120,20 @@ def test_kapitan_layout_is_an_inventory(tmp_path: Path) -> None:
             assert len(found) == 1 and "did you mean common" in found[0].message
 
     asyncio.run(session())
+
+
+def test_the_server_exits_promptly_during_a_first_load(tmp_path: Path) -> None:
+    _many_nodes(tmp_path / "inv")
+    common = tmp_path / "inv/classes/common.yml"
+
+    async def session() -> float:
+        async with lsp_session(tmp_path) as lsp:
+            lsp.text_document_did_open(types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri(common), language_id="yaml",
+                                                     version=1, text=common.read_text())))
+            await asyncio.sleep(0.3)  # the load has started in a worker thread
+            started = time.monotonic()
+        return time.monotonic() - started  # shutdown, exit and the process's end
+
+    took = asyncio.run(session())
+    assert took < 5, took  # unstopped, the load ran to its end first (over 30 s here)
