@@ -136,4 +136,5 @@ def test_the_server_exits_promptly_during_a_first_load(tmp_path: Path) -> None:
         return time.monotonic() - started  # shutdown, exit and the process's end
 
     took = asyncio.run(session())
-    assert took < 5, took  # unstopped, the load ran to its end first (over 30 s here)
+    # Unstopped, the load ran to its end first: shutdown was not answered within 30 s here.
+    assert took < 20, took
