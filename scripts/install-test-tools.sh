@@ -4,6 +4,7 @@
 #     and `puppet` is not installed yet); the class catalogue sync runs its Ruby library too,
 #   - curl (the documented HTTP examples are run as written),
 #   - chromium and chromium-driver from Debian's packages (the explorer's browser tests),
+#   - neovim from Debian's packages (the editor test of `reclass-ng lsp`, tests/lsp),
 #   - salt and ansible-core from PyPI into the virtualenv,
 #   - Kapitan from PyPI into .venv-kapitan in the checkout (see below), with pytest and
 #     Kapitan's own tests (its sdist) for tests/kapitan_suite,
@@ -59,6 +60,20 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     else
         echo "install-test-tools: chromium/chromium-driver are not installed and apt-get as" \
              "root is not available; the explorer's browser tests will fail" >&2
+    fi
+fi
+
+# Neovim for the end-to-end test of `reclass-ng lsp` (tests/lsp/test_neovim.py): headless
+# Neovim's own LSP client talks to the server (Debian's 0.7 has vim.lsp.start_client).
+if [ ! -x /usr/bin/nvim ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-tools: installing neovim from Debian's packages" >&2
+        apt-get -o DPkg::Lock::Timeout=900 update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+            --no-install-recommends neovim >/dev/null
+    else
+        echo "install-test-tools: neovim is not installed and apt-get as root is not" \
+             "available; the editor test of reclass-ng lsp will fail" >&2
     fi
 fi
 

@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "reclass_ng"
 # Tools and integrations: everything else under reclass_ng/ is the engine.
 TOOL_PACKAGES = ("explain", "lint", "diff", "explorer", "adapters", "server", "classifier",
-                 "kapitan")
+                 "kapitan", "lsp")
 # Engine modules whose classes hold the render machinery (what a tool once swapped parts of).
 MACHINERY_MODULES = ("api", "render", "classes", "merge", "resolve", "queries", "prepare",
                      "subtrees", "storage.base", "storage.yaml_fs")

@@ -257,3 +257,35 @@ def test_each_file_is_parsed_once(make_inventory) -> None:
     found = storage(root)
     path = found.class_paths["a"]
     assert found.parsed(path) is found.parsed(path)
+
+
+def test_an_overlay_is_read_instead_of_the_file_and_the_listing_stays_the_disks(tmp_path):
+    """An editor's unsaved buffer (reclass_ng.lsp): the storage parses the overlay's content
+    for that file; files are still listed from disk."""
+    from reclass_ng.storage.yaml_fs import YamlFsStorage
+
+    (tmp_path / "nodes").mkdir()
+    (tmp_path / "classes").mkdir()
+    node = tmp_path / "nodes" / "n1.yml"
+    node.write_text("parameters:\n  a: disk\n")
+    unsaved = str(tmp_path / "nodes" / "n2.yml")  # not on disk: not a node
+    storage = YamlFsStorage(str(tmp_path / "nodes"), str(tmp_path / "classes"),
+                            overlay={str(node): b"parameters:\n  a: buffer\n",
+                                     unsaved: b"parameters: {}\n"})
+    assert list(storage.nodes) == ["n1"]
+    assert storage.parsed(str(node)) == {"parameters": {"a": "buffer"}}
+    assert YamlFsStorage(str(tmp_path / "nodes"), str(tmp_path / "classes")).parsed(
+        str(node)) == {"parameters": {"a": "disk"}}
+
+
+def test_a_buffer_is_composed_within_the_loaders_limits():
+    """compose_yaml_bytes: positions of a buffer, its nesting refused as a file's would be."""
+    import pytest
+
+    from reclass_ng.errors import YamlFileError
+    from reclass_ng.storage.yaml_load import compose_yaml_bytes
+
+    root = compose_yaml_bytes(b"a:\n  b: 1\n", "buffer.yml")
+    assert root.value[0][1].value[0][0].start_mark.line == 1
+    with pytest.raises(YamlFileError, match="nests deeper"):
+        compose_yaml_bytes(b"[" * 60000 + b"]" * 60000, "deep.yml")

@@ -32,6 +32,7 @@ SUBCOMMANDS["classes"] = ("reclass_ng.cli.classes", "sync and list the Puppet cl
 SUBCOMMANDS["tokens"] = ("reclass_ng.cli.tokens", "add tokens with roles to a `reclass-ng serve` tokens file")
 SUBCOMMANDS["activity"] = ("reclass_ng.cli.activity", "show who changed what through `reclass-ng serve` (its activity log)")
 SUBCOMMANDS["kapitan"] = ("reclass_ng.cli.kapitan", "run Kapitan with the reclass-ng inventory backend (kapitan-ng)")
+SUBCOMMANDS["lsp"] = ("reclass_ng.cli.lsp", "serve the inventory to editors: a Language Server Protocol server on stdio")
 SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 127.0.0.1 and print its URL")
 
 

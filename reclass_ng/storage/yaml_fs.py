@@ -26,7 +26,7 @@ from reclass_ng.storage.lookup import (
     entry_kind,
     find_node_files,
 )
-from reclass_ng.storage.yaml_load import load_yaml_file
+from reclass_ng.storage.yaml_load import load_yaml_file, parse_yaml_bytes
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -223,7 +223,10 @@ class YamlFsStorage:
     """Node and class files below two directories, parsed lazily and cached."""
 
     def __init__(self, nodes_dir: str | None, classes_dir: str | None,
-                 compose_node_name: bool = False) -> None:
+                 compose_node_name: bool = False,
+                 overlay: Mapping[str, bytes] | None = None) -> None:
+        # `overlay`: absolute path -> the content to read instead of the file's (an editor's
+        # unsaved buffers, reclass_ng.lsp); only files that exist on disk are listed.
         # A storage of nodes only (classes_dir None) or of classes only (nodes_dir None) is a
         # part of a yaml_git or mixed storage (storage/split.py).
         self.nodes_dir = nodes_dir and os.path.abspath(os.path.expanduser(nodes_dir))
@@ -234,6 +237,7 @@ class YamlFsStorage:
                 raise NotFoundError(f"No such directory: {directory}")
         self.nodes = NodeFiles(self._scan_nodes, self._find_node)
         self._parsed: dict[str, Any] = {}
+        self._overlay = dict(overlay or {})
         self._lock = allocate_lock()
         self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
         self._class_files: dict[str, str] = {}
@@ -352,7 +356,8 @@ class YamlFsStorage:
             return self._parsed[path]
         except KeyError:
             pass
-        data = load_yaml_file(path)
+        content = self._overlay.get(path)
+        data = load_yaml_file(path) if content is None else parse_yaml_bytes(content, path)
         with self._lock:
             return self._parsed.setdefault(path, data)
 
@@ -386,8 +391,10 @@ def check_distinct(nodes_dir: str, classes_dir: str) -> None:
                           f"{nodes_dir}, {classes_dir}")
 
 
-def open_storage(settings: Settings, reuse: object = None) -> YamlFsStorage:
-    """The yaml_fs storage of `settings` (`reuse`, an open one, when it reads the same trees)."""
+def open_storage(settings: Settings, reuse: object = None,
+                 overlay: Mapping[str, bytes] | None = None) -> YamlFsStorage:
+    """The yaml_fs storage of `settings` (`reuse`, an open one, when it reads the same trees;
+    `overlay`: contents read instead of those files', see YamlFsStorage)."""
     base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
     uris = [settings.nodes_uri, settings.classes_uri]
     if not all(isinstance(uri, str) for uri in uris):
@@ -395,9 +402,9 @@ def open_storage(settings: Settings, reuse: object = None) -> YamlFsStorage:
                           "(mappings of options are for yaml_git and mixed)")
     nodes_dir, classes_dir = (os.path.join(base, os.path.expanduser(str(uri))) for uri in uris)
     check_distinct(nodes_dir, classes_dir)
-    if (isinstance(reuse, YamlFsStorage) and (reuse.nodes_dir, reuse.classes_dir,
-                                              reuse.compose_node_name)
+    if (overlay is None and isinstance(reuse, YamlFsStorage)
+            and (reuse.nodes_dir, reuse.classes_dir, reuse.compose_node_name)
             == (os.path.abspath(nodes_dir), os.path.abspath(classes_dir),
                 settings.compose_node_name)):
         return reuse
-    return YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name)
+    return YamlFsStorage(nodes_dir, classes_dir, settings.compose_node_name, overlay)

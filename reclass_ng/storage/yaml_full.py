@@ -333,7 +333,12 @@ def compose_yaml_file(path: str) -> yaml.Node | None:
     """The node graph of `path` (with positions), within the loader's limits: for tools that
     need lines (lint, explain). YamlFileError for a file over a limit, yaml.YAMLError for
     invalid YAML."""
-    data = read_input_file(path)
+    return compose_yaml_bytes(read_input_file(path), path)
+
+
+def compose_yaml_bytes(data: bytes, path: str) -> yaml.Node | None:
+    """The node graph of `data` (read from `path`, named in errors), as compose_yaml_file: an
+    editor's unsaved buffer (reclass_ng.lsp)."""
     try:
         _check_depth(data)
         return yaml.compose(data, Loader=SafeLoader)

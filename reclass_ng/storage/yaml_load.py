@@ -327,3 +327,10 @@ def compose_yaml_file(path: str) -> Any:
     from reclass_ng.storage.yaml_full import compose_yaml_file as compose
 
     return compose(path)
+
+
+def compose_yaml_bytes(data: bytes, path: str) -> Any:
+    """The node graph of `data` read from `path` (an editor's buffer), as compose_yaml_file."""
+    from reclass_ng.storage.yaml_full import compose_yaml_bytes as compose
+
+    return compose(data, path)

@@ -1,0 +1,22 @@
+"""`reclass-ng lsp`: the Language Server Protocol server over stdio (doc/editor.rst)."""
+
+from __future__ import annotations
+
+import argparse
+
+from reclass_ng.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stdio", action="store_true",
+                        help="talk LSP over stdin/stdout (the default and only transport)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from reclass_ng.lsp.server import serve_stdio
+    except ImportError as err:
+        raise UsageError(f"reclass-ng lsp needs the `lsp` extra (pip install "
+                         f"'reclass-ng[lsp]'): {err}") from None
+    serve_stdio()
+    return 0
