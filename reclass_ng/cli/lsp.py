@@ -16,7 +16,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         from reclass_ng.lsp.server import serve_stdio
     except ImportError as err:
-        raise UsageError(f"reclass-ng lsp needs the `lsp` extra (pip install "
-                         f"'reclass-ng[lsp]'): {err}") from None
+        from reclass_ng.install import install_hint
+
+        raise UsageError(f"reclass-ng lsp needs the `lsp` extra ({install_hint('lsp')}): "
+                         f"{err}") from None
     serve_stdio()
     return 0
