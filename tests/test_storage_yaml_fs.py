@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 from pathlib import Path
@@ -226,7 +227,7 @@ def test_links_that_multiply_the_paths_end_in_a_clear_error(make_inventory, monk
     levels = [root / "classes" / f"l{i}" for i in range(12)]
     for level in levels:
         level.mkdir()
-    for upper, lower in zip(levels, levels[1:]):
+    for upper, lower in itertools.pairwise(levels):
         (upper / "a").symlink_to(lower, target_is_directory=True)
         (upper / "b").symlink_to(lower, target_is_directory=True)
     monkeypatch.setattr(yaml_fs, "MAX_SCANNED_DIRECTORIES", 1000)
