@@ -18,10 +18,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fresh_render import outcome
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -65,16 +65,6 @@ def run_git(directory: Path, *args: str) -> None:
     subprocess.run(["git", "-C", str(directory), *args], check=True, capture_output=True,
                    timeout=60, env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
                                     "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
-
-
-def outcome(call: Callable[[], Any]) -> Any:
-    """The JSON form of what `call` returns or the ReclassError it raises (fresh_render's)."""
-    from fresh_render import without_timestamps
-
-    try:
-        return json.loads(json.dumps(without_timestamps(call()), default=str))
-    except ReclassError as err:
-        return {"error": f"{type(err).__name__}: {err}"}
 
 
 class DeployMachine(RuleBasedStateMachine):
