@@ -30,11 +30,15 @@ class Inventory(InventoryRenderer):
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
                  storage: Storage | None = None, *,
-                 reload: tuple[str | None, dict[str, Any], bool] | None = None) -> None:
+                 reload: tuple[str | None, dict[str, Any], bool] | None = None,
+                 config_warnings: Sequence[str] = ()) -> None:
         super().__init__(settings, warn, storage)
         # (base directory, explicit settings, read_config) as given to load(): what a
         # refresh reads again.
         self._reload = reload or (settings.inventory_base_uri, {}, False)
+        # What reading the config file warned when the inventory was opened (load() tells
+        # them): a refresh tells them again only once they differ.
+        self._config_warnings = tuple(config_warnings)
         self._live: LiveRender | None = None
 
     def refresh(self, node: str | None = None) -> Refresh:
@@ -52,7 +56,8 @@ class Inventory(InventoryRenderer):
             from reclass_ng.incremental.live import LiveRender
 
             base, explicit, read_config = self._reload
-            self._live = LiveRender(base, explicit, read_config, self.warn)
+            self._live = LiveRender(base, explicit, read_config, self.warn,
+                                    told_config_warnings=self._config_warnings)
             return self._live.refresh()
         if node is not None:
             return self._live.refresh_for(node)
@@ -100,7 +105,8 @@ def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
                                  warn=config_warnings.append)
     except ReclassError:
         raise
-    inventory = Inventory(resolved, warn=warn, reload=(inventory_base_uri, settings, read_config))
+    inventory = Inventory(resolved, warn=warn, reload=(inventory_base_uri, settings, read_config),
+                          config_warnings=config_warnings)
     for message in config_warnings:
         inventory.warn(message)
     return inventory

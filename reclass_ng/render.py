@@ -218,9 +218,9 @@ class NodeRenderer:
             node.name = name
         except ReclassError as err:
             # a duplicate name anywhere first, as reclass's start-up scan reports it: nodes,
-            # then classes (one node's render reads only the names it needs)
+            # then classes (a node that failed may not have looked up any class yet)
             len(self.storage.nodes)
-            self.storage.check_classes(whole_tree=True)
+            self.storage.check_classes()
             raise err.for_node(name) from None
         self.storage.check_classes()
         return node
@@ -434,7 +434,7 @@ class InventoryRenderer:
         to use, with other bounds than the default one's); without, every node is rendered
         on its own (the reference the memo is tested against)."""
         names = self.node_names
-        self.storage.check_classes(whole_tree=True)  # reclass scans every class first
+        self.storage.check_classes()  # reclass scans every class first
         total = 2 * len(names)
         # Every node's classes are expanded before any is interpolated, so class errors come
         # first, in node order, as with reclass.

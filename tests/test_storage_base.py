@@ -48,7 +48,7 @@ class MemoryClasses:
     def class_path(self, name: str) -> str | None:
         return self.class_paths.get(name)
 
-    def check_classes(self, whole_tree: bool = False) -> None:
+    def check_classes(self) -> None:
         pass
 
     def parsed(self, path: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 from pathlib import Path
@@ -15,6 +16,7 @@ from reclass_ng.errors import (
     ReclassError,
     YamlFileError,
 )
+from reclass_ng.storage import yaml_fs
 from reclass_ng.storage.yaml_fs import (
     YamlFsStorage,
     check_class_name,
@@ -83,13 +85,16 @@ def test_hidden_and_vcs_directories_are_skipped_even_when_adjacent(make_inventor
     assert sorted(found.class_paths) == ["ok"]
 
 
-@pytest.mark.parametrize("how", ["listing", "lookup"])
+@pytest.mark.parametrize("how", ["listing", "lookup", "lookup of another node"])
 def test_duplicate_node_names_name_both_files(make_inventory, how: str) -> None:
+    # kapicorp-reclass scans nodes/ before anything: a duplicate fails every lookup.
     root = make_inventory({"nodes/x/n1.yml": "", "nodes/y/n1.yml": "", "nodes/n2.yml": ""})
     found = storage(root)
-    assert found.nodes.get("n2") is not None  # another node's lookup reads no duplicate
     with pytest.raises(DuplicateNameError) as info:
-        sorted(found.nodes) if how == "listing" else found.nodes.get("n1")
+        if how == "listing":
+            sorted(found.nodes)
+        else:
+            found.nodes.get("n1" if how == "lookup" else "n2")
     message = str(info.value)
     assert "n1" in message
     assert str(root / "nodes/x/n1.yml") in message and str(root / "nodes/y/n1.yml") in message
@@ -122,6 +127,36 @@ def test_duplicate_class_names_name_both_files(make_inventory, first, second) ->
     with pytest.raises(DuplicateNameError) as info:
         storage(root).class_paths  # noqa: B018 - the scan's result, or its error
     assert str(root / first) in str(info.value) and str(root / second) in str(info.value)
+
+
+def test_a_duplicate_node_no_render_reads_fails_every_path(load_inventory) -> None:
+    # kapicorp-reclass scans both trees when it starts: its --nodeinfo of any node fails.
+    inventory = load_inventory({"nodes/ok.yml": "classes: [a]\n", "nodes/x/dup.yml": "",
+                                "nodes/y/dup.yml": "", "classes/a.yml": "parameters: {p: 1}\n"})
+    for render in (lambda: inventory.nodeinfo("ok"), inventory.inventory):
+        with pytest.raises(DuplicateNameError, match="'dup'"):
+            render()
+
+
+def test_a_duplicate_class_no_node_reads_fails_every_path(load_inventory) -> None:
+    inventory = load_inventory({"nodes/ok.yml": "classes: [a]\n", "nodes/bare.yml": "",
+                                "classes/a.yml": "", "classes/b.yml": "",
+                                "classes/b/init.yml": ""})
+    for render in (lambda: inventory.nodeinfo("ok"), lambda: inventory.nodeinfo("bare"),
+                   inventory.inventory):
+        with pytest.raises(DuplicateNameError, match="'b'"):
+            render()
+
+
+def test_names_not_found_are_not_kept(make_inventory) -> None:
+    # A long-running service is asked for any name: only found files may be remembered.
+    root = make_inventory({"nodes/n1.yml": "", "classes/a.yml": ""})
+    found = YamlFsStorage(str(root / "nodes"), str(root / "classes"))
+    for index in range(50):
+        assert found.nodes.get(f"missing{index}") is None
+        assert found.class_path(f"missing.{index}") is None
+    assert found.nodes.get("n1") is not None and found.class_path("a") is not None
+    assert list(found.nodes._made) == ["n1"] and list(found.class_paths) == ["a"]
 
 
 def test_duplicates_fail_every_command_even_for_other_nodes(load_inventory) -> None:
@@ -164,6 +199,41 @@ def test_symlinked_directories_are_followed(make_inventory, tmp_path: Path) -> N
     root = make_inventory({"nodes/n1.yml": "classes: [linked.app]\n"})
     (root / "classes" / "linked").symlink_to(elsewhere, target_is_directory=True)
     assert "linked.app" in storage(root).class_paths
+
+
+def test_a_symlinked_directory_names_its_classes_under_both_paths(make_inventory) -> None:
+    # kapicorp-reclass walks with os.walk(followlinks=True): `alias -> app` lists app's files
+    # twice, once under each name; the scan and the class lookup of one node agree.
+    root = make_inventory({"nodes/n1.yml": "", "classes/app/db.yml": "", "classes/app/init.yml": ""})
+    (root / "classes" / "alias").symlink_to("app", target_is_directory=True)
+    found = storage(root)
+    assert found.class_paths == {
+        "alias": str(root / "classes/alias/init.yml"), "alias.db": str(root / "classes/alias/db.yml"),
+        "app": str(root / "classes/app/init.yml"), "app.db": str(root / "classes/app/db.yml")}
+    assert storage(root).class_path("app.db") == str(root / "classes/app/db.yml")
+
+
+def test_a_symlinked_node_directory_is_a_duplicate_of_its_nodes(make_inventory) -> None:
+    root = make_inventory({"nodes/prod/web1.yml": "", "nodes/db1.yml": ""})
+    (root / "nodes" / "alias").symlink_to("prod", target_is_directory=True)
+    with pytest.raises(DuplicateNameError, match="'web1'"):
+        storage(root).nodes.get("db1")
+    assert sorted(storage(root, compose=True).nodes) == ["alias.web1", "db1", "prod.web1"]
+
+
+def test_links_that_multiply_the_paths_end_in_a_clear_error(make_inventory, monkeypatch) -> None:
+    # Each level links twice to the next: 2**depth paths. The scan stops at its limit.
+    root = make_inventory({"nodes/n1.yml": ""})
+    levels = [root / "classes" / f"l{i}" for i in range(12)]
+    for level in levels:
+        level.mkdir()
+    for upper, lower in itertools.pairwise(levels):
+        (upper / "a").symlink_to(lower, target_is_directory=True)
+        (upper / "b").symlink_to(lower, target_is_directory=True)
+    monkeypatch.setattr(yaml_fs, "MAX_SCANNED_DIRECTORIES", 1000)
+    with pytest.raises(ReclassError, match="more than 1000 directories") as info:
+        storage(root).class_paths  # noqa: B018 - the scan, for its error
+    assert "doc/storage.rst" in str(info.value)
 
 
 def _hang_guard(signum: int, frame: object) -> None:

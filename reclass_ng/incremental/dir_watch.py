@@ -4,8 +4,10 @@ On Linux the kernel says so (inotify): a watch on every directory, taken before 
 scans them, reports every entry created, deleted, moved, modified or whose attributes changed;
 a check is one non-blocking read. Elsewhere, or when no inotify instance or watch is left
 (they are limited per user), directories are compared by signature (snapshot.
-DirectorySignatures). Either way this only says *whether* to look: what changed is decided by
-content digests (a full refresh). File contents a node read are hashed on every quick check
+DirectorySignatures). Either way the check also asks whether each path still names the
+directory it named (snapshot.PathIdentities: a symlink switched, a directory replaced by a
+rename), which no event or signature of a watched directory shows. This only says *whether*
+to look: what changed is decided by content digests (a full refresh). File contents a node read are hashed on every quick check
 anyway, so an edit is seen even where notifications are not delivered (a network file system
 changed from another host).
 """
@@ -19,7 +21,11 @@ import sys
 from collections.abc import Iterable
 from typing import Protocol
 
-from reclass_ng.incremental.snapshot import LOCAL_FILE_SYSTEMS, DirectorySignatures
+from reclass_ng.incremental.snapshot import (
+    LOCAL_FILE_SYSTEMS,
+    DirectorySignatures,
+    PathIdentities,
+)
 from reclass_ng.storage.yaml_fs import walk_directories
 
 _IN_NONBLOCK = os.O_NONBLOCK
@@ -88,20 +94,24 @@ class InotifyDirectories:
         self.changed = False
         self.sees_file_changes = False
         roots = list(roots)
+        self.paths = PathIdentities(roots)  # before the walk: see PathIdentities
+        linked: list[tuple[str, tuple[int, int]]] = []
         try:
             for root in roots:
-                for directory in walk_directories(root):
+                for directory in walk_directories(root, linked):
                     wd = _LIBC.inotify_add_watch(fd, os.fsencode(directory), _MASK | _IN_ONLYDIR)
                     if wd < 0:
                         raise OSError(ctypes.get_errno(), f"inotify_add_watch {directory} failed")
         except OSError:
             self.close()
             raise
+        self.paths.add_linked(linked)
         self.sees_file_changes = all(file_system_type(root) in LOCAL_FILE_SYSTEMS
                                      for root in roots)
 
     def unchanged(self) -> bool:
-        """True while no event arrived since the watches were taken."""
+        """True while no event arrived since the watches were taken and every path names
+        the directory it named."""
         if self.changed or self.fd is None or os.getpid() != self.pid:
             return False
         try:
@@ -110,6 +120,8 @@ class InotifyDirectories:
         except BlockingIOError:
             pass
         except OSError:
+            self.changed = True
+        if not self.changed and not self.paths.unchanged():
             self.changed = True
         return not self.changed
 
@@ -128,10 +140,14 @@ class SignatureDirectories:
     sees_file_changes = False  # a directory's signature changes with its entries only
 
     def __init__(self, roots: Iterable[str]) -> None:
-        self.signatures = DirectorySignatures(roots)
+        roots = list(roots)
+        self.paths = PathIdentities(roots)  # before the walk: see PathIdentities
+        linked: list[tuple[str, tuple[int, int]]] = []
+        self.signatures = DirectorySignatures(roots, linked)
+        self.paths.add_linked(linked)
 
     def unchanged(self) -> bool:
-        return self.signatures.unchanged()
+        return self.signatures.unchanged() and self.paths.unchanged()
 
     def close(self) -> None:
         pass

@@ -96,7 +96,8 @@ class LiveRender:
     """Generations of one inventory and the node results still valid in the newest."""
 
     def __init__(self, base_uri: str | None, overrides: Mapping[str, Any],
-                 read_config: bool = True, warn: Callable[[str], None] | None = None) -> None:
+                 read_config: bool = True, warn: Callable[[str], None] | None = None, *,
+                 told_config_warnings: Sequence[str] = ()) -> None:
         self.base_uri = base_uri
         self.overrides = dict(overrides)
         self.read_config = read_config
@@ -115,11 +116,21 @@ class LiveRender:
         self.local_devices = local_devices() if read_config else frozenset()
         self.config_places = ConfigPlaces(base_uri)
         self.stored = False  # whether the results of this generation are on disk (cache_dir)
+        # The config file's warnings (unknown keys) last told: told again when they change,
+        # as a fresh load would tell them.
+        self.told_config_warnings = tuple(told_config_warnings)
 
     # -- keeping current ---------------------------------------------------------------
 
     def _settings(self) -> Settings:
-        return load_settings(self.base_uri, self.overrides, read_config=self.read_config)
+        warnings: list[str] = []
+        settings = load_settings(self.base_uri, self.overrides, read_config=self.read_config,
+                                 warn=warnings.append)
+        if tuple(warnings) != self.told_config_warnings:
+            self.told_config_warnings = tuple(warnings)
+            for message in warnings:
+                self.capture.forward(message)
+        return settings
 
     def _config_stamps(self) -> tuple[object, ...] | None:
         return config_stamps(self.config_places, self.local_devices) if self.read_config else ()

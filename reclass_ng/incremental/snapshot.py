@@ -131,14 +131,52 @@ def config_stamps(base_dir: str | None | ConfigPlaces, local: frozenset[tuple[in
     return tuple(stamps)
 
 
+class PathIdentities:
+    """(device, inode) of the directory each path names, every symbolic link on the way
+    followed: of the nodes and classes directories, and of each symlinked directory inside
+    them. A deploy that switches a symlink (`ln -sfn classes.v2 classes`, the whole inventory
+    behind one) or replaces a directory (`mv inv inv.old; mv inv.new inv`) changes what a
+    path means without an event in, or a new signature of, any directory read before: the
+    identity behind the path is what changed.
+
+    The identity of a root is taken before its tree is watched and scanned, that of a
+    symlinked directory when the walk follows the link (walk_directories): a switch after
+    either shows as a different identity at the next check."""
+
+    __slots__ = ("identities",)
+
+    def __init__(self, roots: Iterable[str]) -> None:
+        self.identities: dict[str, tuple[int, int] | None] = {
+            root: path_identity(root) for root in roots}
+
+    def add_linked(self, linked: Iterable[tuple[str, tuple[int, int]]]) -> None:
+        """Add the symlinked directories a walk followed, as (path, identity it used)."""
+        self.identities.update(linked)
+
+    def unchanged(self) -> bool:
+        """True while every path still names the directory it named."""
+        return all(path_identity(path) == identity
+                   for path, identity in self.identities.items())
+
+
+def path_identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of what `path` names, symbolic links followed; None if nothing."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_dev, stat.st_ino)
+
+
 class DirectorySignatures:
     """(inode, mtime, ctime) of every directory below the nodes and classes directories."""
 
-    def __init__(self, roots: Iterable[str]) -> None:
+    def __init__(self, roots: Iterable[str],
+                 linked: list[tuple[str, tuple[int, int]]] | None = None) -> None:
         self.taken_at = time.time()
         self.signatures: dict[str, tuple[int, int, int] | None] = {}
         for root in roots:
-            for directory in walk_directories(root):
+            for directory in walk_directories(root, linked):
                 self.signatures[directory] = _signature(directory)
         newest = max((sig[2] for sig in self.signatures.values() if sig is not None), default=0)
         self.racy = newest / 1e9 > self.taken_at - RACY_SECONDS

@@ -237,7 +237,7 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
         raise TypeError(f"render_inventory() needs an Inventory or Settings, not {source!r}")
     settings = _portable(inventory.settings)
     names = inventory.node_names
-    inventory.storage.check_classes(whole_tree=True)  # as the serial render: before any node
+    inventory.storage.check_classes()  # as the serial render: before any node
     sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex

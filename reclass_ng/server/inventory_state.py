@@ -104,7 +104,9 @@ class InventoryState:
     """Cached snapshot of one inventory directory, refreshed when its files change."""
 
     def __init__(self, inventory_dir: str | os.PathLike[str]) -> None:
-        self.inventory_dir = Path(inventory_dir).resolve()
+        # Not resolved: with `-b /srv/current` and `current -> releases/r1`, a release switch
+        # (`ln -sfn releases/r2 current`) must be served, not the release named at start.
+        self.inventory_dir = Path(os.path.abspath(inventory_dir))
         self._lock = threading.Lock()
         self._snapshot: Snapshot | None = None
         self._inventory: tuple[Signature, reclass_ng.Inventory] | None = None

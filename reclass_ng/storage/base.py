@@ -48,9 +48,8 @@ class ClassTree(Protocol):
     def class_path(self, name: str) -> str | None:
         """The file of a class, or None."""
 
-    def check_classes(self, whole_tree: bool = False) -> None:
-        """Raise the error of the class listing (a duplicate class name), if any: of the
-        classes read so far, or with `whole_tree` of every class file."""
+    def check_classes(self) -> None:
+        """Raise the error of the class listing (a duplicate class name anywhere), if any."""
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file of this tree, parsed once."""

@@ -74,9 +74,9 @@ class SplitStorage:
     def class_path(self, name: str) -> str | None:
         return self.default_classes.class_path(name)
 
-    def check_classes(self, whole_tree: bool = False) -> None:
+    def check_classes(self) -> None:
         for tree in list(self._trees.values()):
-            tree.check_classes(whole_tree)
+            tree.check_classes()
 
     def origin(self, path: str) -> str:
         return self.node_tree.origin(path)  # every tree is a yaml_fs tree

@@ -1,11 +1,12 @@
 """yaml_fs storage: the nodes/ and classes/ directory trees.
 
-One node's render reads only what it needs: its node file is found by one walk over nodes/
-that compares names, its classes by listing only the directories their names lead to
-(storage/lookup.py); a duplicate of a name it reads is an error. Whatever lists every node
-(`--inventory`, node_names, inventory queries) scans both trees completely, as reclass does at
-start-up, so there every duplicate name is an error, reported before any node is rendered.
-Files are parsed only when a node needs them, each at most once per process.
+Each tree is scanned completely, once, into one index (name -> file) that every path uses:
+`--nodeinfo`, `--inventory`, the live inventory and the adapters, so a name resolves the same
+way everywhere (symlinked directories included) and a duplicate name anywhere fails every
+command, as with kapicorp-reclass, which scans both trees when it starts. nodes/ is scanned
+when the first node is asked for, classes/ when the first class is (and before a render
+ends: a duplicate class name fails a node that reads no class). Files are parsed only when a
+node needs them, each at most once per process.
 """
 
 from __future__ import annotations
@@ -14,19 +15,28 @@ import os
 from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from reclass_ng.errors import ConfigError, DuplicateNameError, NotFoundError, UnsafeClassNameError
+from reclass_ng.errors import (
+    ConfigError,
+    DuplicateNameError,
+    NotFoundError,
+    ReclassError,
+    UnsafeClassNameError,
+)
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings
-from reclass_ng.storage.lookup import (
+from reclass_ng.storage.dir_entries import (
     EXTENSIONS,
     FILE,
     WALKED_DIRECTORY,
-    ClassFinder,
     directory_identity,
     entry_kind,
-    find_node_files,
 )
 from reclass_ng.storage.yaml_load import load_yaml_file, parse_yaml_bytes
+
+# The most directories one scan of nodes/ or classes/ reads (doc/storage.rst): a tree is
+# rarely above a few thousand, but symlinked directories that link to one another multiply the
+# paths a scan that follows them walks.
+MAX_SCANNED_DIRECTORIES = 100_000
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -52,24 +62,16 @@ class NodeFile(Record):
 
 
 class NodeFiles(Mapping[str, NodeFile]):
-    """Node name -> NodeFile for every file below nodes/. A node asked for by name is found
-    without listing the others (`--nodeinfo` looks at one node of thousands); iterating or
-    counting scans the whole tree once (`scan`, which raises on a duplicate name)."""
+    """Node name -> NodeFile for every file below nodes/, from one scan of the whole tree
+    (`scan`, which raises on a duplicate name) on first use."""
 
-    __slots__ = ("_scan", "_find", "_where", "_made")
+    __slots__ = ("_scan", "_where", "_made")
 
-    def __init__(self, scan: Callable[[], dict[str, tuple[str, str, str]]],
-                 find: Callable[[str], tuple[str, str, str] | None]) -> None:
+    def __init__(self, scan: Callable[[], dict[str, tuple[str, str, str]]]) -> None:
         self._scan = scan
-        self._find = find
         # name -> (directory, file name, directory below nodes/ + os.sep), once scanned
         self._where: dict[str, tuple[str, str, str]] | None = None
         self._made: dict[str, NodeFile] = {}  # at most one per node file
-
-    @property
-    def scanned(self) -> bool:
-        """Whether every node file has been listed."""
-        return self._where is not None
 
     def _everything(self) -> dict[str, tuple[str, str, str]]:
         if self._where is None:
@@ -80,12 +82,9 @@ class NodeFiles(Mapping[str, NodeFile]):
         made = self._made.get(name)
         if made is not None:
             return made
-        if self._where is not None:
-            where = self._where.get(name)
-        else:
-            where = self._find(name)
+        where = self._everything().get(name)
         if where is None:
-            return None  # not kept: names asked for (a service's requests) are unbounded
+            return None
         directory, filename, relative = where
         made = NodeFile(name, directory + os.sep + filename, relative + _stem(filename))
         return self._made.setdefault(name, made)
@@ -116,35 +115,49 @@ def walk_yaml_files(top: str) -> list[tuple[str, str]]:
             for directory, relative, names in _walk_dirs(top) for name in names]
 
 
-def walk_directories(top: str) -> list[str]:
-    """Every directory the scan of `top` reads, `top` first (see _walk_dirs)."""
-    return [directory for directory, _, _ in _walk_dirs(top)]
+def walk_directories(top: str, linked: list[tuple[str, tuple[int, int]]] | None = None
+                     ) -> list[str]:
+    """Every directory the scan of `top` reads, `top` first (see _walk_dirs). When `linked`
+    is given, (path, (device, inode)) of each symlinked directory the walk followed is
+    appended to it: the directory the link led to when it was read."""
+    return [directory for directory, _, _ in _walk_dirs(top, linked)]
 
 
-def _walk_dirs(top: str) -> list[tuple[str, str, list[str]]]:
+def _walk_dirs(top: str, linked: list[tuple[str, tuple[int, int]]] | None = None
+               ) -> list[tuple[str, str, list[str]]]:
     """(directory, its path relative to top with a trailing separator, its YAML file names)
     for every directory below top, in a stable order.
 
     Top-down, files of a directory before its sub-directories, names sorted (reclass used raw
     readdir order, which differs between machines). Directories starting with `.` and CVS/SCCS
-    are skipped (D4); symlinked directories are followed, each real directory only once so a
-    symlink loop cannot hang the scan. Unreadable directories are skipped, as os.walk does.
+    are skipped (D4). Symlinked directories are followed as kapicorp-reclass follows them
+    (os.walk with followlinks): a directory reached by two paths is read under both, so
+    `classes/alias -> app` names both `alias.x` and `app.x`. Only a link back to a directory
+    of its own path is not followed (kapicorp loops there), and a scan reads at most
+    MAX_SCANNED_DIRECTORIES directories (links to links can multiply the paths). Unreadable
+    directories are skipped, as os.walk does.
     """
     found: list[tuple[str, str, list[str]]] = []
     try:
         top_stat = os.stat(top)
     except OSError:
         return found
-    _walk_dir(top, "", found, top_stat.st_dev, {(top_stat.st_dev, top_stat.st_ino)})
+    _walk_dir(top, "", found, top_stat.st_dev, ((top_stat.st_dev, top_stat.st_ino),), linked)
     return found
 
 
 def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], device: int,
-              seen_dirs: set[tuple[int, int]]) -> None:
+              ancestors: tuple[tuple[int, int], ...],
+              linked: list[tuple[str, tuple[int, int]]] | None) -> None:
     # os.scandir and relative paths built while descending: os.walk with os.path.relpath and
     # realpath per directory took most of a `--nodeinfo` run on a few thousand files. A real
     # directory is known by the inode readdir gives (no stat call); only symlinked ones are
     # stat'ed, to know the directory they lead to.
+    if len(found) >= MAX_SCANNED_DIRECTORIES:
+        raise ReclassError(
+            f"{path}: the scan of the inventory reached more than {MAX_SCANNED_DIRECTORIES} "
+            "directories (symbolic links to directories that link to each other?); see "
+            "doc/storage.rst")
     try:
         with os.scandir(path) as scan:
             entries = {entry.name: entry for entry in scan}
@@ -162,10 +175,12 @@ def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], 
     found.append((path, relpath, files))
     for entry in subdirs:
         identity = directory_identity(entry, device)
-        if identity is None or identity in seen_dirs:
+        if identity is None or identity in ancestors:
             continue
-        seen_dirs.add(identity)
-        _walk_dir(entry.path, relpath + entry.name + os.sep, found, identity[0], seen_dirs)
+        if linked is not None and entry.is_symlink():
+            linked.append((entry.path, identity))
+        _walk_dir(entry.path, relpath + entry.name + os.sep, found, identity[0],
+                  (*ancestors, identity), linked)
 
 
 def _stem(filename: str) -> str:
@@ -210,15 +225,6 @@ def check_class_name(name: str) -> None:
         raise UnsafeClassNameError(name, "class names are dotted names inside classes/, not paths")
 
 
-def _raise_found_duplicate(kind: str, found: tuple[str, list[str]] | None, tree: str) -> None:
-    # A duplicate a lookup found that the scan did not (it reads a directory reached through
-    # two symlinks once): the lookup's own files.
-    if found is not None:
-        name, paths = found
-        raise DuplicateNameError(kind, name, paths[1], paths[0])
-    raise RuntimeError(f"{tree} changed while it was scanned")  # a name counted twice
-
-
 class YamlFsStorage:
     """Node and class files below two directories, parsed lazily and cached."""
 
@@ -235,12 +241,10 @@ class YamlFsStorage:
         for directory in (self.nodes_dir, self.classes_dir):
             if directory is not None and not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}")
-        self.nodes = NodeFiles(self._scan_nodes, self._find_node)
+        self.nodes = NodeFiles(self._scan_nodes)
         self._parsed: dict[str, Any] = {}
         self._overlay = dict(overlay or {})
         self._lock = allocate_lock()
-        self._class_finder = ClassFinder(self.classes_dir) if self.classes_dir else None
-        self._class_files: dict[str, str] = {}
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
 
     @property
@@ -272,17 +276,7 @@ class YamlFsStorage:
                 self._raise_duplicate_node(compose_node_name)
         return where
 
-    def _find_node(self, name: str) -> tuple[str, str, str] | None:
-        if self.nodes_dir is None:
-            return None
-        found = find_node_files(self.nodes_dir, name, self.compose_node_name)
-        if len(found) > 1:  # the scan reports the first duplicate, as reclass does
-            paths = [directory + os.sep + filename for directory, filename, _ in found]
-            self._raise_duplicate_node(self.compose_node_name, (name, paths))
-        return found[0] if found else None
-
-    def _raise_duplicate_node(self, compose_node_name: bool,
-                              found: tuple[str, list[str]] | None = None) -> None:
+    def _raise_duplicate_node(self, compose_node_name: bool) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.nodes_dir is not None
@@ -291,7 +285,7 @@ class YamlFsStorage:
             if name in paths:
                 raise DuplicateNameError("node", name, path, paths[name])
             paths[name] = path
-        _raise_found_duplicate("node", found, "nodes/")
+        raise RuntimeError("nodes/ changed while it was scanned")  # a name counted twice
 
     def _scan_classes(self) -> dict[str, str]:
         # class_name_for, one directory at a time.
@@ -306,7 +300,7 @@ class YamlFsStorage:
                 self._raise_duplicate_class()
         return classes
 
-    def _raise_duplicate_class(self, found: tuple[str, list[str]] | None = None) -> None:
+    def _raise_duplicate_class(self) -> None:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.classes_dir is not None
@@ -315,7 +309,7 @@ class YamlFsStorage:
             if name in paths:
                 raise DuplicateNameError("class", name, path, paths[name])
             paths[name] = path
-        _raise_found_duplicate("class", found, "classes/")
+        raise RuntimeError("classes/ changed while it was scanned")  # a name counted twice
 
     @property
     def class_paths(self) -> dict[str, str]:
@@ -326,29 +320,13 @@ class YamlFsStorage:
         return self._class_paths
 
     def class_path(self, name: str) -> str | None:
-        """The file of a class, or None; found without scanning the whole tree."""
-        known = self._class_files.get(name)
-        if known is not None:
-            return known
-        if self._class_paths is not None:
-            path = self._class_paths.get(name)
-        elif self._class_finder is None:
-            path = None
-        else:
-            found = self._class_finder.files_naming(name)
-            if len(found) > 1:  # the scan reports the first duplicate, as reclass does
-                self._raise_duplicate_class((name, found))
-            path = found[0] if found else None
-        if path is None:
-            return None  # not kept: only names of files are (the cache stays bounded)
-        return self._class_files.setdefault(name, path)
+        """The file of a class, or None (from the scan of the whole tree, see class_paths)."""
+        return self.class_paths.get(name)
 
-    def check_classes(self, whole_tree: bool = False) -> None:
-        """Raise the error of the class listing (a duplicate class name). A class looked up
-        raised its own already; `whole_tree` (or a render of every node, which lists the
-        nodes) checks every class file, as reclass's start-up scan does."""
-        if whole_tree or self.nodes.scanned:
-            self.class_paths  # noqa: B018 - the scan, for its error
+    def check_classes(self) -> None:
+        """Raise the error of the class listing (a duplicate class name), as reclass's
+        start-up scan does for every command, when no class lookup raised it yet."""
+        self.class_paths  # noqa: B018 - the scan, for its error
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file, parsed once per process."""

@@ -71,3 +71,20 @@ def test_an_unreadable_class_file_is_an_error_answer_until_it_is_fixed(tmp_path,
         production.unlink()
         production.write_bytes(original)
         assert public_hostname(http).startswith("shop.")
+
+
+def test_a_release_switch_of_the_whole_inventory_is_classified(tmp_path):
+    """`-b /srv/current` with `current -> releases/r1` switched to r2 (`ln -sfn`): the
+    service serves the release the path names now, not the one it named at start."""
+    first = copy_inventory(tmp_path / "releases" / "r1")
+    second = copy_inventory(tmp_path / "releases" / "r2")
+    production = second / "classes" / "env" / "production.yml"
+    production.write_text(production.read_text().replace("shop.", "shoq."))
+    current = tmp_path / "current"
+    current.symlink_to(first, target_is_directory=True)
+    with running_server(current, tmp_path / "state.sqlite3") as base, client(base) as http:
+        assert public_hostname(http).startswith("shop.")
+        switched = tmp_path / "current.new"
+        switched.symlink_to(second, target_is_directory=True)
+        os.replace(switched, current)
+        assert public_hostname(http).startswith("shoq.")
