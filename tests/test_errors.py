@@ -150,6 +150,11 @@ OTHER_CASES: list[tuple[str, Any, type, int, list[str]]] = [
     ("a class name that is a path, asked of the storage",
      lambda make, load: _load_raising(make).storage.class_uri("/etc/passwd"),
      errors.UnsafeClassNameError, 65, ["/etc/passwd", "not paths"]),
+    ("a reclass-config.yml value of the wrong type, named with its file and line",
+     lambda make, load: __import__("reclass_ng").load(str(make({
+         "nodes/n1.yml": "parameters: {}\n", "classes/a.yml": "{}\n",
+         "reclass-config.yml": "# settings\nignore_class_notfound: maybe\n"}))),
+     errors.ConfigFileError, 78, ["reclass-config.yml:2", "ignore_class_notfound", "'maybe'"]),
     ("the errors of several nodes together, the first one's exit code",
      lambda make, load: (_ for _ in ()).throw(_two_node_errors(load)),
      errors.MultipleErrors, 65, ["n1", "nope", "n2", "${y}"]),

@@ -141,7 +141,9 @@ def test_without_jsonschema_the_error_says_how_to_install_it(tmp_path: Path) -> 
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
     assert proc.returncode == 78 and "Traceback" not in proc.stderr, proc.stderr
-    assert "needs the jsonschema library (4.18 or later): pip install 'reclass-ng[schemas]'" \
+    from reclass_ng.install import install_hint
+
+    assert f"needs the jsonschema library (4.18 or later): {install_hint('schemas')}" \
         in proc.stderr
 
 

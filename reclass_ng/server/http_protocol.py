@@ -94,7 +94,7 @@ def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
                 if held > table.count(self._client_key):
                     self._close_one_of(busiest)
                 else:
-                    self._drop()
+                    self.drop()
 
         def is_idle(self) -> bool:
             """No request in progress (never sent one, or between keep-alive requests)."""
@@ -104,9 +104,10 @@ def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
         def _close_one_of(self, client: str) -> None:
             """Close an idle connection of `client` other than this new one; else this one."""
             victim = table.idle_of(client, self)
-            (victim if victim is not None else self)._drop()
+            (victim if victim is not None else self).drop()
 
-        def _drop(self) -> None:
+        def drop(self) -> None:
+            """Close this connection now and forget it in the per-client table."""
             self._forget()
             self.transport.close()
 
