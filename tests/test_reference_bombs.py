@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from reference_bomb_yaml import doubling
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "inventory-example"
 MEMORY_LIMIT = 1024 * 1024 * 1024
@@ -34,20 +35,6 @@ def run_reclass(*args: str) -> subprocess.CompletedProcess[str]:
                           preexec_fn=_limits)
 
 
-def doubling(name: str, levels: int, width: int, first: str, item: str) -> str:
-    """`NAME0: FIRST`, then each level holding the one before `width` times: as list items,
-    mapping values, or parts of one string (`item`)."""
-    lines = [f"  {name}0: {first}"]
-    for level in range(1, levels + 1):
-        ref = "${" + f"{name}{level - 1}" + "}"
-        if item == "list":
-            value = "[" + ", ".join([f"'{ref}'"] * width) + "]"
-        elif item == "mapping":
-            value = "{" + ", ".join(f"k{i}: '{ref}'" for i in range(width)) + "}"
-        else:
-            value = "'" + ref * width + "'"
-        lines.append(f"  {name}{level}: {value}")
-    return "\n".join(lines) + "\n"
 
 
 BOMBS = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from reference_bomb_yaml import doubling
 
 import reclass_ng
 from reclass_ng.errors import (
@@ -206,28 +207,14 @@ def test_custom_delimiter_and_sentinels(params) -> None:
 # -- what references may produce (resolve_fast.MAX_REFERENCE_EXPANSION) --------------------
 
 
-def _doubling(name: str, levels: int, width: int, first: str, item: str) -> str:
-    """YAML lines `NAME0: FIRST`, then each level holding the one before `width` times (as
-    the items of a list, the values of a mapping or the parts of a string, per `item`)."""
-    lines = [f"  {name}0: {first}\n"]
-    for level in range(1, levels + 1):
-        ref = "${%s%d}" % (name, level - 1)  # noqa: UP031 - braces inside braces
-        if item == "list":
-            value = "[" + ", ".join([f"'{ref}'"] * width) + "]"
-        elif item == "mapping":
-            value = "{" + ", ".join(f"k{i}: '{ref}'" for i in range(width)) + "}"
-        else:
-            value = "'" + ref * width + "'"
-        lines.append(f"  {name}{level}: {value}\n")
-    return "".join(lines)
 
 
 # Each is a few hundred bytes that would expand to 10**8 values or 2**30 characters.
 REFERENCE_BOMBS = {
-    "lists": _doubling("b", 8, 10, "[x, x, x, x, x, x, x, x, x, x]", "list"),
-    "mappings": _doubling("d", 8, 10, "{a: x, b: x, c: x, d: x, e: x, f: x, g: x, h: x}",
+    "lists": doubling("b", 8, 10, "[x, x, x, x, x, x, x, x, x, x]", "list"),
+    "mappings": doubling("d", 8, 10, "{a: x, b: x, c: x, d: x, e: x, f: x, g: x, h: x}",
                           "mapping"),
-    "strings": _doubling("s", 30, 2, "abcdefghijklmnopqrst", "string"),
+    "strings": doubling("s", 30, 2, "abcdefghijklmnopqrst", "string"),
 }
 
 
@@ -253,13 +240,13 @@ def test_a_reference_bomb_is_a_clear_error_with_and_without_fast_paths(make_inve
 
 def test_a_bomb_through_merged_lists_and_in_exports_is_stopped(render) -> None:
     # Each level written twice (a class and the node): the lists merge, layer by layer.
-    bomb = _doubling("b", 8, 5, "[x, x, x, x, x]", "list")
+    bomb = doubling("b", 8, 5, "[x, x, x, x, x]", "list")
     files = {"classes/bomb.yml": "parameters:\n" + bomb,
              **node(bomb.replace("b0: [x, x, x, x, x]", "b0: [y]"), "bomb")}
     with pytest.raises(ReferenceExpansionError, match="reference bomb"):
         render(files)
     # Exports referring to parameters count on their own.
-    files = {"classes/bomb.yml": "parameters:\n" + _doubling("b", 5, 10, "[x]", "list")
+    files = {"classes/bomb.yml": "parameters:\n" + doubling("b", 5, 10, "[x]", "list")
              + "exports:\n  e: [" + ", ".join(["'${b5}'"] * 40) + "]\n", **node("", "bomb")}
     with pytest.raises(ReferenceExpansionError, match=r"at e:\d+"):
         render(files)
