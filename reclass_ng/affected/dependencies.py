@@ -96,7 +96,8 @@ def record_dependencies(inventory: Inventory, base: str
     found: dict[str, NodeDependencies] = {}
     for name in inventory.node_names:
         try:
-            reads = inventory.provenance(name).reads
+            record = inventory.provenance(name)
+            reads = record.reads
         except ReclassError:
             node_file = inventory.storage.nodes.get(name)
             path = getattr(node_file, "path", None)
@@ -108,5 +109,8 @@ def record_dependencies(inventory: Inventory, base: str
                                               for path in reads.classes.values() if path)))
         found[name] = NodeDependencies(
             name, layout.relative(reads.node_file) if reads.node_file else None,
-            frozenset(reads.classes), class_files, frozenset(reads.exports), reads.node_list)
+            frozenset(reads.classes), class_files, frozenset(reads.exports), reads.node_list,
+            # A render that failed (a duplicate class name anywhere fails every node, as in
+            # kapicorp) may have read less than it would have: listed on any inventory change.
+            complete=record.error is None)
     return layout, found
