@@ -13,7 +13,7 @@ import pytest
 import reclass_ng
 from reclass_ng.classes import SharedClassWalks
 from reclass_ng.errors import ReclassError
-from reclass_ng.inputs import InputsRecorder
+from reclass_ng.observe.inputs import InputsRecorder
 from tests.inventory_writer import write_inventory
 
 

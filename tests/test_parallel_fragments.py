@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.output import dump, fast_pretty_json, json_key
-from reclass_ng.parallel.fragments import assemble_inventory, node_fragment
+from reclass_ng.output.fragments import assemble_inventory, node_fragment
 
 SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=True, allow_infinity=True)

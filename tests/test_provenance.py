@@ -16,7 +16,7 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
+from reclass_ng.observe.provenance import EFFECTS, MISSING, NodeProvenance
 
 # The corpus vendored with the tests (as tests/test_corpus.py reads it), so a clone runs this
 # test too; RECLASS_NG_CONFORMANCE points at another copy.

@@ -13,8 +13,8 @@ from reclass_ng.errors import (
     ReferenceExpansionError,
     ResolveErrorList,
 )
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION
-from reclass_ng.subtrees import RenderedSubtrees
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 
 def node(body: str, classes: str = "") -> dict[str, str]:

@@ -18,7 +18,7 @@ from inventory_writer import write_inventory
 import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.observe import RenderObserver
-from reclass_ng.subtrees import RenderedSubtrees, read_key
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, read_key
 from reclass_ng.values import OwnedDict
 
 # -- the memo against the plain render, on generated inventories ---------------------------

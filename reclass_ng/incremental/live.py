@@ -45,7 +45,7 @@ from reclass_ng.incremental.snapshot import (
     yaml_fs,
 )
 from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
-from reclass_ng.inputs import InputsRecorder
+from reclass_ng.observe.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings

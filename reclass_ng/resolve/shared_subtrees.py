@@ -11,8 +11,8 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
-from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
+from reclass_ng.resolve.rendered_subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from reclass_ng.subtrees import RenderedSubtrees
+    from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 
 class SharedSubtrees(FastPaths):

@@ -25,9 +25,9 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
-from reclass_ng.resolve_memo import SharedSubtrees
-from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
+from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text

@@ -7,8 +7,8 @@
 
 cimport cython
 
-from reclass_ng.resolve_fast cimport FastPaths
-from reclass_ng.subtrees cimport RenderedSubtrees, SubtreeReads, read_part
+from reclass_ng.resolve.fast_paths cimport FastPaths
+from reclass_ng.resolve.rendered_subtrees cimport RenderedSubtrees, SubtreeReads, read_part
 
 cdef class SharedSubtrees(FastPaths):
     cdef public RenderedSubtrees subtrees  # or None

@@ -17,9 +17,9 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from reclass_ng.observe import RenderObserver, WriteObserver
+from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
+from reclass_ng.observe.seam import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
-from reclass_ng.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from reclass_ng.output import (
+from reclass_ng.output.exact import (
     NON_ASCII_PATTERN,
     _escaped,
     _has_non_finite_float,

@@ -6,7 +6,7 @@
 cimport cython
 
 from reclass_ng.merge cimport Merger
-from reclass_ng.resolve_memo cimport SharedSubtrees
+from reclass_ng.resolve.shared_subtrees cimport SharedSubtrees
 
 cdef class Resolver(SharedSubtrees):
     cdef dict __dict__  # an attribute added to resolve.py before it is declared here

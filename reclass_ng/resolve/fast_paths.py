@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-    from reclass_ng.subtrees import SubtreeReads
+    from reclass_ng.resolve.rendered_subtrees import SubtreeReads
 
 # Values that never need rendering: skipped with one set lookup.
 PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
