@@ -430,7 +430,7 @@ class InventoryRenderer:
         """The `--inventory` structure, rendered in this thread (two progress steps a node).
 
         With `share_subtrees`, nodes reuse the rendered file containers of earlier nodes
-        where exactly the same inputs produced them (reclass_ng.subtrees; `memo`: the memo
+        where exactly the same inputs produced them (resolve.rendered_subtrees; `memo`: the memo
         to use, with other bounds than the default one's); without, every node is rendered
         on its own (the reference the memo is tested against)."""
         names = self.node_names

@@ -1,4 +1,4 @@
-"""What a recorded render says a node read (reclass_ng.inputs, through the RenderObserver
+"""What a recorded render says a node read (reclass_ng.observe.inputs, through the RenderObserver
 seam): the facts incremental re-rendering depends on, including the three that a writes
 observer does not need: a class file that fails to load, the classes of a shared walk, and the
 files read by the merges of the nodes a query read."""

@@ -1,4 +1,4 @@
-"""The fast block YAML writer (output_yaml.py) writes what PyYAML writes, byte for byte: on
+"""The fast block YAML writer (output/block_yaml.py) writes what PyYAML writes, byte for byte: on
 generated data, on every scenario of the conformance corpus, through the `reclass` command."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""parallel/fragments.py: a node's fragment of an indented JSON inventory is written by the
-whole-inventory writer (output_json) and is the text the exact per-node writer gives."""
+"""output/fragments.py: a node's fragment of an indented JSON inventory is written by the
+whole-inventory writer (output.fast_json) and is the text the exact per-node writer gives."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine's provenance record (reclass_ng.provenance) and the observer seam (observe).
+"""The engine's provenance record (reclass_ng.observe.provenance) and the observer seam (observe).
 
 `Inventory.provenance(node)` is driven through the public API, the way explain, lint, diff and
 incremental rendering use it; the render it records must be the plain render, on the whole

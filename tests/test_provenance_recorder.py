@@ -1,4 +1,4 @@
-"""The provenance recorder (reclass_ng/provenance_recorder.py): it keeps what ended values as
+"""The provenance recorder (observe/provenance_recorder.py): it keeps what ended values as
 facts while the node renders, and works out whom each ended only for the paths asked about."""
 
 from __future__ import annotations

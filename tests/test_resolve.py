@@ -204,7 +204,7 @@ def test_custom_delimiter_and_sentinels(params) -> None:
     assert result["keep"] == "${a.b}"
 
 
-# -- what references may produce (resolve_fast.MAX_REFERENCE_EXPANSION) --------------------
+# -- what references may produce (resolve.MAX_REFERENCE_EXPANSION) --------------------
 
 
 

@@ -1,5 +1,5 @@
 """Rendered file containers shared between the nodes of an inventory render
-(reclass_ng.subtrees): the render with the memo must write exactly what the plain render
+(resolve/rendered_subtrees.py): the render with the memo must write exactly what the plain render
 writes, warnings and errors included, and must reuse a subtree only when its inputs match."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each `refresh()` reads the settings again, lists the node and class directories and takes a
 digest of every file (content, never mtime). When anything differs from the last generation,
 a new generation (an InventoryRenderer) is opened; the results of nodes whose recorded inputs
-(reclass_ng.inputs.NodeInputs: node file, class files, missing class names, the nodes their
+(reclass_ng.observe.inputs.NodeInputs: node file, class files, missing class names, the nodes their
 queries read) are all unchanged are kept, every other node is rendered again when asked for.
 Parsed documents of unchanged files move to the new generation, so only changed files are
 parsed again.

@@ -1,6 +1,6 @@
 """The rules about writes: dead-value, type-change and constant-ignored.
 
-They read what the engine recorded while rendering each node (reclass_ng.provenance): which
+They read what the engine recorded while rendering each node (reclass_ng.observe.provenance): which
 writes were overridden, replaced, removed or ignored, and by which write. No merge rule is
 repeated here.
 """

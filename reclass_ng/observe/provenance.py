@@ -1,7 +1,7 @@
 """Provenance: who wrote each value of a node, and what the node read, as the engine recorded it.
 
 `Inventory.provenance(node)` renders the node with a ProvenanceRecorder observing it
-(reclass_ng.provenance_recorder, through the seam of reclass_ng.observe) and returns the
+(reclass_ng.observe.provenance_recorder, through the seam of reclass_ng.observe) and returns the
 NodeProvenance defined here: the entities merged in order (with the entity listing each class,
 and the class_mappings entry behind a mapped class), what the node read, and for any key path
 every write that touched it, in merge order, with what became of it.

@@ -1,5 +1,5 @@
 """The provenance recorder: the observer that keeps, while a node renders, the raw facts a
-NodeProvenance (reclass_ng.provenance) answers questions from.
+NodeProvenance (reclass_ng.observe.provenance) answers questions from.
 
 How the facts are kept, cheaply: an entity's parameters (or exports) are one *entity write*,
 its tree as prepared from the file; nothing is copied per key. The engine then reports only the

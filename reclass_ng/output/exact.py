@@ -110,7 +110,7 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 
 def pyyaml_text(data: Any, pretty: bool = True) -> str:
     """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
-    of block YAML (`output_yaml.py`), and flow style, which that writer leaves to PyYAML."""
+    of block YAML (`output/block_yaml.py`), and flow style, which that writer leaves to PyYAML."""
     from reclass_ng.cli.yaml_import import pyyaml
 
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=not pretty) + "\n"

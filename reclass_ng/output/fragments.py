@@ -31,7 +31,7 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> st
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):
-        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.py changed
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output/exact.py changed
     return text[len(before):len(text) - len(after)]
 
 
@@ -75,7 +75,7 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
 
 
 def _indented_json_member(name: str, info: dict[str, Any]) -> str:
-    # The writer of whole inventories (output_json), so a parallel or cached render writes
+    # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
     # what a serial one does, as fast; the exact writer where orjson has no wheel.
     try:
         from reclass_ng.output.fast_json import node_member

@@ -1,4 +1,4 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolve_memo.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside shared_subtrees.py, the
 # pure-Python install ignores it. SharedSubtrees becomes an extension type between FastPaths
 # and Resolver (which declares the instance __dict__): the attributes its methods use are C
 # fields here, where the base-most class using them declares them, and its methods C calls

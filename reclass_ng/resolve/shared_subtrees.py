@@ -1,4 +1,4 @@
-"""The resolver's side of the rendered-subtree memo (reclass_ng.subtrees).
+"""The resolver's side of the rendered-subtree memo (reclass_ng.resolve.rendered_subtrees).
 
 A file container with enough keys to render is first looked up in the memo: a copy kept by an
 earlier node is reused when every reference it read has, in this node, a rendered value
@@ -28,7 +28,7 @@ class SharedSubtrees(FastPaths):
     tree and its split paths, the file containers being rendered for the memo and the read
     parts found in this node, and the plain render of keys. One chain of bases (Resolver,
     SharedSubtrees, FastPaths), not two mixins: the compiled build makes each an extension
-    type (resolve_memo.pxd), and an extension type has at most one base with a C layout."""
+    type (shared_subtrees.pxd), and an extension type has at most one base with a C layout."""
 
     subtrees: RenderedSubtrees | None
     root: Any
