@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.output import pyyaml_text
-from reclass_ng.output_yaml import BlockYamlWriter
+from reclass_ng.output.block_yaml import BlockYamlWriter
 
 _LOOK_ALIKES = ["yes", "No", "on", "OFF", "y", "n", "~", "null", "Null", "true", "False", "1",
                 "-1", "0o17", "012", "0x1F", "1_000", "1:20:30", "1.5", ".5", "1e3", "1.0e+3",

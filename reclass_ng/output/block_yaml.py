@@ -5,7 +5,7 @@ PyYAML's emitter (libyaml's, through `output.yaml_dumper()`) costs tens of micro
 YAML is simple (sorted keys, `key: value`, nested mappings indented by two, sequences in a
 mapping not indented, `- ` items, `{}`/`[]` for empty containers, null/true/false and ints
 as Python prints them); how libyaml writes a string where it sits (its style, escapes, and
-where a long one is folded) is output_yaml_scalars.py, libyaml's rules restated.
+where a long one is folded) is yaml_scalars.py, libyaml's rules restated.
 
 PyYAML still represents what is neither a string nor a container nor null/bool/int (floats
 and dates: their spelling, once per distinct value). What only PyYAML writes (a `!!binary`
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reclass_ng.cli.yaml_import import pyyaml
-from reclass_ng.output import yaml_dumper
-from reclass_ng.output_yaml_scalars import (
+from reclass_ng.output.exact import yaml_dumper
+from reclass_ng.output.yaml_scalars import (
     PLAIN,
     WIDTH,
     one_line_spelling,
