@@ -44,9 +44,9 @@ def _count(owner: object, name: str, counts: Counter, offered: str, declined: st
 
 def audit_one(argv: list[str]) -> dict[str, int]:
     """Render `reclass ARGV` in this process with every fast path counted."""
+    from reclass_ng.classes import SharedClassWalks
     from reclass_ng.output import block_yaml as output_yaml
     from reclass_ng.output import fast_json as output_json
-    from reclass_ng.classes import SharedClassWalks
     from reclass_ng.resolve import Resolver
     from reclass_ng.resolve.fast_paths import NOT_RENDERED
     from reclass_ng.storage import yaml_load
