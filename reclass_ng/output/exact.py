@@ -31,7 +31,7 @@ INFINITY = float("inf")
 
 class _Dumpers:
     """The dumper of YAML output, made on first use: it needs PyYAML, which most runs do not
-    import (cli/yaml_import.py)."""
+    import (storage/yaml_import.py)."""
 
     made: type | None = None
 
@@ -45,8 +45,8 @@ def yaml_dumper() -> type:
 
 
 def _make_dumper() -> type:
-    from reclass_ng.cli.yaml_import import pyyaml
     from reclass_ng.storage.yaml_full import SafeLoader
+    from reclass_ng.storage.yaml_import import pyyaml
 
     yaml = pyyaml()
     base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -111,7 +111,7 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 def pyyaml_text(data: Any, pretty: bool = True) -> str:
     """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
     of block YAML (`output/block_yaml.py`), and flow style, which that writer leaves to PyYAML."""
-    from reclass_ng.cli.yaml_import import pyyaml
+    from reclass_ng.storage.yaml_import import pyyaml
 
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=not pretty) + "\n"
 
