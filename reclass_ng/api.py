@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel re
 
     from reclass_ng.incremental.live import LiveRender, Refresh
 
-__all__ = ["Entity", "Inventory", "load"]
+__all__ = ["Entity", "Inventory", "load", "other_nodes_errors"]
 
 
 class Inventory(InventoryRenderer):
@@ -110,3 +110,17 @@ def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
     for message in config_warnings:
         inventory.warn(message)
     return inventory
+
+
+def other_nodes_errors(inventory: InventoryRenderer, first: ReclassError) -> list[ReclassError]:
+    """After rendering every node of `inventory` failed at `first`: the errors of the other
+    nodes, so that a run reports them all (in node order)."""
+    errors: list[ReclassError] = []
+    for name in inventory.node_names:
+        if name == first.node:
+            continue
+        try:
+            inventory.nodeinfo(name)
+        except ReclassError as err:
+            errors.append(err.for_node(name))
+    return errors

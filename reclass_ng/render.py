@@ -484,7 +484,7 @@ class InventoryRenderer:
         to `observer`; sharing the rendered containers of `subtrees` unless observed for
         more than its reads, see `NodeRenderer.interpolate`)."""
         self.renderer.interpolate(
-            node, self._query_evaluator(node, inventory_mode=True, observer=observer),
+            node, self._query_evaluator(node, observer=observer),
             observer=observer, subtrees=subtrees)
         return self.renderer.nodeinfo(node)
 

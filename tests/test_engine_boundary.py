@@ -110,6 +110,54 @@ def engine_reaches(source: str, filename: str = "<tool>") -> list[str]:
     return found
 
 
+# The command line uses the engine, tools and integrations; none of them uses the command
+# line. `python -m reclass_ng` (__main__.py) is the command line's own entry point.
+COMMAND_LINE = "reclass_ng.cli"
+COMMAND_LINE_ENTRY_POINTS = ("__main__.py",)
+
+
+def command_line_imports(source: str, filename: str = "<module>") -> list[str]:
+    """Every import of reclass_ng.cli in `source`, at module level or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        imported = [name for name in names
+                    if name == COMMAND_LINE or name.startswith(COMMAND_LINE + ".")]
+        if imported:
+            found.append(f"{filename}:{node.lineno}: imports {imported[0]}")
+    return found
+
+
+def test_nothing_outside_the_command_line_imports_it():
+    outside = sorted(path for path in PACKAGE.rglob("*.py")
+                     if path.relative_to(PACKAGE).parts[0] != "cli"
+                     and str(path.relative_to(PACKAGE)) not in COMMAND_LINE_ENTRY_POINTS)
+    assert len(outside) > 100
+    found = [reach for path in outside
+             for reach in command_line_imports(path.read_text(), str(path.relative_to(PACKAGE)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("source", [
+    "from reclass_ng.cli.yaml_import import pyyaml\n",
+    "def dump():\n    from reclass_ng.cli.failures import report\n",
+    "from reclass_ng import cli\n",
+    "import reclass_ng.cli.reclass\n",
+])
+def test_a_planted_command_line_import_is_found(source):
+    assert command_line_imports(source) != []
+
+
+def test_engine_imports_beside_the_command_line_are_not_taken_for_it():
+    assert command_line_imports("from reclass_ng import classifier, client\n"
+                                "import reclass_ng.clientele\n") == []
+
+
 def _tool_files() -> list[Path]:
     return sorted(path for package in TOOL_PACKAGES for path in (PACKAGE / package).rglob("*.py"))
 

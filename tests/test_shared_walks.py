@@ -37,7 +37,7 @@ def _unshared_inventory(inventory: Any) -> dict[str, Any]:
     merged = [renderer.merge(name, observer=observer) for name in inventory.node_names]
     nodes = {}
     for node in merged:
-        renderer.interpolate(node, inventory.queries.evaluator_for(node, inventory_mode=True),
+        renderer.interpolate(node, inventory.queries.evaluator_for(node),
                              observer=observer)
         nodes[node.name] = renderer.nodeinfo(node)
     return nodes

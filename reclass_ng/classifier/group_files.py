@@ -40,17 +40,6 @@ def group_file_paths(directory: Path) -> list[Path]:
     return found
 
 
-def read_group_file(path: Path, shown_as: str | None = None) -> tuple[Group | None, list[GroupProblem]]:
-    """Read and check one group file; `shown_as` is the path used in messages."""
-    shown = shown_as or str(path)
-    try:
-        content = read_input_file(str(path))
-    except YamlFileError as err:
-        return None, [GroupProblem(SCHEMA_VIOLATION, str(err), shown,
-                                   details={"error": str(err)})]
-    return group_from_bytes(content, shown)
-
-
 def group_from_bytes(content: bytes, shown: str) -> tuple[Group | None, list[GroupProblem]]:
     """Parse and check one group file's bytes (with the loader's depth and size limits)."""
     try:

@@ -13,8 +13,6 @@ from typing import Any, ClassVar
 import attrs
 
 COMPARISON_OPERATORS = ("=", "~", "<", "<=", ">", ">=")
-NUMERIC_OPERATORS = frozenset({"<", "<=", ">", ">="})
-BOOLEAN_OPERATORS = ("and", "or", "not")
 
 
 @attrs.frozen

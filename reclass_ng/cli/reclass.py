@@ -7,7 +7,6 @@ import sys
 from reclass_ng.cli.failures import (
     add_errors_option,
     exit_without_teardown,
-    other_nodes_errors,
     run_reporting_errors,
 )
 from reclass_ng.errors import ReclassError, UsageError
@@ -212,7 +211,7 @@ class InventoryOutput:
 def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[ReclassError]:
     """After `--inventory` failed on one node: the errors of every other node, so that a run
     reports them all (not with -1/--single-error, which asks for the first error only)."""
-    from reclass_ng.api import load
+    from reclass_ng.api import load, other_nodes_errors
 
     if not args.inventory or args.group_errors is False or first.node is None:
         return []

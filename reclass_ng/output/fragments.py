@@ -24,14 +24,14 @@ FRAGMENT_FORMS = {
 
 def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
     """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output.exact import dump
+    from reclass_ng.output.dispatch import dump
 
     if fmt == "json" and pretty:
         return _indented_json_member(name, info)
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):
-        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output/exact.py changed
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.dump changed
     return text[len(before):len(text) - len(after)]
 
 
@@ -55,7 +55,7 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
                     now: str) -> tuple[str, str]:
     """The dumped inventory's text before its first node's text and after its last one, from
     (name, classes, applications) of each node; the whole text when there is no node."""
-    from reclass_ng.output.exact import dump
+    from reclass_ng.output.dispatch import dump
 
     classes: dict[str, list[str]] = {}
     applications: dict[str, list[str]] = {}

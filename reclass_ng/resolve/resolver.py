@@ -30,7 +30,7 @@ from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
-from reclass_ng.syntax.ast import Query, Ref, Template, Text
+from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import (
     Interpolation,
     Layer,
@@ -308,10 +308,6 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 # Only references remain: a query anywhere but alone is refused above.
                 parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
         return self._expanded("".join(parts), interp, path)
-
-    def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
-        """The value of a template written in `interp`'s file (a nested reference)."""
-        return self.render_interp(Interpolation(template, interp.source, interp.text), path)
 
     def _ref_path(self, ref: Ref, interp: Interpolation, path: tuple) -> str:
         if ref.path is not None:

@@ -3,7 +3,7 @@
 Plain block YAML, what nearly every inventory file is, is read by storage/yaml_block.py with
 the values PyYAML would give; anything else by PyYAML (storage/yaml_full.py, which gives every
 error its message and line). PyYAML itself is imported only for a document, scalar or tool
-that needs it (cli/yaml_import.py): a run whose files are all plain block YAML never imports it.
+that needs it (storage/yaml_import.py): a run whose files are all plain block YAML never imports it.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
 explanation needs the line of a key, positions.py composes that one file again
@@ -68,7 +68,7 @@ MAX_MEMO_ENTRIES = 20_000
 
 # -- implicit tags of common plain scalars, without PyYAML's regular expressions ---------
 # The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver
-# matches it against regular expressions, each compiled on first use (cli/yaml_import.py) at
+# matches it against regular expressions, each compiled on first use (storage/yaml_import.py) at
 # about half a million instructions, and the block reader would have to import PyYAML. Words, booleans, nulls and decimal integers are told apart
 # here; anything else (floats, timestamps, octal and sexagesimal numbers, merge keys, a newline)
 # is left to PyYAML. This is exact only for PyYAML's own table of implicit resolvers, which is
