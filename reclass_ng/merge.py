@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
 from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
-from reclass_ng.settings import Settings
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import (
     DICT_TYPES,
     LIST_TYPES,
@@ -58,8 +58,11 @@ class MergedNode:
 class Merger:
     """Merges entities and folds layer stacks under one set of settings."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, speed: Speed | None = None) -> None:
         self.settings = settings
+        # False: merge_mapping merges every key through merge_value (the reference of its
+        # inlined cases, Speed.inlined_merge).
+        self.inlined_merge = (speed or Speed.from_environment()).inlined_merge
         # Reference paths split on a delimiter, shared by the resolvers of this inventory
         # (paths repeat a lot); as large as the inventory's distinct reference paths.
         self._split_paths: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -118,9 +121,13 @@ class Merger:
                       record: WriteObserver | None = None) -> None:
         """Merge a mapping into an owned mapping, recording which source set each key (and
         telling `record` what became of the values already there)."""
+        if not self.inlined_merge:
+            self.merge_mapping_per_key(target, new, source, path, record)
+            return
         # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here, and
-        # so are merge_value's two commonest cases, a mapping or a list over a file's (the
-        # same outcome as calling it: tests/test_merge.py compares the two).
+        # so is merge_value's commonest case, a mapping over a mapping (copying a file's
+        # one): the rules of merge_mapping_per_key, its reference (Speed.inlined_merge;
+        # tests/test_merge.py compares the two).
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
@@ -153,6 +160,24 @@ class Merger:
                 if origin is None:
                     origin = target.origin = {}
                 origin[key] = source
+
+    def merge_mapping_per_key(self, target: OwnedDict, new: Any, source: Source | None,
+                              path: tuple, record: WriteObserver | None = None) -> None:
+        """merge_mapping written plainly, the reference of its inlined cases: every key
+        already there goes through merge_value, origins through OwnedDict's own methods."""
+        for key, value in new.items():
+            if key not in target:
+                target[key] = value
+                if source is not None and source is not target.src:
+                    target.set_origin(key, source)
+                continue
+            old = target[key]
+            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,),
+                                      record)
+            if merged is not old:
+                target[key] = merged
+            if source is not None:
+                target.set_origin(key, source)
 
     def merge_value(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
                     path: tuple, record: WriteObserver | None = None) -> Any:

@@ -27,6 +27,7 @@ from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
 from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
 from reclass_ng.resolve_memo import SharedSubtrees
+from reclass_ng.settings import Speed
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
@@ -84,7 +85,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                  refs: Resolver | None = None, record: WriteObserver | None = None,
                  subtrees: RenderedSubtrees | None = None,
                  default_values: defaults.DefaultValues | None = None,
-                 fast_references: bool = True) -> None:
+                 speed: Speed | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -107,11 +108,13 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
         # References to values rendered already are stored without the rendering machinery
-        # (_rendered_target); off: every reference takes _render_at, the reference the tests
-        # compare the fast path with. An observed render takes them too (fast_observed),
-        # telling `record` what the full render would (WriteObserver.rendered_directly).
-        self.fast_references = fast_references and record is None
-        self.fast_observed = fast_references and record is not None
+        # (resolve_fast); with Speed.rendered_references off, every reference takes
+        # _render_at, the reference the tests compare the fast paths with. An observed render
+        # takes them too (fast_observed), telling `record` what the full render would
+        # (WriteObserver.rendered_directly).
+        fast = (speed or Speed.from_environment()).rendered_references
+        self.fast_references = fast and record is None
+        self.fast_observed = fast and record is not None
         # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None

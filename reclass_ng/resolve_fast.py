@@ -7,8 +7,8 @@ value). `Resolver._render_at` would take each through the reference stack (the l
 same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
 that machinery changes no output, error, warning or order. Only values that count nothing
 towards MAX_REFERENCE_EXPANSION (short scalars) are taken here, so nothing here counts
-either. `Resolver(fast_references=False)` is the full render the tests compare this with
-(tests/test_subtrees.py).
+either. A Resolver given `Speed(rendered_references=False)` renders every value the full way:
+the reference the tests compare this with (tests/test_subtrees.py).
 """
 
 from __future__ import annotations

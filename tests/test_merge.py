@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from reclass_ng.errors import ChangedConstantError, ReclassError, TypeMergeError
 from reclass_ng.merge import Merger
 from reclass_ng.prepare import EntityPreparer
-from reclass_ng.settings import load_settings
+from reclass_ng.settings import Speed, load_settings
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import Layer, OwnedDict, Source, Stack
 
@@ -267,28 +267,7 @@ def test_plain_and_override_key_in_one_mapping_renders_the_override(params) -> N
     assert params(files, node="n2")["a"] == {"x": 2, "b": 2}
 
 
-# -- Merger.merge_mapping against merge_value for every key -----------------------------------
-
-class _ReferenceMerger(Merger):
-    """The slow reference of Merger.merge_mapping: every key already there goes through
-    merge_value, and origins through OwnedDict's own methods."""
-
-    def merge_mapping(self, target: OwnedDict, new: Any, source: Source | None, path: tuple,
-                      record: Any = None) -> None:
-        for key, value in new.items():
-            if key not in target:
-                target[key] = value
-                if source is not None and source is not target.src:
-                    target.set_origin(key, source)
-                continue
-            old = target[key]
-            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,),
-                                      record)
-            if merged is not old:
-                target[key] = merged
-            if source is not None:
-                target.set_origin(key, source)
-
+# -- Merger.merge_mapping against its reference, merge_value for every key ---------------------
 
 def _merged_shape(value: Any) -> Any:
     """Types, values and the source of every key, to compare two merged trees exactly."""
@@ -321,7 +300,7 @@ def test_merge_mapping_is_merge_value_for_every_key(files: list[dict[str, Any]])
     entities = [preparer.mapping(params, "parameters", Source(f"f{i}", f"c{i}", "class"))
                 for i, params in enumerate(files)]
     trees = []
-    for merger in (Merger(settings_), _ReferenceMerger(settings_)):
+    for merger in (Merger(settings_, Speed()), Merger(settings_, Speed(inlined_merge=False))):
         tree = OwnedDict.from_source((), None)
         try:
             for index, params in enumerate(entities):

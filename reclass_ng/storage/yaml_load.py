@@ -221,12 +221,21 @@ def _block_document(data: bytes) -> Any:
     """The document in `data` read by the fast path of plain block YAML
     (storage/yaml_block.py), or _DECLINED for anything else."""
     text = block_yaml_text(data)
-    if text is not None and _standard_tags():
+    if text is not None and _standard_tags() and _block_reader_on():
         try:
             return BLOCK_READER.parse(text)
         except NotSimple:
             pass
     return _DECLINED
+
+
+def _block_reader_on() -> bool:
+    """Whether the fast path may read (Speed.block_yaml_reader). Files are read once for
+    every inventory of a process (yaml_fs storages are shared), so the process's speed
+    (RECLASS_NG_SPEED) decides, not an inventory's."""
+    from reclass_ng.settings import Speed  # settings imports errors, which import this
+
+    return Speed.from_environment().block_yaml_reader
 
 
 def _parse(data: bytes) -> Any:
