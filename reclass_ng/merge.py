@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
-from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
+from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver, replacing_outcome
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import (
     DICT_TYPES,
@@ -31,8 +31,9 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-# What merges key by key into an owned copy (merge_value's first case), as one set.
-_MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
+# What merges key by key into an owned copy (merge_value's first case), as one set: the rule
+# that a mapping merged over a mapping merges key by key (classes.thaw repeats it).
+MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
 
 
 class MergedNode:
@@ -131,7 +132,7 @@ class Merger:
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
-        mapping_types = _MAPPING_TYPES  # a local: a C set in the compiled build (merge.pxd)
+        mapping_types = MAPPING_TYPES  # a local: a C set in the compiled build (merge.pxd)
         for key, value in new.items():
             if key not in target:
                 target[key] = value
@@ -258,7 +259,7 @@ class Merger:
                 new, skipped = None, err
             if output is None or layer.override:
                 if record is not None:
-                    record.folded(path, layers, i, "override" if layer.override else "replace",
+                    record.folded(path, layers, i, replacing_outcome(layer),
                                   new)
                 output, owned = new, False
                 continue

@@ -25,7 +25,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
+from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, walked_value
 from reclass_ng.resolve_memo import SharedSubtrees
 from reclass_ng.settings import Speed
 from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
@@ -156,7 +156,6 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
-        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
@@ -164,14 +163,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
                     if ref_path is not None:
-                        # _rendered_now's commonest case, without its calls: one reference
-                        # (to a plain value found before in this render, or by the walk).
-                        new = found.get(ref_path, NOT_RENDERED)
-                        if new is NOT_RENDERED:
-                            new = self._target_by_walk(ref_path)
+                        new = self._rendered_reference(ref_path, path + (key,))
                         if new is not NOT_RENDERED:
-                            if self._reading:
-                                self._note_read(ref_path, new, path + (key,))
                             container[key] = new
                             continue
                     else:
@@ -252,10 +245,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         ref_path = value.reference_path
         if self.fast_references and ref_path is not None:
             # What _lookup_ref returns for a reference to a rendered plain value.
-            new = self._rendered_target(ref_path)
+            new = self._rendered_reference(ref_path, path)
             if new is not NOT_RENDERED:
-                if self._reading:
-                    self._note_read(ref_path, new, path)
                 return new
         elif self.fast_observed and ref_path is not None:
             new = self._rendered_target(ref_path)
@@ -270,11 +261,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         record what _render_at would have told it; False when the full render is needed."""
         if len(self.in_progress) >= MAX_REFERENCE_DEPTH:
             return False  # _render_at refuses a reference this deep
-        single = value.template.single if type(value) is Interpolation else None
-        if type(single) is Ref:  # _rendered_now's commonest case, without its calls
-            new = self._targets.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
-            if new is NOT_RENDERED:
-                new = self._target_by_walk(single.path)
+        # An observed render has no memo readers (subtrees is None): nothing to tell them.
+        ref_path = value.reference_path if type(value) is Interpolation else None
+        if ref_path is not None:
+            new = self._rendered_target(ref_path)
         else:
             new = self._rendered_now(value, path, key)
         if new is NOT_RENDERED:
@@ -407,23 +397,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         """The fully rendered value at `ref_path` (keys split on the delimiter)."""
         keys = self._split.get(ref_path)
         if keys is None:
-            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+            keys = self._split_path(ref_path)
         # Most references reach a rendered value through owned or plain mappings: walked
         # with one subscript a key. Anything else (a list, something to render or copy on
         # the way, a missing key) takes the full walk below from the start.
-        node: Any = self.root
-        try:
-            for key in keys:
-                node = node[key]
-                if type(node) not in WALKED:
-                    break
-            else:
-                if type(node) is OwnedDict or type(node) is OwnedList:
-                    self._ensure_rendered(node, keys, ref_path, interp, path)
-                return node
-        except (KeyError, TypeError, IndexError):
-            pass
-        return self._lookup_walk(keys, ref_path, interp, path)
+        node = walked_value(self.root, keys)
+        if node is NOT_RENDERED:
+            return self._lookup_walk(keys, ref_path, interp, path)
+        if type(node) is OwnedDict or type(node) is OwnedList:
+            self._ensure_rendered(node, keys, ref_path, interp, path)
+        return node
 
     def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:

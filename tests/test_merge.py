@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from reclass_ng.errors import ChangedConstantError, ReclassError, TypeMergeError
 from reclass_ng.merge import Merger
+from reclass_ng.observe import WriteObserver
 from reclass_ng.prepare import EntityPreparer
+from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Speed, load_settings
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import Layer, OwnedDict, Source, Stack
@@ -347,3 +349,38 @@ def test_layer_stacks_copy_with_every_field(how: str) -> None:
     assert [(type(layer), layer.value, layer.source, layer.override, layer.constant)
             for layer in again.layers] == \
         [(Layer, {"a": 1}, source, False, False), (Layer, "x", None, True, True)]
+
+
+# -- the fast paths' copy of fold's rule for scalars -----------------------------------------
+
+class _FoldLog(WriteObserver):
+    def __init__(self) -> None:
+        self.folds: list[tuple] = []
+
+    def folded(self, path: tuple, layers: Any, index: int, outcome: str, value: Any) -> None:
+        self.folds.append((path, index, outcome, value))
+
+
+_SCALAR_LAYERS = st.lists(st.tuples(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(allow_nan=False),
+              st.sampled_from(["", "x", "1"])),
+    st.booleans()), min_size=1, max_size=5)
+
+
+@settings(max_examples=100, deadline=None)
+@given(written=_SCALAR_LAYERS)
+def test_a_stack_of_scalars_folds_as_the_fast_paths_repeat_it(written: list[tuple]) -> None:
+    # resolve_fast._folded_scalars and WriteObserver.rendered_directly repeat Merger.fold's
+    # rule for scalars (each layer replaces the one below: observe.replacing_outcome).
+    settings_ = load_settings(None, {}, read_config=False)
+    merger = Merger(settings_)
+    stack = Stack([Layer(value, Source(f"f{i}", f"c{i}", "class"), override=override)
+                   for i, (value, override) in enumerate(written)])
+    folded_log, direct_log = _FoldLog(), _FoldLog()
+    folded = merger.fold(stack.layers, lambda layer: layer.value, ("k",), lambda m: None,
+                         folded_log)
+    resolver = Resolver(OwnedDict.from_source((), None), merger, speed=Speed())
+    fast = resolver._folded_scalars(stack)
+    direct_log.rendered_directly(("k",), stack, fast, {})
+    assert (type(fast), repr(fast)) == (type(folded), repr(folded))
+    assert direct_log.folds == folded_log.folds
