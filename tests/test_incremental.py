@@ -19,6 +19,9 @@ from reclass_ng.errors import ReclassError
 from reclass_ng.incremental import live, snapshot
 from tests.inventory_writer import write_inventory
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 CLASSES = [f"c{i}" for i in range(5)]
 CLOCK_TICK = 0.02  # longer than a coarse file system timestamp tick (1-10 ms)
 NODES = [f"n{i}" for i in range(4)]

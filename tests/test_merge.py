@@ -22,6 +22,9 @@ from reclass_ng.settings import Speed, load_settings
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import Layer, OwnedDict, Source, Stack
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 ALLOW = ("allow_scalar_over_dict", "allow_scalar_over_list", "allow_list_over_scalar",
          "allow_dict_over_scalar", "allow_none_override")
 ALL_ALLOWED = {name: True for name in ALLOW}
