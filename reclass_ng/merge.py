@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
-from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver, replacing_outcome
+from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
+from reclass_ng.observe.seam import replacing_outcome
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import (
     DICT_TYPES,

@@ -27,9 +27,9 @@ from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
-from reclass_ng.subtrees import RenderedSubtrees
 from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
@@ -38,8 +38,8 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
+    from reclass_ng.observe.provenance import NodeProvenance
     from reclass_ng.positions import KeyPositions
-    from reclass_ng.provenance import NodeProvenance
     from reclass_ng.queries import QueryEngine, ViewWatcher
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
@@ -455,8 +455,8 @@ class InventoryRenderer:
         A node that fails to render still gets the record of what was merged until then, with
         the error in `NodeProvenance.error`.
         """
-        from reclass_ng.provenance import MappedClass
-        from reclass_ng.provenance_recorder import ProvenanceRecorder
+        from reclass_ng.observe.provenance import MappedClass
+        from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
 
         recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
         mappings = self.renderer.mappings
@@ -517,7 +517,7 @@ def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
     raised; a node whose merge failed is not interpolated. `held` is what the context
     `around(name, phase)` gave, entered around the step (the warnings it printed, say).
     `observer_of(name)` is told the node's render. A caller that stops at an error stops
-    iterating. The nodes share rendered subtrees (reclass_ng.subtrees) when the
+    iterating. The nodes share rendered subtrees (resolve.rendered_subtrees) when the
     inventory's Speed says so: in `memo` when given (other bounds than the default's)."""
     renderer = inventory.renderer
     subtrees = (memo or RenderedSubtrees()) if inventory.speed.rendered_subtrees else None

@@ -362,11 +362,11 @@ class Speed(Record):
 
     block_yaml_reader: bool  # storage/yaml_block.py, else storage/yaml_full.py (PyYAML)
     shared_class_walks: bool  # classes.SharedClassWalks, else each node walks its classes
-    inlined_merge: bool  # Merger.merge_mapping's inlined cases, else merge_value for each key
-    rendered_references: bool  # resolve_fast.FastPaths, else Resolver._render_at for each value
-    rendered_subtrees: bool  # the memo of subtrees.py in inventory renders, else none
-    block_yaml_writer: bool  # output_yaml.BlockYamlWriter, else PyYAML (output.pyyaml_text)
-    orjson_json_writer: bool  # output_json (orjson), else output.pretty_json
+    inlined_merge: bool  # Merger.merge_mapping's inlined case, else merge_value for each key
+    rendered_references: bool  # resolve/fast_paths.py, else Resolver._render_at for each value
+    rendered_subtrees: bool  # resolve/rendered_subtrees.py in inventory renders, else none
+    block_yaml_writer: bool  # output/block_yaml.py, else PyYAML (output.pyyaml_text)
+    orjson_json_writer: bool  # output/fast_json.py (orjson), else output.pretty_json
 
     def __init__(self, block_yaml_reader: bool = True, shared_class_walks: bool = True,
                  inlined_merge: bool = True, rendered_references: bool = True,

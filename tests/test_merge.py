@@ -373,8 +373,8 @@ _SCALAR_LAYERS = st.lists(st.tuples(
 @settings(max_examples=100, deadline=None)
 @given(written=_SCALAR_LAYERS)
 def test_a_stack_of_scalars_folds_as_the_fast_paths_repeat_it(written: list[tuple]) -> None:
-    # resolve_fast._folded_scalars and WriteObserver.rendered_directly repeat Merger.fold's
-    # rule for scalars (each layer replaces the one below: observe.replacing_outcome).
+    # resolve/fast_paths.py's _folded_scalars and WriteObserver.rendered_directly repeat Merger.fold's
+    # rule for scalars (each layer replaces the one below: observe.seam.replacing_outcome).
     settings_ = load_settings(None, {}, read_config=False)
     merger = Merger(settings_)
     stack = Stack([Layer(value, Source(f"f{i}", f"c{i}", "class"), override=override)
