@@ -126,17 +126,18 @@ class FastPaths:
             self._note_reads(value, path + (key,))
         return new
 
-    def _rendered_reference(self, ref_path: str, path: tuple) -> Any:
+    def _rendered_reference(self, ref_path: str, path: tuple, key: Any = NOT_RENDERED) -> Any:
         """The fast path of a value that is one reference alone (`${a:b}`, the commonest),
-        rendered at `path`: what _rendered_target finds, the read told to the memo's
-        readers; NOT_RENDERED when the full render is needed."""
+        rendered at `path` (at `path` + `key` when a key is given: the tuple is made only
+        when the memo's readers are told): what _rendered_target finds, the read told to
+        the memo's readers; NOT_RENDERED when the full render is needed."""
         new = self._targets.get(ref_path, NOT_RENDERED)
         if new is NOT_RENDERED:
             new = self._target_by_walk(ref_path)
             if new is NOT_RENDERED:
                 return new
         if self._reading:
-            self._note_read(ref_path, new, path)
+            self._note_read(ref_path, new, path if key is NOT_RENDERED else path + (key,))
         return new
 
     def _rendered_string(self, template: Template) -> Any:

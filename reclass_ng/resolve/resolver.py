@@ -168,7 +168,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
                     if ref_path is not None:
-                        new = self._rendered_reference(ref_path, path + (key,))
+                        new = self._rendered_reference(ref_path, path, key)
                         if new is not NOT_RENDERED:
                             container[key] = new
                             continue
