@@ -180,12 +180,12 @@ class InventoryOutput:
         elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
             from reclass_ng.output import dump
 
-            sys.stdout.write(dump(data, "json", settings.pretty_print))
+            sys.stdout.write(dump(data, "json", settings.pretty_print, speed=inventory.speed))
         else:
             from reclass_ng.storage.yaml_load import LOADED_FLOATS
 
             write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=LOADED_FLOATS.json_exact)
+                  floats_exact=LOADED_FLOATS.json_exact, speed=inventory.speed)
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""
@@ -202,7 +202,8 @@ class InventoryOutput:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
 
         settings = inventory.settings
-        with forked_process_pool(settings, jobs, inventory.storage) as (executor, key):
+        with forked_process_pool(settings, jobs, inventory.storage,
+                                 inventory.speed) as (executor, key):
             return render_inventory_pieces(inventory, executor, settings.output,
                                            settings.pretty_print, key=key,
                                            progress=self.bar and self.bar.update)

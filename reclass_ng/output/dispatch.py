@@ -16,6 +16,7 @@ from reclass_ng.output.exact import (
     pretty_json,
     pyyaml_text,
 )
+from reclass_ng.settings import Speed
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -24,8 +25,10 @@ if TYPE_CHECKING:
 FORMATS = ("yaml", "json")
 
 
-def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
-    """The text `reclass -o FMT` prints for `data` (including the final newline)."""
+def dump(data: Any, fmt: str = "yaml", pretty: bool = True, *, speed: Speed | None = None
+         ) -> str:
+    """The text `reclass -o FMT` prints for `data` (including the final newline); `speed`:
+    whether block YAML takes its fast writer (default: RECLASS_NG_SPEED's)."""
     if fmt == "json":
         if pretty:
             return pretty_json(data) + "\n"
@@ -33,7 +36,7 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 
         return json.dumps(data, separators=(",", ":"), default=_json_default) + "\n"
     if fmt == "yaml":
-        if pretty:
+        if pretty and (speed or Speed.from_environment()).block_yaml_writer:
             from reclass_ng.output.block_yaml import BlockYamlWriter
 
             return BlockYamlWriter().document(data)
@@ -42,14 +45,17 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 
 
 def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
-          floats_exact: bool = False) -> None:
+          floats_exact: bool = False, speed: Speed | None = None) -> None:
     """Write what `dump` returns, without holding all of a large inventory's text at once.
 
     `floats_exact`: the caller knows that `data` holds no float below 1e-4, NaN or infinity
     (`storage.yaml_load.LOADED_FLOATS` records that for everything loaded from YAML); the JSON
-    writer then need not search its output for them.
+    writer then need not search its output for them. `speed`: which fast writers are on
+    (default: RECLASS_NG_SPEED's); the references write what `dump` does with them off.
     """
-    if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict:
+    speed = speed or Speed.from_environment()
+    if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict \
+            and speed.orjson_json_writer:
         try:
             from reclass_ng.output.fast_json import inventory_json_pieces
         except ImportError:  # a platform without orjson's wheel: the exact writer
@@ -59,13 +65,13 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
             return
         _write_bytes(inventory_json_pieces(data, floats_exact), stream)
         return
-    if fmt == "yaml" and pretty and type(data) is dict:
+    if fmt == "yaml" and pretty and type(data) is dict and speed.block_yaml_writer:
         from reclass_ng.output.block_yaml import BlockYamlWriter
 
         for piece in BlockYamlWriter().inventory_pieces(data):
             stream.write(piece)
         return
-    stream.write(dump(data, fmt, pretty))
+    stream.write(dump(data, fmt, pretty, speed=speed))
 
 
 def _write_bytes(pieces: Iterable[bytes | memoryview], stream: IO[str]) -> None:

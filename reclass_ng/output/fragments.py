@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from reclass_ng.render import timestamp
+from reclass_ng.settings import Speed
 
 # (format, pretty): (frame before the node, frame after it, separator between nodes,
 #                    "nodes" of an empty inventory, the same with the nodes in: before, after)
@@ -76,7 +77,12 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
 
 def _indented_json_member(name: str, info: dict[str, Any]) -> str:
     # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
-    # what a serial one does, as fast; the exact writer where orjson has no wheel.
+    # what a serial one does, as fast; the exact writer where orjson has no wheel, or where
+    # RECLASS_NG_SPEED turns it off.
+    if not Speed.from_environment().orjson_json_writer:
+        from reclass_ng.output.exact import json_key, pretty_json
+
+        return json_key(name) + ": " + pretty_json(info, "    ")
     try:
         from reclass_ng.output.fast_json import node_member
     except ImportError:

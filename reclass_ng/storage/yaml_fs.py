@@ -23,7 +23,7 @@ from reclass_ng.errors import (
     UnsafeClassNameError,
 )
 from reclass_ng.records import Record
-from reclass_ng.settings import Settings
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.dir_entries import (
     EXTENSIONS,
     FILE,
@@ -246,6 +246,9 @@ class YamlFsStorage:
         self._overlay = dict(overlay or {})
         self._lock = allocate_lock()
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
+        # Whether files are read by the fast path of plain block YAML (Speed): the speed of
+        # the process when the storage opens, for every inventory reusing its parsed files.
+        self.block_yaml_reader = Speed.from_environment().block_yaml_reader
 
     @property
     def nodes_uri(self) -> str:
@@ -335,7 +338,9 @@ class YamlFsStorage:
         except KeyError:
             pass
         content = self._overlay.get(path)
-        data = load_yaml_file(path) if content is None else parse_yaml_bytes(content, path)
+        reader = self.block_yaml_reader
+        data = load_yaml_file(path, reader) if content is None \
+            else parse_yaml_bytes(content, path, reader)
         with self._lock:
             return self._parsed.setdefault(path, data)
 
