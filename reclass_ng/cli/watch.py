@@ -107,5 +107,8 @@ def run(args: argparse.Namespace) -> int:
         if lines:
             print("\n".join(lines), flush=True)
 
-    watch(inventory, report, lambda: time.sleep(args.interval), args.rounds)
+    try:
+        watch(inventory, report, lambda: time.sleep(args.interval), args.rounds)
+    except KeyboardInterrupt:  # Ctrl-C is how a watch ends, as for `serve`: not a failure
+        pass
     return 0
