@@ -141,3 +141,22 @@ def test_watch_json_reports_one_object_per_line(tmp_path: Path) -> None:
                 fixed["errors"]) == (False, ["b3"], [], ["b1", "b2"], [])
     finally:
         watcher.stop()
+
+
+def test_watch_keeps_watching_an_inventory_that_cannot_be_read(tmp_path: Path) -> None:
+    base = write_inventory(tmp_path / "inv", {"classes/common.yml": "parameters: {a: 1}\n",
+                                              "nodes/n1.yml": "classes: [common]\n"})
+    watcher = WatchProcess(base)
+    try:
+        assert watcher.next_line() == ("reclass-ng watch: 1 nodes rendered; "
+                                       "watching (Ctrl-C to stop)")
+        replace_file(base / "reclass-config.yml", "storage_type: yaml_fss\n")
+        assert watcher.next_line() == (
+            f"error: {base}/reclass-config.yml:1: Storage type 'yaml_fss' is not supported; "
+            "reclass-ng reads yaml_fs, yaml_git and mixed inventories (did you mean yaml_fs?)")
+        replace_file(base / "nodes" / "n2.yml", "classes: [common]\n")
+        (base / "reclass-config.yml").unlink()
+        assert [watcher.next_line(), watcher.next_line()] == [
+            "the inventory can be read again: 2 nodes rendered", "added: n2"]
+    finally:
+        watcher.stop()

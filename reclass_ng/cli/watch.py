@@ -55,6 +55,10 @@ def text_report(found: WatchRound, told_watching: bool, per_node: bool) -> list[
                    + (f", {len(found.failing)} failing" if found.failing else ""))
         lines.append(f"reclass-ng watch: {summary}"
                      + ("" if told_watching else f"; {WATCHING}"))
+    if found.recovered:
+        lines.append(f"the inventory can be read again: {found.rendered} nodes rendered"
+                     + (f", {len(found.failing) + len(found.still_failing)} failing"
+                        if found.failing or found.still_failing else ""))
     for label, names in (("changed", found.changed), ("added", found.added),
                          ("fixed", found.fixed), ("removed", found.removed),
                          ("failing", found.failing_nodes)):
@@ -76,6 +80,7 @@ def json_report(found: WatchRound, per_node: bool) -> dict[str, Any]:
     errors = _errors(found, per_node)
     return {
         "first": found.first,
+        "recovered": found.recovered,
         "rendered": found.rendered,
         "changed": list(found.changed),
         "added": list(found.added),

@@ -27,12 +27,12 @@ class WatchRound(Record):
     `fixed`: nodes that failed and render again; `failing`: each node that fails now and did not
     fail this way before, with its error; `still_failing`: the other nodes that fail.
     `error`: the inventory as a whole could not be read (settings, directories), nothing else
-    is known. `first`: the round that opened the inventory (or read it again after `error`):
-    `rendered` and `still_failing` then describe every node.
+    is known. `first`: the round that first read the inventory: `rendered` and `failing` then
+    describe every node. `recovered`: the inventory could not be read last round and can now.
     """
 
     __slots__ = ("changed", "added", "removed", "fixed", "failing", "still_failing",
-                 "rendered", "error", "first")
+                 "rendered", "error", "first", "recovered")
     _fields = __slots__
     changed: tuple[str, ...]
     added: tuple[str, ...]
@@ -43,12 +43,13 @@ class WatchRound(Record):
     rendered: int
     error: ReclassError | None
     first: bool
+    recovered: bool
 
     def __init__(self, changed: tuple[str, ...] = (), added: tuple[str, ...] = (),
                  removed: tuple[str, ...] = (), fixed: tuple[str, ...] = (),
                  failing: tuple[ReclassError, ...] = (), still_failing: tuple[str, ...] = (),
                  rendered: int = 0, error: ReclassError | None = None,
-                 first: bool = False) -> None:
+                 first: bool = False, recovered: bool = False) -> None:
         _set = object.__setattr__
         _set(self, "changed", changed)
         _set(self, "added", added)
@@ -59,11 +60,12 @@ class WatchRound(Record):
         _set(self, "rendered", rendered)
         _set(self, "error", error)
         _set(self, "first", first)
+        _set(self, "recovered", recovered)
 
     @property
     def anything(self) -> bool:
-        return bool(self.first or self.changed or self.added or self.removed or self.fixed
-                    or self.failing or self.error)
+        return bool(self.first or self.recovered or self.changed or self.added or self.removed
+                    or self.fixed or self.failing or self.error)
 
     @property
     def failing_nodes(self) -> tuple[str, ...]:
@@ -118,7 +120,7 @@ class InventoryWatcher:
             repeated = self.failed is not None and _error_key(self.failed) == _error_key(err)
             self.failed = err
             return WatchRound(error=err, first=not self.seen) if not repeated else WatchRound()
-        first = not self.seen
+        first, recovered = not self.seen, self.seen and self.failed is not None
         self.failed = None
         self.seen = True
         before, errors_before = self.nodes, self.errors
@@ -142,7 +144,7 @@ class InventoryWatcher:
                 fixed=tuple(sorted(name for name in nodes if name in errors_before)),
                 failing=failing,
                 still_failing=tuple(sorted(name for name in errors if name not in reported)),
-                rendered=len(nodes))
+                rendered=len(nodes), recovered=recovered)
         self.nodes, self.errors = nodes, errors
         return found
 
