@@ -58,6 +58,19 @@ def _string(value: Any, name: str) -> str:
     raise ConfigError(f"Setting {name}: expected a string, got {value!r}")
 
 
+# The storages reclass-ng reads (reclass_ng/storage/): checked with the other settings, so a
+# config file's misspelt storage_type is reported at its file and line.
+STORAGE_TYPES = ("yaml_fs", "yaml_git", "mixed")
+
+
+def _storage_type(value: Any, name: str) -> str:
+    text = _string(value, name)
+    if text not in STORAGE_TYPES:
+        raise ConfigError(f"Storage type {text!r} is not supported; reclass-ng reads yaml_fs, "
+                          f"yaml_git and mixed inventories{did_you_mean(text, STORAGE_TYPES)}")
+    return text
+
+
 def _optional_string(value: Any, name: str) -> str | None:
     return None if value is None else _string(value, name)
 
@@ -227,7 +240,7 @@ class Settings(Record):
 _BOOLS = [name for name, default in DEFAULTS.items() if isinstance(default, bool)]
 _CHECKS: dict[str, Any] = {name: parse_bool for name in _BOOLS}
 _CHECKS.update(
-    storage_type=_string, inventory_base_uri=_optional_string,
+    storage_type=_storage_type, inventory_base_uri=_optional_string,
     nodes_uri=_storage_uri("nodes"), classes_uri=_storage_uri("classes"),
     class_mappings=_string_list, ignore_class_notfound_regexp=_string_list,
     default_environment=_string, delimiter=_string, escape_character=_char,

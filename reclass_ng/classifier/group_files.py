@@ -57,7 +57,8 @@ def read_group_sources(inventory_dir: str | os.PathLike[str]) -> dict[str, bytes
     need a file's content and its parsed group together take both from here."""
     directory = groups_dir(inventory_dir)
     if not directory.is_dir():
-        raise NotFoundError(f"No groups directory: {directory} does not exist")
+        raise NotFoundError(f"No groups directory: {directory} does not exist",
+                            path=str(directory))
     sources: dict[str, bytes | str] = {}
     for path in group_file_paths(directory):
         shown = os.path.join(GROUPS_DIR_NAME, os.path.relpath(path, directory))

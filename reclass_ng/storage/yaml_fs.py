@@ -240,7 +240,7 @@ class YamlFsStorage:
         self.compose_node_name = compose_node_name
         for directory in (self.nodes_dir, self.classes_dir):
             if directory is not None and not os.path.isdir(directory):
-                raise NotFoundError(f"No such directory: {directory}")
+                raise NotFoundError(f"No such directory: {directory}", path=str(directory))
         self.nodes = NodeFiles(self._scan_nodes)
         self._parsed: dict[str, Any] = {}
         self._overlay = dict(overlay or {})
