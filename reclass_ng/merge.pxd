@@ -27,6 +27,7 @@ cdef class Merger:
     cdef dict __dict__  # an attribute added to merge.py before it is declared here
     cdef public object settings
     cdef public dict _split_paths
+    cdef public bint inlined_merge
 
     cpdef split_paths(self, delimiter)
     cpdef merge_entity(self, MergedNode node, entity, observer=*)
@@ -35,6 +36,7 @@ cdef class Merger:
     # mapping_types: _MAPPING_TYPES, typed: `in` is a C set lookup.
     @cython.locals(origin=dict, target=OwnedDict, mapping_types=frozenset)
     cpdef merge_mapping(self, target, new, source, path, record=*)
+    cpdef merge_mapping_per_key(self, target, new, source, path, record=*)
     cpdef merge_value(self, old, new, old_source, source, path, record=*)
     @cython.locals(stack=Stack)
     cpdef push_layers(self, old, new, old_source, source, path, record=*)

@@ -88,8 +88,7 @@ class QueryEngine:
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = allocate_lock()
 
-    def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
-                      scope_environment: str | None = None,
+    def evaluator_for(self, node: MergedNode, scope_environment: str | None = None,
                       observer: RenderObserver | None = None) -> QueryEvaluator:
         """The callback a node's resolver uses for its queries (over the nodes of
         `scope_environment`, by default the node's environment, unless `+AllEnvs`; it tells

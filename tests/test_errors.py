@@ -155,6 +155,12 @@ OTHER_CASES: list[tuple[str, Any, type, int, list[str]]] = [
          "nodes/n1.yml": "parameters: {}\n", "classes/a.yml": "{}\n",
          "reclass-config.yml": "# settings\nignore_class_notfound: maybe\n"}))),
      errors.ConfigFileError, 78, ["reclass-config.yml:2", "ignore_class_notfound", "'maybe'"]),
+    ("a misspelt storage_type in reclass-config.yml, at its file and line, with did you mean",
+     lambda make, load: __import__("reclass_ng").load(str(make({
+         "nodes/n1.yml": "parameters: {}\n", "classes/a.yml": "{}\n",
+         "reclass-config.yml": "# settings\nstorage_type: yaml_fss\n"}))),
+     errors.ConfigFileError, 78, ["reclass-config.yml:2", "'yaml_fss' is not supported",
+                                  "did you mean yaml_fs?"]),
     ("the errors of several nodes together, the first one's exit code",
      lambda make, load: (_ for _ in ()).throw(_two_node_errors(load)),
      errors.MultipleErrors, 65, ["n1", "nope", "n2", "${y}"]),

@@ -19,6 +19,9 @@ from reclass_ng.errors import ReclassError
 from reclass_ng.incremental import live, snapshot
 from tests.inventory_writer import write_inventory
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 CLASSES = [f"c{i}" for i in range(5)]
 CLOCK_TICK = 0.02  # longer than a coarse file system timestamp tick (1-10 ms)
 NODES = [f"n{i}" for i in range(4)]
@@ -327,15 +330,15 @@ def test_a_file_changed_while_its_node_is_rendered_is_read_again(
                            "nodes/n.yml": "classes: [c]\n"})
     inventory = reclass_ng.load(str(base))
     inventory.refresh()
-    render_nodes = live.render_nodes
+    render_results = live.render_results
     edits: list[Path] = []
 
     def edited_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        rendered = render_nodes(*args, **kwargs)
+        rendered = render_results(*args, **kwargs)
         if not edits:
             edits.append(base / "classes" / "c.yml")
             edits[0].write_text("parameters: {v: 22}\n")
         return rendered
 
-    monkeypatch.setattr(live, "render_nodes", edited_meanwhile)
+    monkeypatch.setattr(live, "render_results", edited_meanwhile)
     assert inventory.nodeinfo("n")["parameters"]["v"] == 22

@@ -18,6 +18,9 @@ import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.observe.provenance import EFFECTS, MISSING, NodeProvenance
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 # The corpus vendored with the tests (as tests/test_corpus.py reads it), so a clone runs this
 # test too; RECLASS_NG_CONFORMANCE points at another copy.
 CORPUS = Path(os.environ.get("RECLASS_NG_CONFORMANCE")

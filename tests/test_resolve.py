@@ -15,6 +15,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.settings import Speed
 
 
 def node(body: str, classes: str = "") -> dict[str, str]:
@@ -225,8 +226,8 @@ def test_a_reference_bomb_is_a_clear_error_with_and_without_fast_paths(make_inve
                            **node("", "bomb")})
     messages = []
     for fast in (True, False):
-        inventory = reclass_ng.load(str(root), read_config=False)
-        inventory.renderer.fast_references = fast
+        inventory = reclass_ng.load(str(root), read_config=False,
+                                    speed=Speed(rendered_references=fast))
         with pytest.raises(ReferenceExpansionError) as raised:
             inventory.nodeinfo("n1")
         err = raised.value
@@ -281,7 +282,8 @@ def test_a_reused_rendered_subtree_counts_for_each_node(make_inventory) -> None:
         "nodes/n1.yml": "classes: [c]\n", "nodes/n2.yml": "classes: [c]\n",
         "nodes/n3.yml": "classes: [c, d]\n"})
     for share in (True, False):
-        inventory = reclass_ng.load(str(root), read_config=False)
+        inventory = reclass_ng.load(str(root), read_config=False,
+                                    speed=Speed(rendered_subtrees=share))
         with pytest.raises(ReferenceExpansionError) as raised:
-            inventory.render_serially(share_subtrees=share, memo=RenderedSubtrees(min_dirty=1))
+            inventory.render_serially(memo=RenderedSubtrees(min_dirty=1))
         assert raised.value.node == "n3", raised.value

@@ -22,7 +22,7 @@ NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurre
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")
 # Only needed for a document storage.yaml_block declines, a YAML spelling PyYAML decides, or
-# an error that needs PyYAML's types (cli/yaml_import.py).
+# an error that needs PyYAML's types (storage/yaml_import.py).
 PYYAML = ("yaml", "reclass_ng.storage.yaml_full", "datetime", "base64", "struct")
 
 PROBE = """

@@ -93,7 +93,7 @@ def _select(args: argparse.Namespace, directory: str, files: list[str]) -> Affec
                                                         "to", COMMAND))
         for side in (old_dir, new_dir):
             if not os.path.isdir(side):
-                raise NotFoundError(f"No such directory: {side}")
+                raise NotFoundError(f"No such directory: {side}", path=str(side))
         sides = [record_dependencies(load_for_dependencies(side, args.kapitan), side)
                  for side in (old_dir, new_dir)]
         changed = changed_files(old_dir, new_dir)

@@ -7,7 +7,6 @@ import sys
 from reclass_ng.cli.failures import (
     add_errors_option,
     exit_without_teardown,
-    other_nodes_errors,
     run_reporting_errors,
 )
 from reclass_ng.errors import ReclassError, UsageError
@@ -181,12 +180,12 @@ class InventoryOutput:
         elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
             from reclass_ng.output import dump
 
-            sys.stdout.write(dump(data, "json", settings.pretty_print))
+            sys.stdout.write(dump(data, "json", settings.pretty_print, speed=inventory.speed))
         else:
             from reclass_ng.storage.yaml_load import LOADED_FLOATS
 
             write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=LOADED_FLOATS.json_exact)
+                  floats_exact=LOADED_FLOATS.json_exact, speed=inventory.speed)
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""
@@ -203,7 +202,8 @@ class InventoryOutput:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
 
         settings = inventory.settings
-        with forked_process_pool(settings, jobs, inventory.storage) as (executor, key):
+        with forked_process_pool(settings, jobs, inventory.storage,
+                                 inventory.speed) as (executor, key):
             return render_inventory_pieces(inventory, executor, settings.output,
                                            settings.pretty_print, key=key,
                                            progress=self.bar and self.bar.update)
@@ -212,7 +212,7 @@ class InventoryOutput:
 def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[ReclassError]:
     """After `--inventory` failed on one node: the errors of every other node, so that a run
     reports them all (not with -1/--single-error, which asks for the first error only)."""
-    from reclass_ng.api import load
+    from reclass_ng.api import load, other_nodes_errors
 
     if not args.inventory or args.group_errors is False or first.node is None:
         return []

@@ -79,7 +79,7 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
                    progress: Callable[[str], None] | None = None) -> LintResult:
     """Every finding of every enabled rule, sorted by file and line."""
     if not os.path.isdir(base):
-        raise NotFoundError(f"No such directory: {base}")
+        raise NotFoundError(f"No such directory: {base}", path=str(base))
     off = set(disabled) | disabled_in_config(base)
     found: list[Finding] = []
     try:

@@ -89,16 +89,6 @@ class Outline:
                     return entry.span
         return None
 
-    def value_key_at(self, position: Position) -> KeyEntry | None:
-        """The innermost key whose value holds `position`."""
-        best: KeyEntry | None = None
-        for entry in self.keys:
-            node = entry.value
-            if _inside(_node_span(node), position):
-                if best is None or len(entry.path) > len(best.path):
-                    best = entry
-        return best
-
     def class_items(self) -> list[tuple[str, Span]]:
         """The names listed under the top-level `classes` key, with their spans."""
         for entry in self.keys:

@@ -19,15 +19,11 @@ from reclass_ng.values import Source, Stack
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
-    from reclass_ng.observe.provenance_recorder import (
-        EntityWrite,
-        ProvenanceRecorder,
-        SectionRecorder,
-    )
+    from reclass_ng.observe.provenance_recorder import EntityWrite, SectionRecorder
     from reclass_ng.settings import Settings
 
 __all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
-           "ProvenanceRecorder", "Write"]
+           "Write"]
 
 MISSING: Any = object()  # what value() returns for a path the node does not have
 
@@ -276,14 +272,3 @@ class NodeProvenance:
     def references(self, path: Sequence[object], section: str = "parameters") -> list[str]:
         """The reference paths read while rendering the value at `path`, in order."""
         return self._sections[section].references(tuple(path))
-
-
-
-
-def __getattr__(name: str) -> Any:
-    # The recorder imports the record types: importing it back lazily avoids the cycle.
-    if name == "ProvenanceRecorder":
-        from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
-
-        return ProvenanceRecorder
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from reclass_ng.cli.yaml_import import pyyaml
 from reclass_ng.output.exact import yaml_dumper
 from reclass_ng.output.yaml_scalars import (
     PLAIN,
@@ -28,6 +27,7 @@ from reclass_ng.output.yaml_scalars import (
     simple_key,
     write_scalar,
 )
+from reclass_ng.storage.yaml_import import pyyaml
 from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
@@ -85,7 +85,7 @@ _VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
 
 
 def _pyyaml(data: Any) -> str:
-    # PyYAML is imported here, when a document first needs it (cli/yaml_import.py).
+    # PyYAML is imported here, when a document first needs it (storage/yaml_import.py).
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=False)
 
 

@@ -41,42 +41,51 @@ from reclass_ng.parallel.warning_replay import (
     recording,
     recording_warn,
 )
-from reclass_ng.render import InventoryRenderer, inventory_document
-from reclass_ng.settings import Settings
+from reclass_ng.render import (
+    INTERPOLATION,
+    MERGE,
+    InventoryRenderer,
+    inventory_document,
+    render_nodes,
+)
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import to_plain
 
 Progress = Callable[[int, int], None]
 
 # -- worker side ------------------------------------------------------------------------------
 
-_STATES: dict[tuple[Settings, str], Any] = {}
+_STATES: dict[tuple[Settings, str, Speed], Any] = {}
 _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
+def _worker_inventory(settings: Settings, key: str, speed: Speed, storage: Any = None) -> Any:
     """The inventory of this process for one render, loaded on first use (on `storage`, an
     already scanned YamlFsStorage of the same directories, when given)."""
     with _STATES_LOCK:
-        inventory = _STATES.get((settings, key))
+        inventory = _STATES.get((settings, key, speed))
         if inventory is None:
             inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
-                                          view_watcher=WorkerWarnings())
+                                          view_watcher=WorkerWarnings(), speed=speed)
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
-            _STATES[(settings, key)] = inventory
+            _STATES[(settings, key, speed)] = inventory
         return inventory
 
 
-def preload(settings: Settings, parse_classes: bool = False, storage: Any = None) -> str:
+def preload(settings: Settings, parse_classes: bool = False, storage: Any = None,
+            speed: Speed | None = None) -> str:
     """Load the inventory in this process for workers forked afterwards; returns the render key.
 
     Children of a fork inherit the scanned storage and, with `parse_classes`, every class file
     parsed once here instead of once in each worker (most classes are shared by the nodes of
     all chunks). A class that fails to load is left for the node that needs it to report.
+    `speed`: the render's (default: RECLASS_NG_SPEED's).
     """
     key = uuid.uuid4().hex
-    inventory = _worker_inventory(_portable(settings), key, storage)
+    inventory = _worker_inventory(_portable(settings), key, speed or Speed.from_environment(),
+                                  storage)
     if parse_classes:
         loader = inventory.renderer.loader
         for name in inventory.storage.class_paths:
@@ -93,6 +102,7 @@ class ChunkJob:
 
     settings: Settings
     key: str
+    speed: Speed  # the coordinator's inventory's
     start: int
     names: tuple[str, ...]
     form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
@@ -115,27 +125,23 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
 
 
 def _render_chunk(job: ChunkJob) -> ChunkResult:
-    inventory = _worker_inventory(job.settings, job.key)
+    inventory = _worker_inventory(job.settings, job.key, job.speed)
     result = ChunkResult(job.start)
-    merged = []
-    inventory.renderer.expect_nodes(job.names)
-    for name in job.names:
-        with recording([]) as events:
-            result.merge_events.append(events)
-            try:
-                merged.append(inventory.renderer.merge(name))
-            except ReclassError as err:
-                result.merge_error = _transferable(err)
-                return result
-    for node in merged:
-        with recording([]) as events:
-            result.interp_events.append(events)
-            try:
-                info = inventory.interpolated_nodeinfo(node)
-            except ReclassError as err:
-                result.interp_error = _transferable(err)
-                return result
-        result.nodes.append(_encoded(info, job.form))
+
+    def around(name: str, phase: str) -> Any:
+        events: list[Any] = []
+        (result.merge_events if phase is MERGE else result.interp_events).append(events)
+        return recording(events)
+
+    for phase, _, value, _ in render_nodes(inventory, job.names, around=around):
+        if isinstance(value, ReclassError):  # the chunk stops at its first error
+            if phase is MERGE:
+                result.merge_error = _transferable(value)
+            else:
+                result.interp_error = _transferable(value)
+            return result
+        if phase is INTERPOLATION:
+            result.nodes.append(_encoded(value, job.form))
     return result
 
 
@@ -242,7 +248,8 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex
     futures: list[Future[ChunkResult]] = [
-        executor.submit(render_chunk, ChunkJob(settings, key, start, chunk, form))
+        executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed, start, chunk,
+                                               form))
         for start, chunk in _chunks(names, sizes)]
     try:
         done = 0
@@ -332,8 +339,8 @@ def _leave_interrupts_to_the_parent() -> None:
 
 
 @contextmanager
-def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
-                        ) -> Iterator[tuple[Executor, str]]:
+def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
+                        speed: Speed | None = None) -> Iterator[tuple[Executor, str]]:
     """A process pool whose workers start with the inventory already loaded (Linux: fork).
 
     Yields the executor and the key to pass to the render functions. Where fork is not
@@ -341,7 +348,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
     """
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
-        key = preload(settings, parse_classes=True, storage=storage)
+        key = preload(settings, parse_classes=True, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
     else:
         key = uuid.uuid4().hex

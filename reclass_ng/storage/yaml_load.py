@@ -3,7 +3,7 @@
 Plain block YAML, what nearly every inventory file is, is read by storage/yaml_block.py with
 the values PyYAML would give; anything else by PyYAML (storage/yaml_full.py, which gives every
 error its message and line). PyYAML itself is imported only for a document, scalar or tool
-that needs it (cli/yaml_import.py): a run whose files are all plain block YAML never imports it.
+that needs it (storage/yaml_import.py): a run whose files are all plain block YAML never imports it.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
 explanation needs the line of a key, positions.py composes that one file again
@@ -68,7 +68,7 @@ MAX_MEMO_ENTRIES = 20_000
 
 # -- implicit tags of common plain scalars, without PyYAML's regular expressions ---------
 # The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver
-# matches it against regular expressions, each compiled on first use (cli/yaml_import.py) at
+# matches it against regular expressions, each compiled on first use (storage/yaml_import.py) at
 # about half a million instructions, and the block reader would have to import PyYAML. Words, booleans, nulls and decimal integers are told apart
 # here; anything else (floats, timestamps, octal and sexagesimal numbers, merge keys, a newline)
 # is left to PyYAML. This is exact only for PyYAML's own table of implicit resolvers, which is
@@ -217,16 +217,26 @@ def _remember(table: dict, key: Any, value: Any) -> None:
 _DECLINED = object()
 
 
-def _block_document(data: bytes) -> Any:
+def _block_document(data: bytes, block_reader: bool | None = None) -> Any:
     """The document in `data` read by the fast path of plain block YAML
     (storage/yaml_block.py), or _DECLINED for anything else."""
     text = block_yaml_text(data)
-    if text is not None and _standard_tags():
+    if text is not None and _standard_tags() and (
+            _block_reader_on() if block_reader is None else block_reader):
         try:
             return BLOCK_READER.parse(text)
         except NotSimple:
             pass
     return _DECLINED
+
+
+def _block_reader_on() -> bool:
+    """Whether the fast path may read a file whose reader did not say (Speed.block_yaml_reader,
+    from RECLASS_NG_SPEED). A yaml_fs storage asks once when it opens (its parsed files are
+    shared by every inventory reusing it): reading the environment costs more than a file."""
+    from reclass_ng.settings import Speed  # settings imports errors, which import this
+
+    return Speed.from_environment().block_yaml_reader
 
 
 def _parse(data: bytes) -> Any:
@@ -305,14 +315,16 @@ def read_input_file_stat(path: str) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def load_yaml_file(path: str) -> Any:
+def load_yaml_file(path: str, block_reader: bool | None = None) -> Any:
     """The document in `path`; invalid YAML is an error naming the file, line and column."""
-    return parse_yaml_bytes(read_input_file(path), path)
+    return parse_yaml_bytes(read_input_file(path), path, block_reader)
 
 
-def parse_yaml_bytes(data: bytes, path: str) -> Any:
-    """The document in `data` (read from `path`, named in errors), within the loader's limits."""
-    document = _block_document(data)
+def parse_yaml_bytes(data: bytes, path: str, block_reader: bool | None = None) -> Any:
+    """The document in `data` (read from `path`, named in errors), within the loader's
+    limits; `block_reader`: whether the fast path may read it (Speed.block_yaml_reader;
+    default: RECLASS_NG_SPEED's)."""
+    document = _block_document(data, block_reader)
     if document is not _DECLINED:
         return document
     from reclass_ng.storage.yaml_full import parse_yaml_bytes_full

@@ -55,10 +55,6 @@ def _text_pattern(forbidden: list[str]) -> re.Pattern[str]:
     return re.compile("(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+", re.S)
 
 
-class _Failed(Exception):
-    """The whole string cannot be read (the furthest point reached says why)."""
-
-
 class ValueParser:
     """Parses strings into Templates for one choice of sentinels and escape character."""
 
