@@ -276,6 +276,8 @@ def test_records_name_the_missing_file_or_directory(broken_example: Path,
         (["validate", "-b", str(missing)], missing, 74),
         (["watch", "-b", str(missing)], missing / "nodes", 74),
         (["affected", "-b", str(broken_example), "--from-dir", str(missing)], missing, 74),
+        (["affected", "-b", str(broken_example), "--files-from", str(missing / "list")],
+         missing / "list", 74),
         (["activity", "-b", str(broken_example), "--state-db", str(missing / "s.sqlite3")],
          missing / "s.sqlite3", 66),
     ]:

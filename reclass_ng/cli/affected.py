@@ -61,7 +61,7 @@ def _listed_files(args: argparse.Namespace) -> list[str]:
                     text = handle.read(MAX_LIST_BYTES + 1)
         except OSError as err:
             raise NotFoundError(f"{COMMAND}: cannot read --files-from {args.files_from}: "
-                                f"{err.strerror}") from None
+                                f"{err.strerror}", path=args.files_from) from None
         except UnicodeDecodeError:
             raise UsageError(f"{COMMAND}: --files-from {args.files_from} is not UTF-8 text"
                              ) from None

@@ -83,6 +83,12 @@ def render_each_node(inventory: reclass_ng.Inventory
                      ) -> tuple[dict[str, dict[str, Any]], dict[str, ReclassError]]:
     """Every node's nodeinfo, or the error it fails with (in node order), as of the last
     refresh. Raises only what stops the whole inventory (settings, directories)."""
+    try:  # one batch render of every stale node, which shares class walks between them
+        return dict(inventory.inventory()["nodes"]), {}
+    except ReclassError as err:
+        if err.node is None:
+            raise
+    # Some node fails: every result is kept by now, so each node is served without rendering.
     rendered: dict[str, dict[str, Any]] = {}
     failed: dict[str, ReclassError] = {}
     for name in inventory.node_names:
