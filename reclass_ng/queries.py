@@ -18,6 +18,7 @@ from reclass_ng.errors import (
     InfiniteRecursionError,
     InventoryQueryNodeError,
     InvQueryError,
+    NoExportError,
     ParseError,
     ReclassError,
     ResolveError,
@@ -168,12 +169,11 @@ class QueryEngine:
         except SyntaxProblem as err:
             raise ParseError(interp.text, err.message, path, interp.source, err.column,
                              query.text) from None
+        lacking = expr.test_without_export()
+        if lacking is not None:
+            raise NoExportError(lacking.source_text(), path, interp.source)
         for test in expr.tests:
-            exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
-            if not any(exports):
-                raise ExpressionError("Expression error: No export in test "
-                                      f"'{test.source_text()}'", path, interp.source)
-            if all(exports):
+            if isinstance(test.left, ExportPath) and isinstance(test.right, ExportPath):
                 raise ExpressionError(
                     f"Expression error: Failed to render test '{test.source_text()}': a test "
                     "compares one export with a value, not two exports", path, interp.source)
@@ -187,10 +187,15 @@ class QueryEngine:
             for side in (test.left, test.right):
                 if isinstance(side, SelfPath) and side.text not in values:
                     try:
-                        values[side.text] = resolver.refs.lookup(side.text, interp, path)
+                        value = resolver.refs.lookup(side.text, interp, path)
                     except MissingPath:
                         raise ResolveError("${" + side.text + "}", path,
                                            interp.source) from None
+                    if value is None:  # kapicorp refuses a null operand (issue 36)
+                        raise ExpressionError(
+                            f"Expression error: Failed to render test '{test.source_text()}':"
+                            f" self:{side.text} is null", path, interp.source)
+                    values[side.text] = value
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
