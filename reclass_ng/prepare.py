@@ -139,7 +139,7 @@ class EntityPreparer:
             if flags is not None:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
-                value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
+                value = Stack([*_layers(out[key], source), *_layers(value, source)], shared=True)
             if type(value) in needs_resolving and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value
