@@ -221,7 +221,6 @@ class Merger:
         output: Any = None
         owned = False
         skipped: ResolveError | None = None
-        constant: Layer | None = None
         last = len(layers) - 1
         for i, layer in enumerate(layers):
             try:
@@ -232,15 +231,6 @@ class Merger:
                     raise
                 warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
                 new, skipped = None, err
-            if constant is not None:
-                # Only a mapping writing `=a` and then `a` stacks a layer after a constant
-                # (push_layers refuses the others): the later key changes the constant.
-                if settings.strict_constant_parameters:
-                    raise ChangedConstantError(path, layer_files([constant, layer]),
-                                               layer.source, constant.source)
-                continue
-            if layer.constant:
-                constant = layer
             if output is None or layer.override:
                 if record is not None:
                     record.folded(path, layers, i, "override" if layer.override else "replace",

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reclass_ng.entity import Entity
-from reclass_ng.errors import EntityFormatError, NoExportError, ParseError, YamlFileError
+from reclass_ng.errors import (
+    ChangedConstantError,
+    EntityFormatError,
+    NoExportError,
+    ParseError,
+    YamlFileError,
+)
 from reclass_ng.settings import Settings
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
@@ -139,7 +145,14 @@ class EntityPreparer:
             if flags is not None:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
-                value = Stack([*_layers(out[key], source), *_layers(value, source)], shared=True)
+                earlier = out[key]
+                if type(earlier) is Stack and earlier.constant_layer is not None:
+                    # `=a` then `a`: the later key changes the constant, as merging them
+                    # does across files (Merger.push_layers): an error, or ignored.
+                    if self.settings.strict_constant_parameters:
+                        raise ChangedConstantError(path + (key,), [source], source, source)
+                    continue
+                value = Stack([*_layers(earlier, source), *_layers(value, source)], shared=True)
             if type(value) in needs_resolving and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value

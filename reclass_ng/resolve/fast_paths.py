@@ -113,11 +113,7 @@ class FastPaths:
         rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
         value: Any = NOT_RENDERED
         scalars = SCALARS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
-        constant = False
         for layer in stack.layers:
-            if constant:  # `=a` then `a` in one mapping: fold decides (an error when strict)
-                return NOT_RENDERED
-            constant = layer.constant
             value = layer.value
             if type(value) is Interpolation:
                 ref_path = value.reference_path
