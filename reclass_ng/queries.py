@@ -9,6 +9,7 @@ the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
 
 from __future__ import annotations
 
+import copy
 from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable
 
@@ -57,17 +58,19 @@ class ExportedParameters(Resolver):
         """The value at `ref_path`; see the class: an error below it counts for the export."""
         if self.reading_export:  # a reference inside the parameters: grouped, as kapicorp
             return super().lookup(ref_path, interp, path)
-        grouped = len(self.errors)
         self.reading_export = True
         try:
             value = super().lookup(ref_path, interp, path)
         finally:
             self.reading_export = False
         keys = self._split[ref_path]  # split by the lookup
-        for err in self.errors[grouped:]:
+        # Every error so far: one grouped while an earlier export read the container counts
+        # again, as kapicorp renders the value inside again for each export copying it.
+        for err in self.errors:
             if len(err.path) > len(keys) and err.path[:len(keys)] == keys:
-                err.path = path + err.path[len(keys):]
-                raise err
+                relocated = copy.copy(err)
+                relocated.path = path + err.path[len(keys):]
+                raise relocated
         return value
 
 
