@@ -262,10 +262,12 @@ class NodeRenderer:
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
                  group_errors: bool | None = None, refs: Resolver | None = None,
                  record: WriteObserver | None = None,
-                 subtrees: RenderedSubtrees | None = None) -> Resolver:
-        """A Resolver of the references in `root` under these settings."""
+                 subtrees: RenderedSubtrees | None = None, kind: type[Resolver] = Resolver
+                 ) -> Resolver:
+        """A Resolver (or the subclass `kind`) of the references in `root` under these
+        settings."""
         settings = self.settings
-        return Resolver(root, self.merger, delimiter=settings.delimiter,
+        return kind(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
                         warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees,
                         default_values=self.default_values, speed=self.speed)

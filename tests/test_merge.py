@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.errors import ChangedConstantError, ReclassError, TypeMergeError
@@ -302,8 +302,11 @@ _FILE_TREES = st.recursive(
 def test_merge_mapping_is_merge_value_for_every_key(files: list[dict[str, Any]]) -> None:
     settings_ = load_settings(None, {}, read_config=False)
     preparer = EntityPreparer(settings_, ValueParser())
-    entities = [preparer.mapping(params, "parameters", Source(f"f{i}", f"c{i}", "class"))
-                for i, params in enumerate(files)]
+    try:
+        entities = [preparer.mapping(params, "parameters", Source(f"f{i}", f"c{i}", "class"))
+                    for i, params in enumerate(files)]
+    except ChangedConstantError:
+        assume(False)  # `=a` then `a` in one mapping: refused as the file is read (issue 36)
     trees = []
     for merger in (Merger(settings_, Speed()), Merger(settings_, Speed(inlined_merge=False))):
         tree = OwnedDict.from_source((), None)

@@ -229,6 +229,13 @@ class ExpressionError(ValueAtPathError):
     """An inventory query that cannot be evaluated."""
 
 
+class NoExportError(ExpressionError):
+    """A query test that compares no export (`if foo:a == 1`)."""
+
+    def __init__(self, test: str, path: Sequence[object], origin: Source | None) -> None:
+        super().__init__(f"Expression error: No export in test '{test}'", path, origin)
+
+
 class QueryPositionError(ValueAtPathError):
     def __init__(self, value: str, path: Sequence[object], origin: Source | None) -> None:
         super().__init__(

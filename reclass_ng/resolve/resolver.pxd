@@ -35,6 +35,6 @@ cdef class Resolver(SharedSubtrees):
     cpdef _expanded(self, value, interp, path)
     cpdef lookup(self, ref_path, interp, path)
     cpdef _lookup_walk(self, keys, ref_path, interp, path)
-    cpdef _rendered_child(self, container, index, walked, ref_path, interp, path)
+    cpdef _rendered_child(self, container, index, walked, ref_path, interp, path, shallow=*)
     @cython.locals(plain=frozenset)
     cpdef _ensure_rendered(self, node, walked, ref_path, interp, path)

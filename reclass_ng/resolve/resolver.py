@@ -196,8 +196,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
-    def _render_at(self, container: Any, key: Any, path: tuple) -> Any:
-        """Render the unrendered value at container[key] (path), store and return it."""
+    def _render_at(self, container: Any, key: Any, path: tuple, shallow: bool = False) -> Any:
+        """Render the unrendered value at container[key] (path), store and return it;
+        `shallow`: a mapping or list it becomes is stored with what is inside it left
+        unrendered (rendered when read, or by the walk over the whole tree)."""
         value = container[key]
         in_progress = self.in_progress
         if len(in_progress) >= MAX_REFERENCE_DEPTH:
@@ -218,11 +220,12 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             kind = type(new)
             if kind is UnresolvedDict or kind is UnresolvedList:
                 container[key] = copy = OwnedDict(new) if kind is UnresolvedDict else OwnedList(new)
-                self._render_keys(copy, new.dirty, path)
+                if not shallow:
+                    self._render_keys(copy, new.dirty, path)
                 new = copy
             else:
                 container[key] = new
-                if kind is OwnedDict or kind is OwnedList:
+                if (kind is OwnedDict or kind is OwnedList) and not shallow:
                     self._render_children(new, path)
         except ResolveError as err:
             if not self.group_errors:
@@ -438,20 +441,24 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             if kind in PLAIN or kind is OwnedDict or kind is OwnedList:
                 node = child
             else:
-                node = self._rendered_child(node, index, walked, ref_path, interp, path)
+                # A container on the way is rendered without what is inside it (kapicorp
+                # renders only the reference's ancestors): `${b:a}` does not render `b:c`,
+                # which may refer back to the key being rendered (issue 36).
+                node = self._rendered_child(node, index, walked, ref_path, interp, path,
+                                            i < last)
         kind = type(node)
         if kind is OwnedDict or kind is OwnedList:
             self._ensure_rendered(node, walked, ref_path, interp, path)
         return node
 
     def _rendered_child(self, container: Any, index: Any, walked: tuple, ref_path: str,
-                        interp: Interpolation | None, path: tuple) -> Any:
+                        interp: Interpolation | None, path: tuple, shallow: bool = False) -> Any:
         child = container[index]
         kind = type(child)
         if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
-            return self._render_at(container, index, walked)
+            return self._render_at(container, index, walked, shallow)
         if kind is UnresolvedDict or kind is UnresolvedList:
             child = container[index] = self._own(child)
         return child
