@@ -9,17 +9,25 @@ every write that touched it, in merge order, with what became of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reclass_ng.location import Location
 from reclass_ng.positions import KeyPositions
-from reclass_ng.values import Source, Stack
+from reclass_ng.values import Interpolation, Source, Stack
 
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
-    from reclass_ng.provenance_recorder import EntityWrite, ProvenanceRecorder, SectionRecorder
+    from reclass_ng.provenance_recorder import (
+        EntityWrite,
+        Kill,
+        ProvenanceRecorder,
+        SectionRecorder,
+    )
+
+    # What became of an entity write on the way down to a path (SectionRecorder.fate)
+    Fate: TypeAlias = tuple[Kill, tuple] | None
     from reclass_ng.settings import Settings
 
 __all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
@@ -48,13 +56,16 @@ class Write:
     prefix written on its last key; `written` the value as prepared from the file (a string
     with references is an Interpolation, `.text` as written). `effect` is one of EFFECTS;
     `by` the write that caused it; `final` whether the value is part of the node's result.
+    `location` is looked up in `positions` when first asked: finding a key's line reads the
+    file again, and a tool reading every write of a node shows the lines of a few.
     """
 
     __slots__ = ("section", "path", "key", "flag", "written", "source", "order", "effect", "by",
-                 "via", "final", "location")
+                 "via", "final", "_location", "_positions")
 
     def __init__(self, section: str, path: tuple, key: tuple, flag: str, written: Any,
-                 source: Source, order: int, location: Location | None) -> None:
+                 source: Source, order: int, location: Location | None = None,
+                 positions: KeyPositions | None = None) -> None:
         self.section = section
         self.path = path
         self.key = key
@@ -62,11 +73,21 @@ class Write:
         self.written = written
         self.source = source
         self.order = order
-        self.location = location
+        self._location = location
+        self._positions = positions if location is None else None
         self.effect = "set"
         self.by: Write | None = None
         self.via: str | None = None
         self.final = False
+
+    @property
+    def location(self) -> Location | None:
+        """Where the key is written (None for automatic parameters and API entities)."""
+        if self._positions is not None:
+            self._location = self._positions.location(self.source.path,
+                                                      (self.section, *self.key))
+            self._positions = None
+        return self._location
 
     @property
     def file(self) -> str | None:
@@ -198,35 +219,68 @@ class NodeProvenance:
             write = self._write(recorder, section, entity_write, leaf)
             if write is None:
                 continue
-            fate = recorder.fate(entity_write, leaf)
-            if fate is None:
-                write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes \
-                    else "set"
-                write.final = present
-            else:
-                kill, at = fate
-                by = self._write(recorder, section, kill.by[0], kill.by[1]) \
-                    if kill.by is not None else None
-                write.by = by
-                if kill.kind == "ignored":
-                    write.effect = "ignored"
-                elif at == leaf:
-                    write.effect = "replaced" if kill.override else "overridden"
-                elif kill.override and kill.by is not None \
-                        and recorder.anchor(kill.by[0], leaf) is not None:
-                    write.effect = "replaced"
-                else:
-                    write.effect = "removed"
-                    if by is not None and kill.by is not None \
-                            and recorder.anchor(kill.by[0], leaf) is None:
-                        remover = self._write(recorder, section, kill.by[0], kill.by[1])
-                        if remover is not None:
-                            remover.effect = "removes"
-                            removers.setdefault((id(kill.by[0]), kill.by[1]), remover)
+            self._label(recorder, section, entity_write, write, recorder.fate(entity_write, leaf),
+                        present, removers)
             found.append(write)
         found.extend(removers.values())
         found.sort(key=lambda w: (w.order, w.effect == "removes"))
         return found
+
+    def key_writes(self, section: str = "parameters") -> Iterator[tuple[tuple, list[Write]]]:
+        """Each path of written_paths() with the writes whose key is that path (as writes()
+        labels them, in merge order): every write of the node, from one walk of each entity's
+        tree. For tools reading every key of many nodes: writes() looks up, per path asked,
+        which entity writes may reach it."""
+        recorder = self._sections[section]
+        written_at: dict[tuple, list[tuple[EntityWrite, Any, str, Fate]]] = {}
+        for entity_write in recorder.writes:
+            _values_written(recorder, entity_write, entity_write.value, (), None, written_at)
+        for path in self.written_paths((), section):
+            present = self.value(path, section) is not MISSING
+            found = []
+            for entity_write, value, flag, fate in written_at.get(path, ()):
+                write = Write(section, path, path, flag, value, entity_write.source,
+                              entity_write.order, None, self._positions)
+                self._label(recorder, section, entity_write, write, fate, present, None)
+                found.append(write)
+            found.sort(key=lambda w: w.order)
+            yield path, found
+
+    def _label(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
+               write: Write, fate: Fate, present: bool,
+               removers: dict[tuple[int, tuple], Write] | None) -> None:
+        """Set the effect, `by` and `final` of `write` (of `entity_write`, at its path, whose
+        `fate` is SectionRecorder.fate's); the writes above the path that removed it are added
+        to `removers` (when given)."""
+        leaf = write.path
+        if fate is None:
+            write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes else "set"
+            write.final = present
+            return
+        kill, at = fate
+        by = self._write(recorder, section, kill.by[0], kill.by[1]) \
+            if kill.by is not None else None
+        write.by = by
+        if kill.kind == "ignored":
+            write.effect = "ignored"
+        elif at == leaf:
+            write.effect = "replaced" if kill.override else "overridden"
+        elif kill.override and kill.by is not None \
+                and recorder.anchor(kill.by[0], leaf) is not None:
+            write.effect = "replaced"
+        else:
+            write.effect = "removed"
+            if removers is not None and by is not None and kill.by is not None \
+                    and recorder.anchor(kill.by[0], leaf) is None:
+                self._add_remover(recorder, section, kill, removers)
+
+    def _add_remover(self, recorder: SectionRecorder, section: str, kill: Kill,
+                     removers: dict[tuple[int, tuple], Write]) -> None:
+        assert kill.by is not None
+        remover = self._write(recorder, section, kill.by[0], kill.by[1])
+        if remover is not None:
+            remover.effect = "removes"
+            removers.setdefault((id(kill.by[0]), kill.by[1]), remover)
 
     def _write(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
                path: tuple) -> Write | None:
@@ -234,10 +288,8 @@ class NodeProvenance:
         if anchor is None:
             return None
         depth, written, flag, via = anchor
-        key = path[:depth]
-        location = self._positions.location(entity_write.source.path, (section, *key))
-        write = Write(section, path, key, flag, written, entity_write.source,
-                      entity_write.order, location)
+        write = Write(section, path, path[:depth], flag, written, entity_write.source,
+                      entity_write.order, None, self._positions)
         write.via = via
         return write
 
@@ -274,6 +326,28 @@ class NodeProvenance:
         return self._sections[section].references(tuple(path))
 
 
+def _values_written(recorder: SectionRecorder, entity_write: EntityWrite, value: Any,
+                    path: tuple, fate: Fate,
+                    found: dict[tuple, list[tuple[EntityWrite, Any, str, Fate]]]) -> None:
+    """Add to `found` every path at which the entity write writes a value itself (a mapping,
+    a reference or any other value; not a path inside a reference's rendered value), with the
+    value, its `~`/`=` flags and its fate: the paths SectionRecorder.anchor reaches at their
+    full length, walked as it walks them (the last layer of a stack), each fate the first end
+    on the way down (SectionRecorder.fate, `fate` being the one of the path above)."""
+    if path in recorder.endings:
+        kill = recorder.kills_at(path).get(id(entity_write))
+        if kill is not None and (fate is None or kill.seq < fate[0].seq):
+            fate = kill, path
+    flag = ""
+    while type(value) is Stack:
+        layer = value.layers[-1]
+        flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
+        value = layer.value
+    if path:
+        found.setdefault(path, []).append((entity_write, value, flag, fate))
+    if type(value) is not Interpolation and isinstance(value, dict):
+        for key, child in value.items():
+            _values_written(recorder, entity_write, child, path + (key,), fate, found)
 
 
 def __getattr__(name: str) -> Any:

@@ -173,6 +173,50 @@ def test_a_recorded_render_is_the_plain_render_on_the_whole_corpus() -> None:
     assert checked > 200
 
 
+def _write_summary(write: Any) -> tuple:
+    by = write.by
+    return (write.source.name, write.path, write.key, write.flag, id(write.written), write.effect,
+            write.final, write.via, write.order, write.line,
+            (by.source.name, by.key, by.effect) if by is not None else None)
+
+
+def test_key_writes_are_the_writes_at_each_written_key_on_the_whole_corpus() -> None:
+    """The one-walk record of every write (what lint reads) says what writes() says, path by
+    path, on every node of the corpus, failing nodes and exports included."""
+    checked = 0
+    for scenario in sorted(CORPUS.glob("*/scenario.json")):
+        if json.loads(scenario.read_text()).get("args"):
+            continue
+        try:
+            inventory = reclass_ng.load(str(scenario.parent / "inventory"), warn=lambda _: None)
+            names = inventory.node_names
+        except ReclassError:
+            continue
+        for name in names:
+            for section in ("parameters", "exports"):
+                provenance = inventory.provenance(name)
+                walked = [(path, [_write_summary(w) for w in writes])
+                          for path, writes in provenance.key_writes(section)]
+                asked = [(path, [_write_summary(w) for w in provenance.writes(path, section)
+                                 if w.key == path and w.effect != "removes"])
+                         for path in provenance.written_paths((), section)]
+                assert walked == asked, (scenario.parent.name, name, section)
+                checked += len(walked)
+    assert checked > 1000
+
+
+def test_a_layered_node_key_by_key(load_inventory) -> None:
+    inventory = load_inventory(LAYERED, strict_constant_parameters=False)
+    provenance = inventory.provenance("n1")
+    walked = {path: [(w.source.name, w.effect, w.by.source.name if w.by else None, w.final)
+                     for w in writes] for path, writes in provenance.key_writes()}
+    assert walked[("port",)] == [("a", "overridden", "b", False), ("b", "replaced", "c", False),
+                                 ("c", "set", None, True)]
+    assert walked[("ssh", "root")] == [("a", "set", None, True), ("b", "ignored", "a", False)]
+    assert walked[("pkgs",)] == [("a", "set", None, True), ("b", "appended", None, True),
+                                 ("n1", "appended", None, True)]
+
+
 def test_a_mapped_class_names_the_first_class_mappings_entry_giving_it(load_inventory) -> None:
     inventory = load_inventory({
         "classes/web.yml": "parameters:\n  web: 1\n",

@@ -70,12 +70,11 @@ def _own_writes(run: NodeRun) -> Iterator[tuple[Write, Write | None]]:
     provenance = run.provenance
     if provenance is None:
         return
-    for path in provenance.written_paths():
+    for _path, writes in provenance.key_writes():
         before = None
-        for write in provenance.writes(path):
-            if write.key == path and write.effect != "removes":
-                yield write, before
-                before = write
+        for write in writes:
+            yield write, before
+            before = write
 
 
 def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
