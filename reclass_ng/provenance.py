@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from reclass_ng.settings import Settings
 
 __all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
-           "ProvenanceRecorder", "Write"]
+           "ProvenanceRecorder", "Write", "values_written"]
 
 MISSING: Any = object()  # what value() returns for a path the node does not have
 
@@ -46,6 +46,10 @@ EFFECTS = {
     "removed": "dropped: a later write above the key replaced the mapping holding it",
     "removes": "a write above the key that dropped what earlier writes put below it",
 }
+
+
+# Effects of a write that nothing ended and that only added to what was there
+UNCONTESTED = ("set", "merged")
 
 
 class Write:
@@ -234,7 +238,15 @@ class NodeProvenance:
         recorder = self._sections[section]
         written_at: dict[tuple, list[tuple[EntityWrite, Any, str, Fate]]] = {}
         for entity_write in recorder.writes:
-            _values_written(recorder, entity_write, entity_write.value, (), None, written_at)
+            fates: dict[tuple, Fate] = {(): recorder.fate(entity_write, ())}
+            for path, value, flag in values_written(entity_write.value):
+                fate = fates.get(path[:-1])
+                if path in recorder.endings:
+                    kill = recorder.kills_at(path).get(id(entity_write))
+                    if kill is not None and (fate is None or kill.seq < fate[0].seq):
+                        fate = kill, path
+                fates[path] = fate
+                written_at.setdefault(path, []).append((entity_write, value, flag, fate))
         for path in self.written_paths((), section):
             present = self.value(path, section) is not MISSING
             found = []
@@ -245,6 +257,41 @@ class NodeProvenance:
                 found.append(write)
             found.sort(key=lambda w: w.order)
             yield path, found
+
+    def contested_key_writes(self, section: str = "parameters"
+                             ) -> Iterator[tuple[tuple, list[Write]]]:
+        """The paths of key_writes() where a write did more than set a value or merge a
+        mapping (something ended it, or it appended a list), each with every write there,
+        in the order found. The other writes of a node are the values_written() of its
+        entity_values(), the same on every node merging an entity: a tool reading many nodes
+        can take those once per entity, and only these from each node."""
+        recorder = self._sections[section]
+        paths: dict[tuple, None] = {}
+        by_id = {id(entity_write): entity_write for entity_write in recorder.writes}
+        for ended_at in recorder.endings:
+            for key in recorder.kills_at(ended_at):
+                entity_write = by_id.get(key)
+                below = _value_at(entity_write.value, ended_at) if entity_write else MISSING
+                if below is not MISSING:
+                    paths.update((path, None) for path, _, _ in values_written(below, ended_at))
+        for entity_write in recorder.writes:
+            if entity_write.notes:
+                paths.update((path, None) for path, what in entity_write.notes.items()
+                             if what == "appended")
+        for path in paths:
+            if not path or not any(_ends_at(entity_write.value, path)
+                                   for entity_write in recorder.candidates(path)):
+                continue  # not one of written_paths(): a mapping everywhere
+            found = [write for write in self.writes(path, section)
+                     if write.key == path and write.effect != "removes"]
+            if any(write.effect not in UNCONTESTED for write in found):
+                yield path, found
+
+    def entity_values(self, section: str = "parameters") -> list[tuple[Source, Any]]:
+        """Each entity merged with what it writes in `section` (its tree as prepared from the
+        file, shared by every node merging it), in merge order."""
+        return [(entity_write.source, entity_write.value)
+                for entity_write in self._sections[section].writes]
 
     def _label(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
                write: Write, fate: Fate, present: bool,
@@ -326,28 +373,48 @@ class NodeProvenance:
         return self._sections[section].references(tuple(path))
 
 
-def _values_written(recorder: SectionRecorder, entity_write: EntityWrite, value: Any,
-                    path: tuple, fate: Fate,
-                    found: dict[tuple, list[tuple[EntityWrite, Any, str, Fate]]]) -> None:
-    """Add to `found` every path at which the entity write writes a value itself (a mapping,
-    a reference or any other value; not a path inside a reference's rendered value), with the
-    value, its `~`/`=` flags and its fate: the paths SectionRecorder.anchor reaches at their
-    full length, walked as it walks them (the last layer of a stack), each fate the first end
-    on the way down (SectionRecorder.fate, `fate` being the one of the path above)."""
-    if path in recorder.endings:
-        kill = recorder.kills_at(path).get(id(entity_write))
-        if kill is not None and (fate is None or kill.seq < fate[0].seq):
-            fate = kill, path
+def values_written(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any, str]]:
+    """Every key path at or below `path` at which an entity's prepared tree (`value`, the tree
+    at `path`) writes a value itself: a mapping, a reference or any other value, not a path
+    inside a reference's rendered value; with the value and its `~`/`=` flags, parents first.
+    These are the keys of its writes (Write.key): the paths SectionRecorder.anchor reaches at
+    their full length, walked as it walks them (the last layer of a stack)."""
     flag = ""
     while type(value) is Stack:
         layer = value.layers[-1]
         flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
         value = layer.value
     if path:
-        found.setdefault(path, []).append((entity_write, value, flag, fate))
+        yield path, value, flag
     if type(value) is not Interpolation and isinstance(value, dict):
         for key, child in value.items():
-            _values_written(recorder, entity_write, child, path + (key,), fate, found)
+            yield from values_written(child, path + (key,))
+
+
+def _ends_at(value: Any, path: tuple) -> bool:
+    """Whether a prepared tree writes a value that ends a path at `path` (anything but a
+    non-empty mapping), in any layer of a stack: what makes `path` one of written_paths()."""
+    while type(value) is Stack:
+        if any(_ends_at(layer.value, path) for layer in value.layers[:-1]):
+            return True
+        value = value.layers[-1].value
+    if not path:
+        return not (isinstance(value, dict) and value)
+    if isinstance(value, dict) and path[0] in value:
+        return _ends_at(value[path[0]], path[1:])
+    return False
+
+
+def _value_at(value: Any, path: tuple) -> Any:
+    """The part of a prepared tree at `path`, walked as values_written walks (MISSING when the
+    tree writes nothing there itself)."""
+    for key in path:
+        while type(value) is Stack:
+            value = value.layers[-1].value
+        if type(value) is Interpolation or not isinstance(value, dict) or key not in value:
+            return MISSING
+        value = value[key]
+    return value
 
 
 def __getattr__(name: str) -> Any:

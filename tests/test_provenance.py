@@ -16,7 +16,7 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
+from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance, values_written
 
 # The corpus vendored with the tests (as tests/test_corpus.py reads it), so a clone runs this
 # test too; RECLASS_NG_CONFORMANCE points at another copy.
@@ -183,7 +183,7 @@ def _write_summary(write: Any) -> tuple:
 def test_key_writes_are_the_writes_at_each_written_key_on_the_whole_corpus() -> None:
     """The one-walk record of every write (what lint reads) says what writes() says, path by
     path, on every node of the corpus, failing nodes and exports included."""
-    checked = 0
+    checked = contested_paths = 0
     for scenario in sorted(CORPUS.glob("*/scenario.json")):
         if json.loads(scenario.read_text()).get("args"):
             continue
@@ -201,8 +201,14 @@ def test_key_writes_are_the_writes_at_each_written_key_on_the_whole_corpus() -> 
                                  if w.key == path and w.effect != "removes"])
                          for path in provenance.written_paths((), section)]
                 assert walked == asked, (scenario.parent.name, name, section)
+                contested = {path: [_write_summary(w) for w in writes]
+                             for path, writes in provenance.contested_key_writes(section)}
+                assert contested == {path: writes for path, writes in walked
+                                     if any(w[5] not in ("set", "merged") for w in writes)}, \
+                    (scenario.parent.name, name, section)
                 checked += len(walked)
-    assert checked > 1000
+                contested_paths += len(contested)
+    assert checked > 1000 and contested_paths > 100
 
 
 def test_a_layered_node_key_by_key(load_inventory) -> None:
@@ -215,6 +221,13 @@ def test_a_layered_node_key_by_key(load_inventory) -> None:
     assert walked[("ssh", "root")] == [("a", "set", None, True), ("b", "ignored", "a", False)]
     assert walked[("pkgs",)] == [("a", "set", None, True), ("b", "appended", None, True),
                                  ("n1", "appended", None, True)]
+    contested = {path for path, _ in provenance.contested_key_writes()}
+    assert contested == {("port",), ("ssh", "root"), ("pkgs",), ("old", "before")}
+    # The rest is each entity's own tree, as values_written walks it.
+    [(_, a_tree)] = [(s, v) for s, v in provenance.entity_values() if s.name == "a"]
+    assert [(path, flag) for path, _, flag in values_written(a_tree)] == [
+        (("port",), ""), (("ssh",), ""), (("ssh", "root"), "="), (("pkgs",), ""),
+        (("old",), ""), (("old", "before"), "")]
 
 
 def test_a_mapped_class_names_the_first_class_mappings_entry_giving_it(load_inventory) -> None:
