@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -451,6 +451,29 @@ class InventoryRenderer:
             if progress is not None:
                 progress(len(merged) + len(nodes), total)
         return inventory_document(nodes)
+
+    def each_nodeinfo(self, names: Sequence[str] | None = None,
+                      progress: Callable[[int, int], None] | None = None
+                      ) -> Iterator[tuple[str, dict[str, Any] | Exception]]:
+        """(name, nodeinfo) of every node (or of `names`), one node at a time, rendered as
+        `--inventory` renders them (shared class walks, rendered subtrees shared between
+        nodes); a node that fails gives the exception that stopped it instead, and the next
+        node renders. For tools comparing or checking every node without holding them all.
+        `progress(done, total)` is told before each node and at the end."""
+        names = self.node_names if names is None else list(names)
+        self.renderer.expect_nodes(names)
+        subtrees = RenderedSubtrees()
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
+            try:
+                info: dict[str, Any] | Exception = self.interpolated_nodeinfo(
+                    self.renderer.merge(name), subtrees=subtrees)
+            except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
+                info = err
+            yield name, info
+        if progress is not None:
+            progress(len(names), len(names))
 
     def provenance(self, name: str) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.
