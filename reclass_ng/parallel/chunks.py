@@ -33,6 +33,7 @@ import attrs
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
+from reclass_ng.output.block_yaml import BlockYamlWriter
 from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
     Warn,
@@ -42,6 +43,7 @@ from reclass_ng.parallel.warning_replay import (
     recording_warn,
 )
 from reclass_ng.render import InventoryRenderer, inventory_document
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 from reclass_ng.settings import Settings
 from reclass_ng.values import to_plain
 
@@ -54,18 +56,39 @@ _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
-    """The inventory of this process for one render, loaded on first use (on `storage`, an
-    already scanned YamlFsStorage of the same directories, when given)."""
+@attrs.define
+class WorkerRender:
+    """What a worker process keeps for one render: the inventory, loaded on first use, the
+    memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
+    without it a worker rendered every node's containers anew) and whether a chunk of it ran
+    (only the first collects cycles: see render_chunk), and the block YAML writer of its
+    nodes."""
+
+    inventory: Any
+    subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
+    started: bool = False
+    yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
+    written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
+
+
+def _worker_state(settings: Settings, key: str, storage: Any = None) -> WorkerRender:
+    """This process's WorkerRender of one render (its inventory on `storage`, an already
+    scanned YamlFsStorage of the same directories, when given)."""
     with _STATES_LOCK:
-        inventory = _STATES.get((settings, key))
-        if inventory is None:
-            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
-                                          view_watcher=WorkerWarnings())
+        state = _STATES.get((settings, key))
+        if state is None:
+            state = WorkerRender(InventoryRenderer(settings, warn=recording_warn,
+                                                   storage=storage,
+                                                   view_watcher=WorkerWarnings()))
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
-            _STATES[(settings, key)] = inventory
-        return inventory
+            _STATES[(settings, key)] = state
+        return state
+
+
+def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
+    """The inventory of _worker_state."""
+    return _worker_state(settings, key, storage).inventory
 
 
 def preload(settings: Settings, parse_classes: bool = False, storage: Any = None) -> str:
@@ -110,15 +133,24 @@ class ChunkResult:
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
     """Worker entry point: expand every node of the chunk, then interpolate them, in order."""
-    with cycle_collection_paused():  # as the serial render (see there)
-        return _render_chunk(job)
+    state = _worker_state(job.settings, job.key)
+    # As the serial render (see there), collecting once a render, at its first chunk here: a
+    # collection before every chunk went over the whole loaded inventory each time (half of
+    # a worker's time on a 2,000-node inventory).
+    with cycle_collection_paused(collect=not state.started):
+        if not state.started:
+            # Every node's class list, once: nodes of different chunks share class walks
+            # as in a serial render (announcing each chunk alone dropped the walks of the
+            # chunk before, and merged the shared classes again in every chunk).
+            state.inventory.renderer.expect_nodes(state.inventory.node_names)
+        state.started = True
+        return _render_chunk(job, state)
 
 
-def _render_chunk(job: ChunkJob) -> ChunkResult:
-    inventory = _worker_inventory(job.settings, job.key)
+def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
+    inventory, subtrees = state.inventory, state.subtrees
     result = ChunkResult(job.start)
     merged = []
-    inventory.renderer.expect_nodes(job.names)
     for name in job.names:
         with recording([]) as events:
             result.merge_events.append(events)
@@ -131,20 +163,27 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
         with recording([]) as events:
             result.interp_events.append(events)
             try:
-                info = inventory.interpolated_nodeinfo(node)
+                info = inventory.interpolated_nodeinfo(node, subtrees=subtrees)
             except ReclassError as err:
                 result.interp_error = _transferable(err)
                 return result
-        result.nodes.append(_encoded(info, job.form))
+        result.nodes.append(_encoded(info, job.form, state))
     return result
 
 
-def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender) -> Any:
     if form is None:
         return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
-    return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
-                                                                                  *form)
+    if form == ("yaml", True):
+        # One writer a render, as the serial render has (a writer a node asked PyYAML about
+        # every key and string again: twice the CPU of the serial render). It keeps texts by
+        # container id: the nodes written are kept alive so that no id is reused.
+        state.written.append(info)
+        text = state.yaml_writer.node_text(name, info)
+    else:
+        text = node_fragment(name, info, *form)
+    return name, list(info["classes"]), list(info["applications"]), text
 
 
 class TransferredError(ReclassError):
