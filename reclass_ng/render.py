@@ -451,6 +451,29 @@ class InventoryRenderer:
                 progress(done, total)
         return inventory_document(nodes)
 
+    def each_nodeinfo(self, names: Sequence[str] | None = None,
+                      progress: Callable[[int, int], None] | None = None
+                      ) -> Iterator[tuple[str, dict[str, Any] | Exception]]:
+        """(name, nodeinfo) of every node (or of `names`), one node at a time, rendered as
+        `--inventory` renders them (shared class walks, rendered subtrees shared between
+        nodes); a node that fails gives the exception that stopped it instead, and the next
+        node renders. For tools comparing or checking every node without holding them all.
+        `progress(done, total)` is told before each node and at the end."""
+        names = self.node_names if names is None else list(names)
+        self.renderer.expect_nodes(names)
+        subtrees = RenderedSubtrees()
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
+            try:
+                info: dict[str, Any] | Exception = self.interpolated_nodeinfo(
+                    self.renderer.merge(name), subtrees=subtrees)
+            except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
+                info = err
+            yield name, info
+        if progress is not None:
+            progress(len(names), len(names))
+
     def provenance(self, name: str) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.
 
@@ -508,7 +531,7 @@ _NOTHING_AROUND = _NothingAround()
 def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
                  observer_of: Callable[[str], RenderObserver | None] | None = None,
                  around: Callable[[str, str], Any] | None = None,
-                 memo: RenderedSubtrees | None = None
+                 memo: RenderedSubtrees | None = None, announce: bool = True
                  ) -> Iterator[tuple[str, str, Any, Any]]:
     """The serial render loop of `names` (in this order), as reclass renders an inventory:
     every node's classes expanded and merged first, so class errors come first in node
@@ -520,10 +543,14 @@ def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
     `around(name, phase)` gave, entered around the step (the warnings it printed, say).
     `observer_of(name)` is told the node's render. A caller that stops at an error stops
     iterating. The nodes share rendered subtrees (resolve.rendered_subtrees) when the
-    inventory's Speed says so: in `memo` when given (other bounds than the default's)."""
+    inventory's Speed says so: in `memo` when given (other bounds than the default's).
+    `announce`: tell the renderer that `names` are the nodes to come (the shared class walks
+    keep what they will read); off for a caller that announced a larger set already, as a
+    parallel worker does once for all nodes of its chunks."""
     renderer = inventory.renderer
     subtrees = (memo or RenderedSubtrees()) if inventory.speed.rendered_subtrees else None
-    renderer.expect_nodes(names)
+    if announce:
+        renderer.expect_nodes(names)
     merged: list[tuple[MergedNode, RenderObserver | None]] = []
     for name in names:
         observer = observer_of(name) if observer_of is not None else None

@@ -55,7 +55,10 @@ def test_endings_are_kept_as_facts_and_worked_out_only_for_the_paths_asked(
     assert ("a",) in recorder.endings and ("keep",) in recorder.endings
     assert recorder.kills == {}  # nothing derived while rendering
     provenance.writes(("a", "x"))
-    assert set(recorder.kills) == {(), ("a",), ("a", "x")}  # the asked path and above it only
+    # The asked path and above it only, where something ended (nothing ended at a:x itself:
+    # its earlier value went with the `~a` above it).
+    assert ("a", "x") not in recorder.endings
+    assert set(recorder.kills) == {(), ("a",)}
 
 
 def test_an_ending_ends_what_was_alive_at_or_below_its_path(

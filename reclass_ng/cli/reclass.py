@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs applies to --inventory only (--nodeinfo renders one node)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs needs at least 1 process, not {args.jobs}")
-    output = InventoryOutput(args.jobs or 1, args.quiet)
+    output = InventoryOutput(args.jobs or 1, args.quiet, args.verbose)
     inventory = load(args.inventory_base_uri, warn=output.warn, **settings_from_args(args))
     settings = inventory.settings
     if args.inventory:
@@ -144,9 +144,10 @@ def has_at_most_values(data: Any, limit: int) -> bool:
 class InventoryOutput:
     """`--inventory` with `--jobs` processes and a progress bar on a terminal's stderr."""
 
-    def __init__(self, jobs: int, quiet: bool) -> None:
+    def __init__(self, jobs: int, quiet: bool, verbose: bool = False) -> None:
         self.jobs = jobs
         self.quiet = quiet
+        self.verbose = verbose
         self.bar: Any = None
 
     def warn(self, message: str) -> None:
@@ -160,6 +161,12 @@ class InventoryOutput:
         from reclass_ng.output import write
 
         count = len(inventory.storage.nodes)
+        if self.jobs > 1:
+            from reclass_ng.parallel.workers import worker_count
+
+            self.jobs, why = worker_count(self.jobs, count)
+            if why and self.verbose:
+                print(f"reclass: --jobs: {why}", file=sys.stderr)
         if wants_progress(sys.stderr, count, self.quiet):
             self.bar = ProgressBar(sys.stderr, 2 * count, f"reclass: rendering {count} nodes")
         settings = inventory.settings

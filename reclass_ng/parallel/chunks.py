@@ -33,6 +33,7 @@ import attrs
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
+from reclass_ng.output.block_yaml import BlockYamlWriter
 from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
     Warn,
@@ -48,6 +49,7 @@ from reclass_ng.render import (
     inventory_document,
     render_nodes,
 )
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import to_plain
 
@@ -60,18 +62,41 @@ _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-def _worker_inventory(settings: Settings, key: str, speed: Speed, storage: Any = None) -> Any:
-    """The inventory of this process for one render, loaded on first use (on `storage`, an
-    already scanned YamlFsStorage of the same directories, when given)."""
+@attrs.define
+class WorkerRender:
+    """What a worker process keeps for one render: the inventory, loaded on first use, the
+    memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
+    without it a worker rendered every node's containers anew) and whether a chunk of it ran
+    (only the first collects cycles: see render_chunk), and the block YAML writer of its
+    nodes."""
+
+    inventory: Any
+    subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
+    started: bool = False
+    yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
+    written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
+
+
+def _worker_state(settings: Settings, key: str, speed: Speed, storage: Any = None
+                  ) -> WorkerRender:
+    """This process's WorkerRender of one render (its inventory on `storage`, an already
+    scanned YamlFsStorage of the same directories, when given)."""
     with _STATES_LOCK:
-        inventory = _STATES.get((settings, key, speed))
-        if inventory is None:
-            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
-                                          view_watcher=WorkerWarnings(), speed=speed)
+        state = _STATES.get((settings, key, speed))
+        if state is None:
+            state = WorkerRender(InventoryRenderer(settings, warn=recording_warn,
+                                                   storage=storage,
+                                                   view_watcher=WorkerWarnings(),
+                                                   speed=speed))
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
-            _STATES[(settings, key, speed)] = inventory
-        return inventory
+            _STATES[(settings, key, speed)] = state
+        return state
+
+
+def _worker_inventory(settings: Settings, key: str, speed: Speed, storage: Any = None) -> Any:
+    """The inventory of _worker_state."""
+    return _worker_state(settings, key, speed, storage).inventory
 
 
 def preload(settings: Settings, parse_classes: bool = False, storage: Any = None,
@@ -120,12 +145,22 @@ class ChunkResult:
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
     """Worker entry point: expand every node of the chunk, then interpolate them, in order."""
-    with cycle_collection_paused():  # as the serial render (see there)
-        return _render_chunk(job)
+    state = _worker_state(job.settings, job.key, job.speed)
+    # As the serial render (see there), collecting once a render, at its first chunk here: a
+    # collection before every chunk went over the whole loaded inventory each time (half of
+    # a worker's time on a 2,000-node inventory).
+    with cycle_collection_paused(collect=not state.started):
+        if not state.started:
+            # Every node's class list, once: nodes of different chunks share class walks
+            # as in a serial render (announcing each chunk alone dropped the walks of the
+            # chunk before, and merged the shared classes again in every chunk).
+            state.inventory.renderer.expect_nodes(state.inventory.node_names)
+        state.started = True
+        return _render_chunk(job, state)
 
 
-def _render_chunk(job: ChunkJob) -> ChunkResult:
-    inventory = _worker_inventory(job.settings, job.key, job.speed)
+def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
+    inventory = state.inventory
     result = ChunkResult(job.start)
 
     def around(name: str, phase: str) -> Any:
@@ -133,7 +168,9 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
         (result.merge_events if phase is MERGE else result.interp_events).append(events)
         return recording(events)
 
-    for phase, _, value, _ in render_nodes(inventory, job.names, around=around):
+    # The nodes were announced once, at the render's first chunk (render_chunk).
+    for phase, _, value, _ in render_nodes(inventory, job.names, around=around,
+                                           memo=state.subtrees, announce=False):
         if isinstance(value, ReclassError):  # the chunk stops at its first error
             if phase is MERGE:
                 result.merge_error = _transferable(value)
@@ -141,16 +178,23 @@ def _render_chunk(job: ChunkJob) -> ChunkResult:
                 result.interp_error = _transferable(value)
             return result
         if phase is INTERPOLATION:
-            result.nodes.append(_encoded(value, job.form))
+            result.nodes.append(_encoded(value, job.form, state))
     return result
 
 
-def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender) -> Any:
     if form is None:
         return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
-    return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
-                                                                                  *form)
+    if form == ("yaml", True):
+        # One writer a render, as the serial render has (a writer a node asked PyYAML about
+        # every key and string again: twice the CPU of the serial render). It keeps texts by
+        # container id: the nodes written are kept alive so that no id is reused.
+        state.written.append(info)
+        text = state.yaml_writer.node_text(name, info)
+    else:
+        text = node_fragment(name, info, *form)
+    return name, list(info["classes"]), list(info["applications"]), text
 
 
 class TransferredError(ReclassError):
