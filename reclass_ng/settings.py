@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 
 from reclass_ng.errors import ConfigError, ConfigFileError
+from reclass_ng.errors.base import value_position
 from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -296,8 +297,6 @@ def check_config_values(values: Mapping[str, Any], path: str,
         try:
             check(value, name)
         except ConfigError as err:
-            from reclass_ng.positions import value_position  # only for the message
-
             position = value_position(path, (name,))
             raise ConfigFileError(err.text, path, position[0] if position else None,
                                   setting=name) from None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.location import Location
-from reclass_ng.positions import KeyPositions
+from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.values import Source, Stack
 
 if TYPE_CHECKING:
