@@ -349,7 +349,7 @@ class InventoryRenderer:
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn, speed)
         # Made on first use: a start rendering nodes without queries or provenance imports
-        # neither queries.py (with its grammar) nor positions.py (about 2.4 M instructions).
+        # neither queries.py (with its grammar) nor storage/positions.py (about 2.4 M instructions).
         self._view_watcher = view_watcher
         self._queries: QueryEngine | None = None
         self._key_positions: KeyPositions | None = None
