@@ -8,7 +8,8 @@ from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
 from reclass_ng.render import InventoryRenderer
-from reclass_ng.settings import Settings, Speed, load_settings
+from reclass_ng.settings import Settings, Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import Storage
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from reclass_ng.observe.provenance import NodeProvenance
-    from reclass_ng.positions import KeyPositions
     from reclass_ng.queries import QueryEngine, ViewWatcher
+    from reclass_ng.storage.positions import KeyPositions
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -351,7 +351,7 @@ class InventoryRenderer:
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
                                      mappings, self.warn, speed)
         # Made on first use: a start rendering nodes without queries or provenance imports
-        # neither queries.py (with its grammar) nor positions.py (about 2.4 M instructions).
+        # neither queries.py (with its grammar) nor storage/positions.py (about 2.4 M instructions).
         self._view_watcher = view_watcher
         self._queries: QueryEngine | None = None
         self._key_positions: KeyPositions | None = None
@@ -372,7 +372,7 @@ class InventoryRenderer:
     def key_positions(self) -> KeyPositions:
         """Where keys are written, for provenance records."""
         if self._key_positions is None:
-            from reclass_ng.positions import KeyPositions
+            from reclass_ng.storage.positions import KeyPositions
 
             with self._lazy_lock:
                 if self._key_positions is None:

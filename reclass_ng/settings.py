@@ -1,4 +1,5 @@
-"""Settings: their defaults, where `reclass-config.yml` is found, and how values are checked.
+"""Settings: their defaults, where `reclass-config.yml` is found, and how values are checked
+(`storage.load_settings` reads the file: reading files is storage's, which builds on this).
 
 Precedence, lowest first: built-in defaults, the first `reclass-config.yml` found (inventory base
 directory, working directory, home directory, /etc/reclass), then explicit values (command-line
@@ -8,9 +9,10 @@ flags or keyword arguments of `reclass_ng.load`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from reclass_ng.errors import ConfigError, ConfigFileError
+from reclass_ng.errors.base import value_position
 from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -262,28 +264,6 @@ def find_config_file(base_dir: str | None) -> str | None:
     return None
 
 
-def read_config_file(path: str) -> dict[str, Any]:
-    """The mapping in a config file; an unreadable or malformed file is a configuration error."""
-    from reclass_ng.errors import YamlFileError
-    from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
-
-    try:
-        content = read_input_file(path)  # a FIFO or device swapped in is refused, never read
-    except YamlFileError as err:
-        raise ConfigError(f"Cannot read configuration file {path}: {err.problem}") from None
-    try:
-        data = parse_yaml_bytes(content, path)
-    except YamlFileError as err:
-        reason = err.problem.removeprefix("invalid YAML: ")
-        raise ConfigFileError(f"invalid YAML in configuration file: {reason}", path,
-                              err.line or None, err.column) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigFileError("a configuration file must be a mapping of settings", path)
-    return data
-
-
 def check_config_values(values: Mapping[str, Any], path: str,
                         overridden: Iterable[str] = ()) -> None:
     """A config file's values checked as settings (those `overridden` excepted): a bad value is
@@ -296,8 +276,6 @@ def check_config_values(values: Mapping[str, Any], path: str,
         try:
             check(value, name)
         except ConfigError as err:
-            from reclass_ng.positions import value_position  # only for the message
-
             position = value_position(path, (name,))
             raise ConfigFileError(err.text, path, position[0] if position else None,
                                   setting=name) from None
@@ -325,31 +303,6 @@ def unknown_config_keys(values: Mapping[str, Any], path: str) -> list[str]:
     return [f"{path}: unknown setting {name!r} ignored{did_you_mean(str(name), DEFAULTS)}"
             for name in values if name not in DEFAULTS and name not in KAPICORP_ONLY_SETTINGS
             and name not in TOOL_SETTINGS]
-
-
-def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_config: bool = True,
-                  warn: Callable[[str], None] | None = None) -> Settings:
-    """Defaults, then the first config file found, then explicit overrides.
-
-    Overrides must be setting names (ConfigError with a "did you mean" otherwise); unknown keys
-    of the config file are passed to `warn`, when given, and ignored.
-    """
-    check_setting_names(overrides)
-    values: dict[str, Any] = {}
-    if read_config:
-        path = find_config_file(base_dir)
-        if path:
-            values.update(read_config_file(path))
-            check_config_values(values, path,
-                                [name for name, value in overrides.items() if value is not None])
-            if warn is not None:
-                for message in unknown_config_keys(values, path):
-                    warn(message)
-            values["config_file"] = path
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    if base_dir is not None:
-        values["inventory_base_uri"] = base_dir
-    return Settings.from_mapping(values)
 
 
 # -- which fast paths are on ----------------------------------------------------------------

@@ -18,7 +18,8 @@ from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import Resolver
-from reclass_ng.settings import Speed, load_settings
+from reclass_ng.settings import Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import Layer, OwnedDict, Source, Stack
 

@@ -17,7 +17,8 @@ import reclass_ng
 NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurrent.futures",
               "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing",
               "contextlib", "threading", "json", "fnmatch", "shlex", "importlib", "warnings",
-              "reclass_ng.queries", "reclass_ng.syntax.query", "reclass_ng.positions")
+              "reclass_ng.queries", "reclass_ng.syntax.query", "reclass_ng.positions",
+              "reclass_ng.storage.positions")
 # Only needed for what PyYAML's patterns decide (a timestamp, `1e3`, `0x1f`, ...), class
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")

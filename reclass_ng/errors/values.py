@@ -13,6 +13,7 @@ from reclass_ng.errors.base import (
     _origins,
     format_path,
     origin_text,
+    value_position,
 )
 from reclass_ng.location import Location
 
@@ -138,8 +139,6 @@ class TwoSidedError(ValueAtPathError):
         self.sides = known
 
     def side_lines(self) -> list[str]:
-        from reclass_ng.positions import value_position
-
         lines = []
         keys = self.yaml_keys() or ()
         for label, source in self.sides:

@@ -48,7 +48,8 @@ from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
 from reclass_ng.observe.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
-from reclass_ng.settings import Settings, Speed, load_settings
+from reclass_ng.settings import Settings, Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.split import SplitStorage
 
 # Storages refresh() keeps current: yaml_fs (snapshot.py) and the split storages yaml_git and

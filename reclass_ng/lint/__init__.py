@@ -24,7 +24,8 @@ from reclass_ng.lint.nodes import node_runs
 from reclass_ng.lint.schema_rule import SchemaRule
 from reclass_ng.lint.write_rules import WriteRules
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
-from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
+from reclass_ng.settings import Settings, find_config_file
+from reclass_ng.storage import load_settings, read_config_file
 from reclass_ng.storage.yaml_fs import walk_yaml_files
 
 __all__ = ["RULES", "Finding", "LintResult", "lint_inventory", "check_rule_names"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import yaml
 
 from reclass_ng.errors import YamlFileError
-from reclass_ng.positions import FLAG_PREFIXES
+from reclass_ng.storage.positions import FLAG_PREFIXES
 from reclass_ng.storage.yaml_load import compose_yaml_bytes
 
 Position = tuple[int, int]

@@ -26,7 +26,8 @@ from reclass_ng.errors import MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
 from reclass_ng.lsp.roots import InventoryRoot
 from reclass_ng.observe.provenance import NodeProvenance
-from reclass_ng.settings import Settings, load_settings
+from reclass_ng.settings import Settings
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import Storage
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reclass_ng.location import Location
-from reclass_ng.positions import KeyPositions
+from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.values import Interpolation, Source, Stack
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
 from reclass_ng.observe.seam import RenderObserver, WriteObserver
-from reclass_ng.positions import KeyPositions
+from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 

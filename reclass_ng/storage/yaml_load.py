@@ -6,7 +6,7 @@ error its message and line). PyYAML itself is imported only for a document, scal
 that needs it (storage/yaml_import.py): a run whose files are all plain block YAML never imports it.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
-explanation needs the line of a key, positions.py composes that one file again
+explanation needs the line of a key, storage/positions.py composes that one file again
 (`compose_yaml_file`).
 
 Hostile files get a clear error naming file and line, never a crash, a hang or unbounded
