@@ -29,8 +29,7 @@ cdef class FastPaths:
     @cython.locals(scalars=frozenset, layer=Layer)
     cpdef _folded_scalars(self, Stack stack)
     cpdef _note_reads(self, value, path)
+    @cython.locals(walked=frozenset, keys=tuple)
     cpdef _rendered_target(self, ref_path)
-    @cython.locals(keys=tuple)
-    cpdef _target_by_walk(self, ref_path)
     @cython.locals(size=Py_ssize_t, containers=frozenset)
     cpdef Py_ssize_t _expansion_size(self, value) except -1
