@@ -59,7 +59,7 @@ def classify(rendering: Rendering, case: InventoryCase,
              known_open: dict[str, Recogniser] | None = None) -> Verdict:
     """Agreement, a documented deviation, a listed known open case, or a difference."""
     if outcomes_agree(rendering):
-        return Verdict("agree")
+        return Verdict("agree", "both rendered" if rendering.kapicorp.ok else "both failed")
     ours = rendering.reclass_ng
     if ours.hung or ours.crashed or "Traceback (most recent call last)" in ours.stderr:
         return Verdict("difference")  # reclass-ng never crashes nor hangs, whatever kapicorp does

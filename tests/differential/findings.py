@@ -64,7 +64,6 @@ def report(case: InventoryCase, rendering: Rendering, inventory: Path) -> str:
 def signature(rendering: Rendering) -> str:
     """A short label grouping differences that look alike: what each tool did, and the first
     line of the error (names, paths and numbers blurred) or the key where outputs differ."""
-    from differential.compare import differing_paths
 
     def kind(outcome: Outcome) -> str:
         return "hang" if outcome.hung else "ok" if outcome.ok else \
@@ -73,13 +72,7 @@ def signature(rendering: Rendering) -> str:
     theirs, ours = rendering.kapicorp, rendering.reclass_ng
     detail = ""
     if theirs.ok and ours.ok:
-        whole = rendering.node is None
-        try:
-            first = next(differing_paths(parsed_output(theirs, whole),
-                                         parsed_output(ours, whole)), "")
-        except ValueError:
-            first = "not-json"
-        detail = re.sub(r"/\d+", "/#", first.rsplit("/parameters", 1)[-1])
+        detail = output_difference_shape(rendering)
     else:
         failed = ours if theirs.ok or theirs.hung else theirs
         lines = [line.strip() for line in failed.stderr.splitlines()
@@ -89,3 +82,46 @@ def signature(rendering: Rendering) -> str:
         message = re.sub(r"yaml_fs://\S+|/\S+", "FILE", message)
         detail = re.sub(r"\d+", "#", message)[:80]
     return f"kapicorp {kind(theirs)} / reclass-ng {kind(ours)}: {detail}"
+
+
+def output_difference_shape(rendering: Rendering) -> str:
+    """Where two outputs first differ, with names blurred: the section (parameters, exports,
+    classes, ...), whether a key is on one side only, and the form of the last key (`~K`, `=K`,
+    `K`, `#` for a list index)."""
+    from differential.compare import differing_paths
+
+    whole = rendering.node is None
+    try:
+        theirs = parsed_output(rendering.kapicorp, whole)
+        ours = parsed_output(rendering.reclass_ng, whole)
+    except ValueError:
+        return "not JSON"
+    first = next(differing_paths(theirs, ours), "")
+    parts = first.split("/")[1:]
+    if whole and parts[:1] == ["nodes"]:
+        parts = parts[2:]
+    section = parts[0] if parts else "/"
+    sides = []
+    for document in (theirs, ours):
+        node = document["nodes"][first.split("/")[2]] if whole and "/nodes/" in first \
+            else document
+        sides.append(lookup(node, parts) is not MISSING)
+    where = {(True, False): "key only in kapicorp", (False, True): "key only in reclass-ng"}.get(
+        (sides[0], sides[1]), "value differs")
+    last = parts[-1] if len(parts) > 1 else ""
+    shape = "#" if last.isdigit() else (last[:1] if last[:1] in "~=" else "") + "K" if last else ""
+    return f"{section} {where} {shape}".rstrip()
+
+
+MISSING = object()
+
+
+def lookup(document: object, parts: list[str]) -> object:
+    for part in parts:
+        if isinstance(document, dict) and part in document:
+            document = document[part]
+        elif isinstance(document, list) and part.isdigit() and int(part) < len(document):
+            document = document[int(part)]
+        else:
+            return MISSING
+    return document

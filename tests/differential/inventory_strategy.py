@@ -133,7 +133,12 @@ class InventoryCase:
         return loaded if isinstance(loaded, dict) else {}
 
 
-paths = st.one_of(
+# Paths are chosen after the trees are drawn (see `fill_paths`): references and query paths are
+# written with these markers first, then each marker becomes a path that exists in some file
+# (most of the time) or a random one, so that most references resolve and render.
+PARAMETER_PATH = "@P@"
+EXPORT_PATH = "@E@"
+random_paths = st.one_of(
     st.lists(st.sampled_from(PATH_COMPONENTS), min_size=1, max_size=3).map(":".join),
     st.sampled_from(RECLASS_PATHS))
 
@@ -141,9 +146,9 @@ paths = st.one_of(
 @st.composite
 def references(draw: st.DrawFn) -> str:
     """Text holding references: plain, nested, inside text, escaped, several in a row."""
-    path = draw(paths)
-    kind = draw(st.sampled_from(["plain", "plain", "nested", "nested-key", "text", "two",
-                                 "escaped", "double-backslash", "dollar", "brace"]))
+    path = PARAMETER_PATH
+    kind = draw(st.sampled_from(["plain", "plain", "plain", "nested", "nested-key", "text",
+                                 "two", "escaped", "double-backslash", "dollar", "brace"]))
     if kind == "plain":
         return f"${{{path}}}"
     if kind == "nested":  # the inner value names the outer key: ${a:${b}}
@@ -154,7 +159,7 @@ def references(draw: st.DrawFn) -> str:
         return f"{draw(st.sampled_from(['x-', 'pre ', '']))}${{{path}}}" \
                f"{draw(st.sampled_from(['-y', ' post', '/', '']))}"
     if kind == "two":
-        return f"${{{path}}}${{{draw(paths)}}}"
+        return f"${{{path}}}${{{path}}}"
     if kind == "escaped":
         return f"\\${{{path}}}"
     if kind == "double-backslash":
@@ -169,28 +174,60 @@ def queries(draw: st.DrawFn) -> str:
     """A `$[ ]` inventory query: value, value-if and list forms with options."""
     options = draw(st.lists(st.sampled_from(["+IgnoreErrors", "+AllEnvs"]), max_size=2,
                             unique=True))
-    export_path = draw(st.lists(st.sampled_from(PATH_COMPONENTS[:5]), min_size=1, max_size=2)
-                       .map(":".join))
-    first = draw(st.sampled_from(["exports", "exports", "self", "foo"]))
+    first = draw(st.sampled_from(["exports", "exports", "exports", "self", "foo"]))
 
     def test() -> str:
-        left = "exports:" + draw(st.lists(st.sampled_from(PATH_COMPONENTS[:5]), min_size=1,
-                                          max_size=2).map(":".join))
-        right = draw(st.one_of(st.sampled_from(["1", "2", "-1", "1.0", "true", "False", "a",
-                                                 "None", "n1", "base"]),
-                               paths.map(lambda p: "self:" + p)))
-        if draw(st.booleans()):
+        left = f"{draw(st.sampled_from(['exports'] * 7 + ['foo']))}:{EXPORT_PATH}"
+        right = draw(st.sampled_from(["1", "2", "-1", "1.0", "true", "False", "a", "None", "n1",
+                                      "base", f"self:{PARAMETER_PATH}",
+                                      f"self:{PARAMETER_PATH}"]))
+        if draw(st.integers(0, 5)) == 0:
             left, right = right, left
-        return f"{left} {draw(st.sampled_from(['==', '!=']))} {right}"
+        return f"{left} {draw(st.sampled_from(['==', '==', '!=']))} {right}"
 
     tests = test()
     for _ in range(draw(st.integers(0, 2))):
         tests += f" {draw(st.sampled_from(['and', 'or']))} {test()}"
-    form = draw(st.sampled_from(["value", "value-if", "list"]))
-    expression = {"value": f"{first}:{export_path}",
-                  "value-if": f"{first}:{export_path} if {tests}",
+    form = draw(st.sampled_from(["value", "value", "value-if", "list"]))
+    expression = {"value": f"{first}:{EXPORT_PATH}",
+                  "value-if": f"{first}:{EXPORT_PATH} if {tests}",
                   "list": f"if {tests}"}[form]
     return "$[ " + " ".join([*options, expression]) + " ]"
+
+
+def tree_paths(value: Any, prefix: str = "") -> list[str]:
+    """Every path below a parameters or exports tree (`a`, `a:b`, `l:0`), prefixes removed."""
+    found = []
+    if isinstance(value, dict):
+        items = ((key[1:] if key[:1] in "~=" else key, item) for key, item in value.items())
+    elif isinstance(value, list):
+        items = ((str(index), item) for index, item in enumerate(value))
+    else:
+        return found
+    for key, item in items:
+        path = f"{prefix}:{key}" if prefix else key
+        found.append(path)
+        found.extend(tree_paths(item, path))
+    return found
+
+
+def fill_paths(draw: st.DrawFn, value: Any, parameter_paths: list[str],
+               export_paths: list[str]) -> Any:
+    """The tree with each path marker replaced: an existing path three times in four."""
+    if isinstance(value, dict):
+        return {key: fill_paths(draw, item, parameter_paths, export_paths)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [fill_paths(draw, item, parameter_paths, export_paths) for item in value]
+    if not isinstance(value, Raw) or "@" not in value.token:
+        return value
+
+    def path(known: list[str]) -> str:
+        if known and draw(st.integers(0, 3)) > 0:
+            return draw(st.sampled_from(known))
+        return draw(random_paths)
+    token = re.sub(re.escape(PARAMETER_PATH), lambda _: path(parameter_paths), value.token)
+    return Raw(re.sub(re.escape(EXPORT_PATH), lambda _: path(export_paths), token))
 
 
 text_scalars = st.text(alphabet="ab }{$\\:\t", max_size=6).map(quoted)
@@ -216,10 +253,12 @@ def parameters(with_queries: bool) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @st.composite
-def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool) -> dict[str, Any]:
-    """The sections of one node or class file."""
+def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool,
+           class_entries: list[str]) -> dict[str, Any]:
+    """The sections of one node or class file, naming classes out of `class_entries`."""
     sections: dict[str, Any] = {}
-    class_list = draw(st.lists(st.sampled_from(CLASS_ENTRIES), max_size=3))
+    class_list = draw(st.lists(st.sampled_from(class_entries), max_size=3)) \
+        if class_entries else []
     if class_list:
         sections["classes"] = [quoted(name) for name in class_list]
     if draw(st.integers(0, 3)) == 0:
@@ -241,10 +280,10 @@ def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool) -> dict[str, A
 def settings_files(draw: st.DrawFn) -> dict[str, str]:
     """reclass-config.yml (reclass-ng) and kapicorp-reclass-config.yml (what kapicorp 2.0.0
     reads, from its working directory), with the same text; often absent, sometimes empty."""
-    choice = draw(st.integers(0, 19))
-    if choice < 12:
+    choice = draw(st.integers(0, 39))
+    if choice < 24:
         return {}
-    if choice == 12:
+    if choice == 24:
         text = ""
     else:
         chosen = draw(st.dictionaries(st.sampled_from(BOOLEAN_SETTINGS), st.booleans(),
@@ -264,23 +303,33 @@ def inventories(draw: st.DrawFn) -> InventoryCase:
     """A complete small inventory."""
     node_names = draw(st.lists(st.sampled_from(NODE_NAMES), min_size=1, max_size=3,
                                unique=True).map(sorted))
+    class_names = draw(st.lists(st.sampled_from(sorted(CLASS_FILES)), max_size=5, unique=True))
     queries_allowed = draw(st.integers(0, 2)) > 0
-    files: dict[str, str] = {}
-    environments = set()
-    for name in node_names:
-        sections = draw(entity(is_node=True, queries_allowed=queries_allowed))
-        environment = sections.get("environment")
-        environments.add(json.loads(environment.token) if environment else None)
-        files[f"nodes/{name}.yml"] = yaml_document(sections)
-    for name in draw(st.lists(st.sampled_from(sorted(CLASS_FILES)), max_size=5, unique=True)):
-        files[CLASS_FILES[name]] = yaml_document(
-            draw(entity(is_node=False, queries_allowed=queries_allowed)))
+    # Missing, relative and referenced class names in one inventory in four (most of them fail
+    # in both tools, which compares little); include cycles (kapicorp crashes) in one in six:
+    # otherwise a class includes only classes after it in sorted order.
+    odd_entries = CLASS_ENTRIES if draw(st.integers(0, 3)) == 0 else []
+    cycles = draw(st.integers(0, 5)) == 0
+    entities = {f"nodes/{name}.yml": draw(entity(True, queries_allowed,
+                                                 [*class_names, *odd_entries]))
+                for name in node_names}
+    for name in class_names:
+        included = [other for other in class_names if cycles or other > name]
+        entities[CLASS_FILES[name]] = draw(entity(False, queries_allowed,
+                                                  [*included, *odd_entries]))
+    parameter_paths = sorted({path for sections in entities.values()
+                              for path in tree_paths(sections.get("parameters"))})
+    export_paths = sorted({path for sections in entities.values()
+                           for path in tree_paths(sections.get("exports"))})
+    files = {path: yaml_document(fill_paths(draw, sections, parameter_paths, export_paths))
+             for path, sections in entities.items()}
     settings = draw(settings_files())
     files.update(settings)
     default = re.search(r"^default_environment: (\w+)$", settings.get("reclass-config.yml", ""),
                         re.MULTILINE)
     fallback = default.group(1) if default else "base"
-    environments = {fallback if env is None else env for env in environments}
+    environments = {fallback if "environment" not in sections
+                    else json.loads(sections["environment"].token)
+                    for path, sections in entities.items() if path.startswith("nodes/")}
     # kapicorp's --inventory ignores environments (D8): with several, compare node by node.
-    mixed = len(environments) > 1
-    return InventoryCase(files=files, nodes=node_names, whole_inventory=not mixed)
+    return InventoryCase(files=files, nodes=node_names, whole_inventory=len(environments) <= 1)

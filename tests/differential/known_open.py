@@ -1,14 +1,118 @@
-"""Known open differences: cases of issue 36 (groups 1 and 2) that reclass-ng does not yet
-answer as kapicorp does. Temporary: each entry names its case in the issue, is recognised as
-narrowly as its symptom allows, and goes away when the fix lands (then the fuzzer must agree,
-or the case becomes a documented deviation in doc/compatibility-deviations.yml).
+"""Known open differences: cases of issue 36 (groups 1 and 2, and the fuzzer's own findings
+appended to it) that reclass-ng does not yet answer as kapicorp does.
 
-Used by tests/test_differential.py and scripts/differential-fuzz.py, which report these
-separately from agreements and deviations.
+TEMPORARY. Each entry is keyed by its case in the issue ("g1-..." for group 1, "g2-..." for
+group 2, "finding-N" for entry N of the findings the fuzzer added to the issue), is recognised
+as narrowly as its symptom allows, and goes away when the fix lands: then the fuzzer must agree
+with kapicorp, or the case becomes a documented deviation (doc/compatibility-deviations.yml and
+a recogniser in deviations.py). tests/test_differential.py and scripts/differential-fuzz.py
+report these apart from agreements and deviations, so what is still open stays visible.
 """
 
 from __future__ import annotations
 
-from differential.deviations import Recogniser
+from typing import Any
 
-KNOWN_OPEN: dict[str, Recogniser] = {}
+from differential.deviations import Recogniser, equal_ignoring, only_kapicorp_failed
+from differential.inventory_strategy import InventoryCase
+from differential.runner import Rendering
+
+
+def only_reclass_ng_failed(rendering: Rendering) -> bool:
+    return rendering.kapicorp.ok and not rendering.reclass_ng.ok
+
+
+def without_prefix(key: str) -> str:
+    return key[1:] if key[:1] in ("~", "=") else key
+
+
+def g1_failed_export_reference(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, cases 1 and 2: an export whose reference cannot be rendered; kapicorp gives the
+    other nodes' values (and null for it), reclass-ng fails the query ("Failed inv query")."""
+    return only_reclass_ng_failed(rendering) and "Failed inv query" in rendering.reclass_ng.stderr
+
+
+def g1_recursion_kapicorp_renders(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 3: a reference through a dict merged over null (`b: null`, `d: '${b:a}'`,
+    node `b: {c: '${x}'}`); kapicorp renders, reclass-ng reports "Infinite recursion"."""
+    return only_reclass_ng_failed(rendering) and \
+        "Infinite recursion" in rendering.reclass_ng.stderr
+
+
+def g1_nested_prefixes(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 5: below a key with a `~`/`=` prefix, kapicorp keeps the prefixes of the
+    keys (`~a: {~b: 1}` gives `a: {~b: 1}`); reclass-ng strips them."""
+    def prefixes_stripped(theirs: Any, ours: Any) -> bool:
+        if not (isinstance(theirs, dict) and isinstance(ours, dict)):
+            return False
+        if not any(key[:1] in ("~", "=") for key in theirs):
+            return False
+        stripped = {without_prefix(key): value for key, value in theirs.items()}
+        return len(stripped) == len(theirs) and stripped.keys() == ours.keys() and all(
+            equal_values(stripped[key], ours[key], prefixes_stripped) for key in ours)
+    return equal_ignoring(rendering, prefixes_stripped)
+
+
+def equal_values(theirs: Any, ours: Any, ignore: Any) -> bool:
+    from differential.compare import differing_paths
+
+    return next(differing_paths(theirs, ours, ignore=ignore), None) is None
+
+
+def g1_ignore_errors_drops_whole_export(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 6: `+IgnoreErrors` over an export dict with one failing key; kapicorp keeps
+    the other keys (`{"n2": {"k2": 2}}`), reclass-ng leaves the node out (`{}`)."""
+    def fewer_entries(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, dict) and isinstance(ours, dict) and ours.keys() < theirs.keys()
+    return case.uses("+IgnoreErrors") and equal_ignoring(rendering, fewer_entries)
+
+
+def g2_kapicorp_fails_reclass_ng_renders(phrase: str) -> Recogniser:
+    """Group 2: kapicorp fails cleanly with `phrase`, reclass-ng returns data."""
+    def recognise(rendering: Rendering, case: InventoryCase) -> bool:
+        return only_kapicorp_failed(rendering) and phrase in rendering.kapicorp.stderr
+    return recognise
+
+
+def mappings_with_both_key_forms(case: InventoryCase) -> bool:
+    """Whether a mapping of some file holds a key both plain and prefixed (`a` and `~a`)."""
+    import yaml
+
+    def walk(value: Any) -> bool:
+        if isinstance(value, dict):
+            plain = [without_prefix(str(key)) for key in value]
+            return len(plain) != len(set(plain)) or any(walk(item) for item in value.values())
+        return isinstance(value, list) and any(walk(item) for item in value)
+    for path, text in case.files.items():
+        if path.endswith(".yml") and "config" not in path:
+            try:
+                if walk(yaml.safe_load(text)):
+                    return True
+            except yaml.YAMLError:
+                continue
+    return False
+
+
+def finding_1_key_plain_and_prefixed(rendering: Rendering, case: InventoryCase) -> bool:
+    """Finding 1: one mapping holds `a` and `~a` (or `=a`); kapicorp merges the two in file
+    order (`=a: 1` then `a: 2`: "Attempt to change constant value"; `~a: {x: 1}` then `a: ""`:
+    "Cannot merge scalar over dictionary"), reclass-ng keeps the later one."""
+    return only_kapicorp_failed(rendering) and mappings_with_both_key_forms(case) and any(
+        phrase in rendering.kapicorp.stderr
+        for phrase in ("Attempt to change constant value", "Cannot merge"))
+
+
+KNOWN_OPEN: dict[str, Recogniser] = {
+    "finding-1-key-plain-and-prefixed": finding_1_key_plain_and_prefixed,
+    "g1-failed-export-reference": g1_failed_export_reference,
+    "g1-recursion-kapicorp-renders": g1_recursion_kapicorp_renders,
+    "g1-nested-prefixes": g1_nested_prefixes,
+    "g1-ignore-errors-drops-whole-export": g1_ignore_errors_drops_whole_export,
+    # Group 2: `b: {d: null}` then `b: {d: {l: [1]}}` (reclass-ng duplicated the list).
+    "g2-dict-merged-under-null": g2_kapicorp_fails_reclass_ng_renders(
+        "Cannot merge scalar over dictionary"),
+    # Group 2: `$[ if foo:a == 1 ]`, a test without an `exports:` side.
+    "g2-query-test-without-export": g2_kapicorp_fails_reclass_ng_renders("No export"),
+    # Group 1 case 8 and group 2: a query test against a `self:` value that is null.
+    "g2-self-null-in-query-test": g2_kapicorp_fails_reclass_ng_renders("Failed to render"),
+}
