@@ -46,7 +46,7 @@ class _LoadedFloats:
     """Whether every float loaded in this process prints the same through orjson as through
     json (`repr`): true unless a file held a float below 1e-4 (orjson writes `0.00001` where
     json writes `1e-05`), a NaN or an infinity. The JSON writer skips searching its output for
-    such numbers while this holds (`output_json`)."""
+    such numbers while this holds (`output.fast_json`)."""
 
     json_exact = True
 
