@@ -32,6 +32,10 @@ from differential.runner import DEFAULT_TIMEOUT, DifferentialRunner  # noqa: E40
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from inventory_writer import write_inventory  # noqa: E402
 
+# Renders spent shrinking the differences of one batch (about a minute): a render takes ~0.3 s,
+# and Hypothesis would otherwise shrink for up to five minutes per batch.
+SHRINK_BUDGET = 200
+
 
 class UndocumentedDifference(AssertionError):
     """Raised as a subclass per signature, so that Hypothesis shrinks each kind separately."""
@@ -47,6 +51,8 @@ class Fuzzer:
         self.shrunk: dict[str, str] = {}  # signature -> report of its latest (smallest) example
         self.reported: set[str] = set()
         self.failed_in_batch = False
+        self.calls_since_failure = 0
+        self.smallest: dict[str, InventoryCase] = {}
         self._kinds: dict[str, type[UndocumentedDifference]] = {}
 
     def check(self, case: InventoryCase) -> None:
@@ -58,6 +64,15 @@ class Fuzzer:
         counted = not self.failed_in_batch
         if counted:
             self.examples += 1
+        else:
+            self.calls_since_failure += 1
+            if self.calls_since_failure > SHRINK_BUDGET:
+                # Out of budget: only the smallest failing example so far still fails, so
+                # Hypothesis ends its shrinking quickly and replays that one.
+                for label, smallest in self.smallest.items():
+                    if smallest == case:
+                        raise self._kind(label)(label)
+                return
         new: list[tuple[str, str]] = []
         with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
             inventory = write_inventory(Path(tmp) / "inventory", case.files)
@@ -76,6 +91,7 @@ class Fuzzer:
         if new:
             label, text = new[0]
             self.shrunk[label] = text
+            self.smallest[label] = case
             self.failed_in_batch = True
             raise self._kind(label)(label)
 
@@ -89,6 +105,7 @@ class Fuzzer:
         """Up to `examples` examples; the labels of the differences found and shrunk."""
         before = set(self.shrunk)
         self.failed_in_batch = False
+        self.calls_since_failure = 0
 
         @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
                   report_multiple_bugs=True, suppress_health_check=list(HealthCheck),

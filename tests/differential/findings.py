@@ -78,7 +78,7 @@ def signature(rendering: Rendering) -> str:
         lines = [line.strip() for line in failed.stderr.splitlines()
                  if line.strip() and not line.strip().startswith(("->", "In ", "File "))]
         message = lines[-1] if failed.crashed and lines else (lines[0] if lines else "")
-        message = re.sub(r"\$\{[^}]*\}|\$\[[^\]]*\]", "REF", message)
+        message = re.sub(r"\$\{[^}]*\}|\$\[[^\]]*\]", "REF", message.split(", at ")[0])
         message = re.sub(r"yaml_fs://\S+|/\S+", "FILE", message)
         detail = re.sub(r"\d+", "#", message)[:80]
     return f"kapicorp {kind(theirs)} / reclass-ng {kind(ours)}: {detail}"

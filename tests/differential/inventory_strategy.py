@@ -199,7 +199,7 @@ def tree_paths(value: Any, prefix: str = "") -> list[str]:
     """Every path below a parameters or exports tree (`a`, `a:b`, `l:0`), prefixes removed."""
     found = []
     if isinstance(value, dict):
-        items = ((key[1:] if key[:1] in "~=" else key, item) for key, item in value.items())
+        items = ((key[1:] if key[:1] in ("~", "=") else key, item) for key, item in value.items())
     elif isinstance(value, list):
         items = ((str(index), item) for index, item in enumerate(value))
     else:
@@ -213,7 +213,7 @@ def tree_paths(value: Any, prefix: str = "") -> list[str]:
 
 def fill_paths(draw: st.DrawFn, value: Any, parameter_paths: list[str],
                export_paths: list[str]) -> Any:
-    """The tree with each path marker replaced: an existing path three times in four."""
+    """The tree with each path marker replaced: an existing path five times in six."""
     if isinstance(value, dict):
         return {key: fill_paths(draw, item, parameter_paths, export_paths)
                 for key, item in value.items()}
@@ -222,39 +222,43 @@ def fill_paths(draw: st.DrawFn, value: Any, parameter_paths: list[str],
     if not isinstance(value, Raw) or "@" not in value.token:
         return value
 
-    def path(known: list[str]) -> str:
-        if known and draw(st.integers(0, 3)) > 0:
-            return draw(st.sampled_from(known))
-        return draw(random_paths)
-    token = re.sub(re.escape(PARAMETER_PATH), lambda _: path(parameter_paths), value.token)
-    return Raw(re.sub(re.escape(EXPORT_PATH), lambda _: path(export_paths), token))
+    def path(known: list[str], in_query: bool) -> str:
+        # A query is split at blanks: a path with `k a` in it would be a parse error.
+        usable = [one for one in known if not in_query or " " not in one]
+        if usable and draw(st.integers(0, 5)) > 0:
+            return draw(st.sampled_from(usable))
+        chosen = draw(random_paths)
+        return chosen.replace("k a", "k") if in_query else chosen
+    in_query = value.token.startswith('"$[')
+    token = re.sub(re.escape(PARAMETER_PATH), lambda _: path(parameter_paths, in_query),
+                   value.token)
+    return Raw(re.sub(re.escape(EXPORT_PATH), lambda _: path(export_paths, in_query), token))
 
 
 text_scalars = st.text(alphabet="ab }{$\\:\t", max_size=6).map(quoted)
 scalars = st.one_of(st.sampled_from(YAML_TOKENS).map(Raw), text_scalars)
 keys = st.tuples(st.sampled_from(["", "", "", "", "~", "="]),
                  st.sampled_from(KEYS)).map("".join)
+plain_keys = st.sampled_from(KEYS)
 
 
-def values(with_queries: bool) -> st.SearchStrategy[Any]:
-    """Parameter (or export) values: scalars, reference texts, queries, nested dicts/lists."""
+def values(with_queries: bool, nested_prefixes: bool) -> st.SearchStrategy[Any]:
+    """Parameter (or export) values: scalars, reference texts, queries, nested dicts/lists;
+    keys of nested dicts carry `~`/`=` prefixes only with `nested_prefixes`."""
     leaves = [scalars, scalars, references().map(quoted), references().map(quoted)]
     if with_queries:
         leaves.append(queries().map(quoted))
     return st.recursive(
         st.one_of(*leaves),
         lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                st.dictionaries(keys, inner, max_size=3)),
+                                st.dictionaries(keys if nested_prefixes else plain_keys, inner,
+                                                max_size=3)),
         max_leaves=6)
 
 
-def parameters(with_queries: bool) -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(keys, values(with_queries), max_size=4)
-
-
 @st.composite
-def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool,
-           class_entries: list[str]) -> dict[str, Any]:
+def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool, class_entries: list[str],
+           nested_prefixes: bool) -> dict[str, Any]:
     """The sections of one node or class file, naming classes out of `class_entries`."""
     sections: dict[str, Any] = {}
     class_list = draw(st.lists(st.sampled_from(class_entries), max_size=3)) \
@@ -269,10 +273,11 @@ def entity(draw: st.DrawFn, is_node: bool, queries_allowed: bool,
     if draw(st.integers(0, 9)) == 0:
         sections["parameters"] = None  # an empty section is null
     else:
-        sections["parameters"] = draw(parameters(queries_allowed))
+        sections["parameters"] = draw(st.dictionaries(
+            keys, values(queries_allowed, nested_prefixes), max_size=4))
     if draw(st.integers(0, 2)) == 0:
-        sections["exports"] = draw(st.dictionaries(keys, values(draw(st.integers(0, 9)) == 0),
-                                                   max_size=3))
+        exported = values(draw(st.integers(0, 9)) == 0, nested_prefixes)
+        sections["exports"] = draw(st.dictionaries(keys, exported, max_size=3))
     return sections
 
 
@@ -310,13 +315,15 @@ def inventories(draw: st.DrawFn) -> InventoryCase:
     # otherwise a class includes only classes after it in sorted order.
     odd_entries = CLASS_ENTRIES if draw(st.integers(0, 3)) == 0 else []
     cycles = draw(st.integers(0, 5)) == 0
+    # `~`/`=` below a prefixed key (kapicorp keeps them as keys, issue 36) in one in five.
+    nested_prefixes = draw(st.integers(0, 4)) == 0
     entities = {f"nodes/{name}.yml": draw(entity(True, queries_allowed,
-                                                 [*class_names, *odd_entries]))
+                                                 [*class_names, *odd_entries], nested_prefixes))
                 for name in node_names}
     for name in class_names:
         included = [other for other in class_names if cycles or other > name]
         entities[CLASS_FILES[name]] = draw(entity(False, queries_allowed,
-                                                  [*included, *odd_entries]))
+                                                  [*included, *odd_entries], nested_prefixes))
     parameter_paths = sorted({path for sections in entities.values()
                               for path in tree_paths(sections.get("parameters"))})
     export_paths = sorted({path for sections in entities.values()

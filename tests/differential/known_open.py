@@ -41,15 +41,22 @@ def g1_recursion_kapicorp_renders(rendering: Rendering, case: InventoryCase) -> 
 
 def g1_nested_prefixes(rendering: Rendering, case: InventoryCase) -> bool:
     """Group 1, case 5: below a key with a `~`/`=` prefix, kapicorp keeps the prefixes of the
-    keys (`~a: {~b: 1}` gives `a: {~b: 1}`); reclass-ng strips them."""
+    keys (`~a: {~b: 1}` gives `a: {~b: 1}`); reclass-ng strips them. The keys differ, and
+    so does everything that depends on them (a reference to `a:b` finds nothing in kapicorp,
+    an override does not apply): any difference of an inventory with such keys counts."""
+    if prefixed_below_prefixed(case):
+        return True
     def prefixes_stripped(theirs: Any, ours: Any) -> bool:
         if not (isinstance(theirs, dict) and isinstance(ours, dict)):
             return False
         if not any(key[:1] in ("~", "=") for key in theirs):
             return False
-        stripped = {without_prefix(key): value for key, value in theirs.items()}
-        return len(stripped) == len(theirs) and stripped.keys() == ours.keys() and all(
-            equal_values(stripped[key], ours[key], prefixes_stripped) for key in ours)
+        if {without_prefix(key) for key in theirs} != ours.keys():
+            return False
+        # `=a` and `a` side by side below a prefixed key: kapicorp keeps both, reclass-ng one.
+        return all(any(equal_values(item, ours[without_prefix(key)], prefixes_stripped)
+                       for key, item in theirs.items() if without_prefix(key) == our_key)
+                   for our_key in ours)
     return equal_ignoring(rendering, prefixes_stripped)
 
 
@@ -74,23 +81,39 @@ def g2_kapicorp_fails_reclass_ng_renders(phrase: str) -> Recogniser:
     return recognise
 
 
-def mappings_with_both_key_forms(case: InventoryCase) -> bool:
-    """Whether a mapping of some file holds a key both plain and prefixed (`a` and `~a`)."""
+def loaded_files(case: InventoryCase) -> list[Any]:
+    """The YAML documents of the node and class files (those that load)."""
     import yaml
 
+    documents = []
+    for path, text in case.files.items():
+        if path.startswith(("nodes/", "classes/")):
+            try:
+                documents.append(yaml.safe_load(text))
+            except yaml.YAMLError:
+                continue
+    return documents
+
+
+def prefixed_below_prefixed(case: InventoryCase) -> bool:
+    """Whether a key with a `~`/`=` prefix sits (at any depth) below another prefixed key."""
+    def walk(value: Any, below_prefixed: bool) -> bool:
+        if isinstance(value, dict):
+            return any((below_prefixed and str(key)[:1] in ("~", "="))
+                       or walk(item, below_prefixed or str(key)[:1] in ("~", "="))
+                       for key, item in value.items())
+        return isinstance(value, list) and any(walk(item, below_prefixed) for item in value)
+    return any(walk(document, False) for document in loaded_files(case))
+
+
+def mappings_with_both_key_forms(case: InventoryCase) -> bool:
+    """Whether a mapping of some file holds a key both plain and prefixed (`a` and `~a`)."""
     def walk(value: Any) -> bool:
         if isinstance(value, dict):
             plain = [without_prefix(str(key)) for key in value]
             return len(plain) != len(set(plain)) or any(walk(item) for item in value.values())
         return isinstance(value, list) and any(walk(item) for item in value)
-    for path, text in case.files.items():
-        if path.endswith(".yml") and "config" not in path:
-            try:
-                if walk(yaml.safe_load(text)):
-                    return True
-            except yaml.YAMLError:
-                continue
-    return False
+    return any(walk(document) for document in loaded_files(case))
 
 
 def finding_1_key_plain_and_prefixed(rendering: Rendering, case: InventoryCase) -> bool:
