@@ -21,14 +21,16 @@ from differential.findings import report
 from differential.inventory_strategy import InventoryCase, inventories
 from differential.known_open import KNOWN_OPEN
 from differential.runner import HANG, DifferentialRunner, Outcome, Rendering, ToolWorker
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from inventory_writer import write_inventory
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE = REPO / "tests" / "conformance"
-# Enough to meet most constructs every run; about a minute on a quiet machine (measured:
-# ~0.35 s an example, both tools).
-EXAMPLES = 150
+# Enough to meet most constructs every run: about a minute on a quiet machine, three on a busy
+# one (measured 0.35-1.2 s an example, both tools). No shrinking phase: at that cost a shrink
+# runs for minutes, and the example is printed as files anyway; scripts/differential-fuzz.py
+# shrinks.
+EXAMPLES = 100
 KINDS = {"kapicorp-crashes", "kapicorp-hangs", "kapicorp-corrupts",
          "reclass-ng-fix-behind-setting", "reclass-ng-extension", "reclass-ng-order"}
 
@@ -48,7 +50,8 @@ def undocumented_differences(runner: DifferentialRunner, case: InventoryCase) ->
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES)
+@settings(max_examples=EXAMPLES,
+          phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target])
 @given(case=inventories())
 def test_random_inventories_render_as_kapicorp_renders_them(
         differential_runner: DifferentialRunner, case: InventoryCase) -> None:

@@ -125,8 +125,27 @@ def finding_1_key_plain_and_prefixed(rendering: Rendering, case: InventoryCase) 
         for phrase in ("Attempt to change constant value", "Cannot merge"))
 
 
+def finding_2_prefixed_then_plain_container(rendering: Rendering, case: InventoryCase) -> bool:
+    """Finding 2: one mapping holds `~a: {x: 1}` then `a: {y: 2}` (or lists); kapicorp merges
+    them (`a: {x: 1, y: 2}`, `[1, 2]`), reclass-ng fails "Cannot merge dictionary over scalar"
+    pointing twice at the same place."""
+    return only_reclass_ng_failed(rendering) and mappings_with_both_key_forms(case) \
+        and "Cannot merge" in rendering.reclass_ng.stderr
+
+
+def finding_3_constant_error_in_other_node(rendering: Rendering, case: InventoryCase) -> bool:
+    """Finding 3: another node's parameters change a constant (`=k: 1` in one class, `k: 2` in
+    the next); kapicorp's query ignores it (it renders only the exports it needs), reclass-ng
+    fails the querying node ("Inventory Queries: -> n1 Attempt to change constant value")."""
+    ours = rendering.reclass_ng.stderr
+    return only_reclass_ng_failed(rendering) and "Inventory Queries" in ours \
+        and "Attempt to change constant value" in ours
+
+
 KNOWN_OPEN: dict[str, Recogniser] = {
     "finding-1-key-plain-and-prefixed": finding_1_key_plain_and_prefixed,
+    "finding-2-prefixed-then-plain-container": finding_2_prefixed_then_plain_container,
+    "finding-3-constant-error-in-other-node": finding_3_constant_error_in_other_node,
     "g1-failed-export-reference": g1_failed_export_reference,
     "g1-recursion-kapicorp-renders": g1_recursion_kapicorp_renders,
     "g1-nested-prefixes": g1_nested_prefixes,
