@@ -64,6 +64,8 @@ class Fuzzer:
         counted = not self.failed_in_batch
         if counted:
             self.examples += 1
+            if self.examples % 100 == 0:
+                print(f"... {self.examples} examples", file=sys.stderr, flush=True)
         else:
             self.calls_since_failure += 1
             if self.calls_since_failure > SHRINK_BUDGET:

@@ -74,6 +74,62 @@ def g1_ignore_errors_drops_whole_export(rendering: Rendering, case: InventoryCas
     return case.uses("+IgnoreErrors") and equal_ignoring(rendering, fewer_entries)
 
 
+def g1_nested_reference_with_blank(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 4: `v: '${${b} a}'` with `b: k`; kapicorp looks up `ka` (the blank is
+    lost), reclass-ng `k a`. kapicorp fails where `ka` does not exist."""
+    return case.uses("} a}") and (both_rendered(rendering) or only_kapicorp_failed(rendering))
+
+
+def both_rendered(rendering: Rendering) -> bool:
+    return rendering.kapicorp.ok and rendering.reclass_ng.ok
+
+
+def g1_node_name_in_overridden_export(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 7: an override holding `${_reclass_:name:short}`, exported and queried;
+    the two tools disagree on which node's name each export carries."""
+    names = {part for node in case.nodes for part in (node, node.rsplit(".", 1)[-1])}
+
+    def other_node_name(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and isinstance(ours, str) \
+            and theirs in names and ours in names
+    return case.uses("_reclass_:name") and case.uses("$[") \
+        and equal_ignoring(rendering, other_node_name)
+
+
+def g1_override_inside_referenced_dict(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 8: a `~key` inside a dict that is referenced elsewhere; kapicorp
+    overrides where the reference is merged in (`[2]`), reclass-ng merges (`[1, 2]`)."""
+    def merged_not_overridden(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, list) and isinstance(ours, list) \
+            and len(ours) > len(theirs) and ours[len(ours) - len(theirs):] == theirs
+    return case.uses('"~') and equal_ignoring(rendering, merged_not_overridden)
+
+
+def g1_dict_merged_into_its_reference(rendering: Rendering, case: InventoryCase) -> bool:
+    """Group 1, case 9: class `y: '${b}'`, `b: {x: '${a}'}`, node `y: {x: 1}`, `b: {x: 2}`;
+    kapicorp merges the node's `y` into `b` too (`b: {x: 1}`), reclass-ng keeps `b: {x: 2}`.
+    Recognised when every differing path lies below a key some whole-string reference names."""
+    import re
+
+    from differential.compare import differing_paths, parsed_output
+
+    if not both_rendered(rendering):
+        return False
+    whole_references = re.compile(r"""[:-][ ]+(["']?)\$\{([^${}]+)\}\1[ ]*$""", re.MULTILINE)
+    targets = {match[1].replace(":", "/") for text in case.files.values()
+               for match in whole_references.findall(text)}
+    whole = rendering.node is None
+    try:
+        paths = list(differing_paths(parsed_output(rendering.kapicorp, whole),
+                                     parsed_output(rendering.reclass_ng, whole)))
+    except ValueError:
+        return False
+    below = [path.split("/parameters/", 1)[-1] for path in paths]
+    return bool(paths) and all("/parameters/" in path for path in paths) and all(
+        any(path == target or path.startswith(target + "/") for target in targets)
+        for path in below)
+
+
 def g2_kapicorp_fails_reclass_ng_renders(phrase: str) -> Recogniser:
     """Group 2: kapicorp fails cleanly with `phrase`, reclass-ng returns data."""
     def recognise(rendering: Rendering, case: InventoryCase) -> bool:
@@ -150,6 +206,10 @@ KNOWN_OPEN: dict[str, Recogniser] = {
     "g1-recursion-kapicorp-renders": g1_recursion_kapicorp_renders,
     "g1-nested-prefixes": g1_nested_prefixes,
     "g1-ignore-errors-drops-whole-export": g1_ignore_errors_drops_whole_export,
+    "g1-nested-reference-with-blank": g1_nested_reference_with_blank,
+    "g1-node-name-in-overridden-export": g1_node_name_in_overridden_export,
+    "g1-override-inside-referenced-dict": g1_override_inside_referenced_dict,
+    "g1-dict-merged-into-its-reference": g1_dict_merged_into_its_reference,
     # Group 2: `b: {d: null}` then `b: {d: {l: [1]}}` (reclass-ng duplicated the list).
     "g2-dict-merged-under-null": g2_kapicorp_fails_reclass_ng_renders(
         "Cannot merge scalar over dictionary"),
