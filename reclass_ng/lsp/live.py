@@ -26,6 +26,7 @@ from reclass_ng.errors import ConfigError, MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
 from reclass_ng.lsp.roots import InventoryRoot
 from reclass_ng.observe.provenance import NodeProvenance
+from reclass_ng.render import INTERPOLATION, render_nodes
 from reclass_ng.schemas import SchemaSet, Violation, check_node, load_schemas
 from reclass_ng.settings import Settings, load_settings
 from reclass_ng.storage.base import Storage
@@ -196,34 +197,43 @@ class EditedInventory:
     def _render(self, generation: Generation, names: list[str], kept: dict[str, NodeState],
                 progress: Callable[[int, int], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> None:
+        """Render `names` into `generation.states` (with the `kept` states), through the
+        engine's serial batch loop: every node merged, then every node interpolated, the
+        nodes sharing rendered subtrees and class walks (render.render_nodes)."""
         if generation.inventory is None:
             return
         previous = self.current.states
         states = dict(kept)
-        for done, name in enumerate(names):
+        steps = 0
+        for phase, name, value, _ in render_nodes(generation.inventory, names):
             if cancelled is not None and cancelled():
+                progress = None
                 break
-            states[name] = self._render_node(generation, name,
-                                             kept.get(name) or previous.get(name))
-            if progress is not None:
-                progress(done + 1, len(names))
+            steps += 1
+            if isinstance(value, ReclassError) or phase is INTERPOLATION:
+                states[name] = self._node_state(generation, name, value,
+                                                kept.get(name) or previous.get(name))
+            if progress is not None:  # two steps a node: merge, interpolation
+                progress(steps // 2, len(names))
+        if progress is not None and steps:
+            progress(len(names), len(names))
         generation.states = states
 
     @staticmethod
-    def _render_node(generation: Generation, name: str, previous: NodeState | None
-                     ) -> NodeState:
+    def _node_state(generation: Generation, name: str, rendered: dict[str, Any] | ReclassError,
+                    previous: NodeState | None) -> NodeState:
+        """The state of node `name` from its render: its nodeinfo, or the error it raised."""
         assert generation.inventory is not None
         node_file = generation.node_files.get(name)
         own = {node_file} if node_file else set()
-        try:
-            info = generation.inventory.nodeinfo(name)
-        except ReclassError as err:
-            errors = single_errors(err)
+        if isinstance(rendered, ReclassError):
+            errors = single_errors(rendered)
             files = own | {path for single in errors if (path := single.file())}
             if previous is not None:  # a failed render stops early: what it read before counts
                 files |= previous.files
             return NodeState(name, None, errors, frozenset(files),
                              previous.last_info if previous else None)
+        info = rendered
         classes = info.get("classes") or []
         files = own | {path for cls in classes if (path := generation.class_files.get(cls))}
         violations: list[Violation] = []
