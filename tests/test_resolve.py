@@ -26,7 +26,8 @@ from reclass_ng.resolve.fast_paths import (
     walked_value,
 )
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
-from reclass_ng.settings import Speed, load_settings
+from reclass_ng.settings import Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.values import OwnedDict, OwnedList
 
 
