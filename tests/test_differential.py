@@ -121,6 +121,9 @@ def test_a_reclass_ng_crash_is_never_explained_by_a_deviation() -> None:
     assert classify(Rendering("n1", HANG, crash), case).kind == "difference"
     assert classify(Rendering("n1", Outcome(1, "", "TypeError"), HANG), case).kind == \
         "difference"
+    # Nor by agreement: kapicorp's clean error and reclass-ng's crash are not "both failed".
+    data_error = Outcome(65, "", "-> n1\n   Cannot resolve ${a}\n")
+    assert classify(Rendering("n1", data_error, crash), case).kind == "difference"
 
 
 # The issue's own minimal cases and the fuzzer's findings: each agrees (fixed), is recognised by

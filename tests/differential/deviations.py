@@ -58,11 +58,12 @@ class Verdict:
 def classify(rendering: Rendering, case: InventoryCase,
              known_open: dict[str, Recogniser] | None = None) -> Verdict:
     """Agreement, a documented deviation, a listed known open case, or a difference."""
-    if outcomes_agree(rendering):
-        return Verdict("agree", "both rendered" if rendering.kapicorp.ok else "both failed")
     ours = rendering.reclass_ng
+    # Before agreement: "both failed" must not cover a reclass-ng crash next to a kapicorp error.
     if ours.hung or ours.crashed or "Traceback (most recent call last)" in ours.stderr:
         return Verdict("difference")  # reclass-ng never crashes nor hangs, whatever kapicorp does
+    if outcomes_agree(rendering):
+        return Verdict("agree", "both rendered" if rendering.kapicorp.ok else "both failed")
     for deviation_id, recogniser in RECOGNISERS.items():
         if recogniser(rendering, case):
             return Verdict("deviation", deviation_id)
@@ -349,7 +350,9 @@ def nodes_in_sorted_order(rendering: Rendering, case: InventoryCase) -> bool:
 
 @recognises("kapicorp-crashes")
 def kapicorp_crashes(rendering: Rendering, case: InventoryCase) -> bool:
-    """D1 and issue 36 group 3: kapicorp ends with an uncaught Python exception (exit 1:
-    TypeError on an empty reclass-config.yml, AttributeError on a query in a list over null,
-    RecursionError on a loop); reclass-ng renders, or reports a data error."""
-    return rendering.kapicorp.crashed
+    """D1: kapicorp ends with an uncaught RecursionError (class include cycles, references
+    through their own ancestors) or KeyError (a class file that does not parse); reclass-ng
+    renders, or reports a data error (that one is already "both failed"). Issue 36's crashes
+    have their own ids above; any other exception stays a difference, so that a new kapicorp
+    crash is looked at rather than hidden."""
+    return kapicorp_exception(rendering) in ("RecursionError", "KeyError")
