@@ -170,3 +170,33 @@ def test_an_open_issue_case_is_recognised_by_its_entry_or_agrees(
     expected = DEVIATION_OF_CASE.get(label, label)
     assert all(verdict.kind == "agree" or verdict.label == expected for verdict in verdicts), \
         verdicts
+
+
+# Differences scripts/differential-fuzz.py found that a documented deviation explains; each
+# once fell through to "difference" (or to the catch-all kapicorp-crashes).
+DEVIATION_CASES = {
+    # kapicorp: "Bad references ... ${d:1:1}" (D2 reached through a nested reference).
+    "reference-ends-in-list-index": {
+        "nodes/n1.yml": "parameters:\n  d: [{}, [1, 0, '${d:${d:1:1}}']]\n"},
+    # Rendering the node whose export is a query: kapicorp's AttributeError, reclass-ng renders.
+    "query-as-export-value": {"nodes/n1.yml": "exports:\n  e: '$[ exports:a ]'\n  a: 1\n"},
+    "query-in-list-over-null": {
+        "classes/c.yml": "parameters:\n  l: null\n",
+        "nodes/n1.yml": "classes: [c]\nparameters:\n  l: ['$[ exports:a ]']\n",
+        "nodes/n2.yml": "exports:\n  a: 1\n"},
+}
+
+
+@pytest.mark.parametrize("deviation_id", sorted(DEVIATION_CASES))
+def test_a_found_difference_is_recognised_by_its_deviation(
+        differential_runner: DifferentialRunner, deviation_id: str) -> None:
+    files = DEVIATION_CASES[deviation_id]
+    case = InventoryCase(files=files, nodes=sorted(Path(path).stem for path in files
+                                                   if path.startswith("nodes/")))
+    with tempfile.TemporaryDirectory(prefix="differential-") as tmp:
+        inventory = write_inventory(Path(tmp) / "inventory", case.files)
+        renderings = differential_runner.render_both(inventory, case.nodes, False)
+    verdicts = [classify(rendering, case, KNOWN_OPEN) for rendering in renderings]
+    assert all(verdict.kind == "agree" or verdict.label == deviation_id
+               for verdict in verdicts), verdicts
+    assert any(verdict.kind == "deviation" for verdict in verdicts), verdicts

@@ -154,10 +154,11 @@ def ignore_errors_list_items(rendering: Rendering, case: InventoryCase) -> bool:
 
 @recognises("query-as-export-value")
 def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
-    """A query written as an export value: kapicorp crashes (AttributeError on None.items),
-    reclass-ng reports a data error (exit 65)."""
+    """A query written as an export value: kapicorp crashes (AttributeError on None.items,
+    it renders exports without an inventory); reclass-ng reports a data error (exit 65) where
+    another node queries that export, and renders the node that holds it."""
     return kapicorp_exception(rendering) == "AttributeError" \
-        and rendering.reclass_ng.status == 65 \
+        and (rendering.reclass_ng.status == 65 or rendering.reclass_ng.ok) \
         and any(isinstance(document, dict) and any_value(document.get("exports"), is_query)
                 for document in loaded_files(case))
 
@@ -291,7 +292,12 @@ def reference_ends_in_list_index(rendering: Rendering, case: InventoryCase) -> b
     reference it reports is of that form and reclass-ng rendered."""
     if not only_kapicorp_failed(rendering):
         return False
-    unresolved = re.findall(r"Cannot resolve \$\{([^}]*)\}", rendering.kapicorp.stderr)
+    stderr = rendering.kapicorp.stderr
+    unresolved = re.findall(r"Cannot resolve \$\{([^}]*)\}", stderr)
+    # "Bad references" lists each reference it could not resolve on a line of its own (a
+    # nested one, `${d:${d:1:1}}`, reports the inner `${d:1:1}`).
+    for listing in re.findall(r"Bad references[^\n]*\n((?:[ \t]+\$\{[^\n]*\n?)+)", stderr):
+        unresolved += re.findall(r"^[ \t]+\$\{([^${}]*)\}[ \t]*$", listing, re.MULTILINE)
     return bool(unresolved) and all(re.search(r"(^|:)-?\d+$", path) for path in unresolved)
 
 
