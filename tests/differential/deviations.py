@@ -58,11 +58,12 @@ class Verdict:
 def classify(rendering: Rendering, case: InventoryCase,
              known_open: dict[str, Recogniser] | None = None) -> Verdict:
     """Agreement, a documented deviation, a listed known open case, or a difference."""
-    if outcomes_agree(rendering):
-        return Verdict("agree", "both rendered" if rendering.kapicorp.ok else "both failed")
     ours = rendering.reclass_ng
+    # Before agreement: "both failed" must not cover a reclass-ng crash next to a kapicorp error.
     if ours.hung or ours.crashed or "Traceback (most recent call last)" in ours.stderr:
         return Verdict("difference")  # reclass-ng never crashes nor hangs, whatever kapicorp does
+    if outcomes_agree(rendering):
+        return Verdict("agree", "both rendered" if rendering.kapicorp.ok else "both failed")
     for deviation_id, recogniser in RECOGNISERS.items():
         if recogniser(rendering, case):
             return Verdict("deviation", deviation_id)
@@ -96,6 +97,165 @@ def equal_ignoring(rendering: Rendering, ignore: Callable[[Any, Any], bool]) -> 
 
 # Ordered from the most specific to the most general: the first that matches names the
 # deviation in reports.
+
+def kapicorp_exception(rendering: Rendering) -> str:
+    """The name of the uncaught exception kapicorp ended with ("" when it did not crash)."""
+    if not rendering.kapicorp.crashed:
+        return ""
+    last = re.findall(r"^(\w+(?:Error|Exception)):", rendering.kapicorp.stderr, re.MULTILINE)
+    return last[-1] if last else ""
+
+
+def loaded_files(case: InventoryCase) -> list[Any]:
+    """The YAML documents of the node and class files (those that load)."""
+    documents = []
+    for path, text in case.files.items():
+        if path.startswith(("nodes/", "classes/")):
+            try:
+                documents.append(yaml.safe_load(text))
+            except yaml.YAMLError:
+                continue
+    return documents
+
+
+def any_value(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether `test` holds for `value` or anything nested in it (keys not included)."""
+    if test(value):
+        return True
+    if isinstance(value, dict):
+        return any(any_value(item, test) for item in value.values())
+    return isinstance(value, list) and any(any_value(item, test) for item in value)
+
+
+def is_query(value: Any) -> bool:
+    return isinstance(value, str) and "$[" in value
+
+
+def settings_files(case: InventoryCase) -> list[str]:
+    return [text for path, text in case.files.items()
+            if path in ("reclass-config.yml", "kapicorp-reclass-config.yml")]
+
+
+@recognises("empty-config-file")
+def empty_config_file(rendering: Rendering, case: InventoryCase) -> bool:
+    """kapicorp reads an empty settings file as None and crashes ("TypeError: 'NoneType' object
+    is not iterable"); reclass-ng uses the defaults."""
+    return kapicorp_exception(rendering) == "TypeError" and rendering.reclass_ng.ok \
+        and any(yaml.safe_load(text) is None for text in settings_files(case))
+
+
+@recognises("ignore-errors-list-items")
+def ignore_errors_list_items(rendering: Rendering, case: InventoryCase) -> bool:
+    """+IgnoreErrors over an exported list with failing items: kapicorp removes the failing items
+    while it walks the list and crashes with an IndexError; reclass-ng leaves them out."""
+    return kapicorp_exception(rendering) == "IndexError" and rendering.reclass_ng.ok \
+        and case.uses("+IgnoreErrors")
+
+
+@recognises("query-as-export-value")
+def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query written as an export value: kapicorp crashes (AttributeError on None.items,
+    it renders exports without an inventory); reclass-ng reports a data error (exit 65) where
+    another node queries that export, and renders the node that holds it."""
+    return kapicorp_exception(rendering) == "AttributeError" \
+        and (rendering.reclass_ng.status == 65 or rendering.reclass_ng.ok) \
+        and any(isinstance(document, dict) and any_value(document.get("exports"), is_query)
+                for document in loaded_files(case))
+
+
+@recognises("query-in-list-over-null")
+def query_in_list_over_null(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query inside a list merged over a null: kapicorp crashes (AttributeError on
+    None.items), reclass-ng evaluates the query."""
+    def list_with_query(value: Any) -> bool:
+        return isinstance(value, list) and any(is_query(item) for item in value)
+    documents = loaded_files(case)
+    return kapicorp_exception(rendering) == "AttributeError" and rendering.reclass_ng.ok \
+        and any(any_value(document, list_with_query) for document in documents) \
+        and any(any_value(document, lambda value: isinstance(value, dict) and None in
+                          value.values()) for document in documents)
+
+
+@recognises("reference-loop-through-dict")
+def reference_loop_through_dict(rendering: Rendering, case: InventoryCase) -> bool:
+    """A reference loop through a dict (`a: {b: '${c}'}`, `c: '${a}'`): kapicorp recurses until
+    RecursionError or never answers; reclass-ng names the loop ("Infinite recursion") or, when
+    the loop is not on the way of any value it needs, renders."""
+    theirs_looped = rendering.kapicorp.hung or kapicorp_exception(rendering) == "RecursionError"
+    ours = rendering.reclass_ng
+    return theirs_looped and case.uses("${") and (
+        ours.ok or (ours.status == 65 and "Infinite recursion" in ours.stderr))
+
+
+@recognises("override-export-node-name")
+def override_export_node_name(rendering: Rendering, case: InventoryCase) -> bool:
+    """An overridden (`~`) dict holding `${_reclass_:name:short}`, exported and queried: kapicorp
+    gives every exporting node the querying node's name, reclass-ng each node its own. Equal
+    except where kapicorp has the querying node's name and reclass-ng another node's."""
+    if rendering.node is None:
+        return False
+    names = {part for node in case.nodes for part in (node, node.rsplit(".", 1)[-1])}
+    querying = {rendering.node, rendering.node.rsplit(".", 1)[-1]}
+
+    def querying_node_name(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and isinstance(ours, str) \
+            and theirs in querying and ours in names and ours != theirs
+    return case.uses("_reclass_:name") and case.uses("$[") and case.uses("~") \
+        and equal_ignoring(rendering, querying_node_name)
+
+
+@recognises("reference-merge-keeps-target")
+def reference_merge_keeps_target(rendering: Rendering, case: InventoryCase) -> bool:
+    """Class `y: '${b}'`, node `y: {x: 1}`: kapicorp writes what is merged over `y` into `b` too,
+    reclass-ng leaves `b` its own value. Recognised when every differing path lies at or below
+    a key that a whole-string reference names (`key: '${b}'`)."""
+    if not both_ok(rendering):
+        return False
+    whole_references = re.compile(r"""[:-][ ]+(["']?)\$\{([^${}]+)\}\1[ ]*$""", re.MULTILINE)
+    targets = {match[1].replace(":", "/") for text in case.files.values()
+               for match in whole_references.findall(text)}
+    whole = rendering.node is None
+    try:
+        paths = list(differing_paths(parsed_output(rendering.kapicorp, whole),
+                                     parsed_output(rendering.reclass_ng, whole)))
+    except ValueError:
+        return False
+    below = [path.split("/parameters/", 1)[-1] for path in paths]
+    return bool(paths) and all("/parameters/" in path for path in paths) and all(
+        any(path == target or path.startswith(target + "/") for target in targets)
+        for path in below)
+
+
+@recognises("reference-to-dict-final-value")
+def reference_to_dict_final_value(rendering: Rendering, case: InventoryCase) -> bool:
+    """A reference to a dict of which a key is merged over a null (`b: {d: null}` then
+    `b: {d: {l: [1]}}`): kapicorp fails "Cannot merge scalar over dictionary" when the referencing
+    key comes first in its file; reclass-ng gives the dict's final value."""
+    documents = loaded_files(case)
+    return only_kapicorp_failed(rendering) \
+        and re.search(r"Cannot merge (scalar|reference) over dictionary",
+                      rendering.kapicorp.stderr) is not None \
+        and case.uses("${") \
+        and any(any_value(document, lambda value: isinstance(value, dict) and None in
+                          value.values()) for document in documents)
+
+
+@recognises("container-in-string")
+def container_in_string(rendering: Rendering, case: InventoryCase) -> bool:
+    """A reference to a dict or list inside a longer string: kapicorp may print the repr of its
+    internal ValueList there, reclass-ng the rendered container. Equal everywhere else."""
+    def embedded_reference(value: Any) -> bool:
+        return isinstance(value, str) and "${" in value \
+            and re.fullmatch(r"\$\{[^}]*\}", value.strip()) is None
+
+    def internal_in_string(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and isinstance(ours, str) \
+            and INTERNAL_OBJECT.search(theirs) is not None \
+            and INTERNAL_OBJECT.sub("", theirs) != theirs
+    return INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None \
+        and any(any_value(document, embedded_reference) for document in loaded_files(case)) \
+        and equal_ignoring(rendering, internal_in_string)
+
 
 @recognises("kapicorp-cannot-serialise")
 def kapicorp_cannot_serialise(rendering: Rendering, case: InventoryCase) -> bool:
@@ -132,7 +292,12 @@ def reference_ends_in_list_index(rendering: Rendering, case: InventoryCase) -> b
     reference it reports is of that form and reclass-ng rendered."""
     if not only_kapicorp_failed(rendering):
         return False
-    unresolved = re.findall(r"Cannot resolve \$\{([^}]*)\}", rendering.kapicorp.stderr)
+    stderr = rendering.kapicorp.stderr
+    unresolved = re.findall(r"Cannot resolve \$\{([^}]*)\}", stderr)
+    # "Bad references" lists each reference it could not resolve on a line of its own (a
+    # nested one, `${d:${d:1:1}}`, reports the inner `${d:1:1}`).
+    for listing in re.findall(r"Bad references[^\n]*\n((?:[ \t]+\$\{[^\n]*\n?)+)", stderr):
+        unresolved += re.findall(r"^[ \t]+\$\{([^${}]*)\}[ \t]*$", listing, re.MULTILINE)
     return bool(unresolved) and all(re.search(r"(^|:)-?\d+$", path) for path in unresolved)
 
 
@@ -191,7 +356,9 @@ def nodes_in_sorted_order(rendering: Rendering, case: InventoryCase) -> bool:
 
 @recognises("kapicorp-crashes")
 def kapicorp_crashes(rendering: Rendering, case: InventoryCase) -> bool:
-    """D1 and issue 36 group 3: kapicorp ends with an uncaught Python exception (exit 1:
-    TypeError on an empty reclass-config.yml, AttributeError on a query in a list over null,
-    RecursionError on a loop); reclass-ng renders, or reports a data error."""
-    return rendering.kapicorp.crashed
+    """D1: kapicorp ends with an uncaught RecursionError (class include cycles, references
+    through their own ancestors) or KeyError (a class file that does not parse); reclass-ng
+    renders, or reports a data error (that one is already "both failed"). Issue 36's crashes
+    have their own ids above; any other exception stays a difference, so that a new kapicorp
+    crash is looked at rather than hidden."""
+    return kapicorp_exception(rendering) in ("RecursionError", "KeyError")
