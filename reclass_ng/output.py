@@ -121,7 +121,7 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
     """Write what `dump` returns, without holding all of a large inventory's text at once.
 
     `floats_exact`: the caller knows that `data` holds no float below 1e-4, NaN or infinity
-    (`storage.yaml_load.LOADED_FLOATS` records that for everything loaded from YAML); the JSON
+    (`Inventory.floats_json_exact` tells that of the files an inventory read); the JSON
     writer then need not search its output for them.
     """
     if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict:

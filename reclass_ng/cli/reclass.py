@@ -183,10 +183,8 @@ class InventoryOutput:
 
             sys.stdout.write(dump(data, "json", settings.pretty_print))
         else:
-            from reclass_ng.storage.yaml_load import LOADED_FLOATS
-
             write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=LOADED_FLOATS.json_exact)
+                  floats_exact=inventory.floats_json_exact)
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""
