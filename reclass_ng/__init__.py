@@ -22,8 +22,8 @@ __all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObser
 
 # Imported on first use so that `import reclass_ng` (and every console script) starts fast.
 _LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "reclass_ng.api",
-         "ReclassError": "reclass_ng.errors", "NodeProvenance": "reclass_ng.provenance",
-         "Write": "reclass_ng.provenance", "RenderObserver": "reclass_ng.observe"}
+         "ReclassError": "reclass_ng.errors", "NodeProvenance": "reclass_ng.observe.provenance",
+         "Write": "reclass_ng.observe.provenance", "RenderObserver": "reclass_ng.observe"}
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # what type checkers see of the lazy names above
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # what type checkers see of the lazy names above
     from reclass_ng.api import Entity, Inventory, load
     from reclass_ng.errors import ReclassError
     from reclass_ng.observe import RenderObserver
-    from reclass_ng.provenance import NodeProvenance, Write
+    from reclass_ng.observe.provenance import NodeProvenance, Write
 
 
 # Public modules reachable as attributes after a plain `import reclass_ng`

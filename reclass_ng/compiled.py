@@ -14,22 +14,21 @@ import importlib.util
 # the interpreter raises RecursionError, so what recurses without a bound stays interpreted:
 # the writers' fallbacks (once per nesting level of a rendered tree). The YAML loader
 # recurses once per nesting level of a file too, but refuses files nested deeper than
-# storage.yaml_load.MAX_YAML_DEPTH (200). The .pxd files beside merge, resolve, resolve_fast,
-# resolve_memo, subtrees, values, classes and prepare declare their main classes as extension
-# types.
+# storage.yaml_load.MAX_YAML_DEPTH (200). The .pxd files beside merge, values, prepare,
+# classes/expansion and the modules of resolve/ declare their main classes as extension types.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
-    "reclass_ng.resolve",
-    "reclass_ng.resolve_fast",
-    "reclass_ng.resolve_memo",
-    "reclass_ng.subtrees",
-    "reclass_ng.classes",
+    "reclass_ng.resolve.resolver",
+    "reclass_ng.resolve.fast_paths",
+    "reclass_ng.resolve.shared_subtrees",
+    "reclass_ng.resolve.rendered_subtrees",
+    "reclass_ng.classes.expansion",
     "reclass_ng.prepare",
     "reclass_ng.render",
     "reclass_ng.syntax.ast",
     "reclass_ng.syntax.grammar",
-    "reclass_ng.output_yaml",
+    "reclass_ng.output.block_yaml",
     "reclass_ng.entity",
     "reclass_ng.storage.yaml_load",
     "reclass_ng.storage.yaml_block",

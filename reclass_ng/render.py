@@ -27,9 +27,9 @@ from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
-from reclass_ng.subtrees import RenderedSubtrees
 from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
@@ -38,8 +38,8 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
+    from reclass_ng.observe.provenance import NodeProvenance
     from reclass_ng.positions import KeyPositions
-    from reclass_ng.provenance import NodeProvenance
     from reclass_ng.queries import QueryEngine, ViewWatcher
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
@@ -430,7 +430,7 @@ class InventoryRenderer:
         """The `--inventory` structure, rendered in this thread (two progress steps a node).
 
         With `share_subtrees`, nodes reuse the rendered file containers of earlier nodes
-        where exactly the same inputs produced them (reclass_ng.subtrees; `memo`: the memo
+        where exactly the same inputs produced them (resolve.rendered_subtrees; `memo`: the memo
         to use, with other bounds than the default one's); without, every node is rendered
         on its own (the reference the memo is tested against)."""
         names = self.node_names
@@ -458,8 +458,8 @@ class InventoryRenderer:
         A node that fails to render still gets the record of what was merged until then, with
         the error in `NodeProvenance.error`.
         """
-        from reclass_ng.provenance import MappedClass
-        from reclass_ng.provenance_recorder import ProvenanceRecorder
+        from reclass_ng.observe.provenance import MappedClass
+        from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
 
         recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
         mappings = self.renderer.mappings

@@ -1,5 +1,5 @@
 """YAML of reference bombs for the tests of the reference-expansion limit
-(resolve_fast.MAX_REFERENCE_EXPANSION): each level refers to the one before it many times."""
+(resolve.MAX_REFERENCE_EXPANSION): each level refers to the one before it many times."""
 
 from __future__ import annotations
 

@@ -339,7 +339,7 @@ def test_cached_runs_equal_fresh_runs_after_any_edits(edit_list: list[tuple], fm
 
 def test_the_cached_forms_are_those_assembled_from_node_fragments() -> None:
     from reclass_ng.incremental.disk_cache import CACHED_FORMS
-    from reclass_ng.parallel.fragments import FRAGMENT_FORMS
+    from reclass_ng.output.fragments import FRAGMENT_FORMS
 
     assert set(FRAGMENT_FORMS) == CACHED_FORMS
 
@@ -424,7 +424,7 @@ def test_a_cached_run_imports_only_what_it_uses(tmp_path: Path) -> None:
     unchanged = modules_imported(base, cache)
     assert "reclass_ng.incremental.disk_cache" in unchanged
     assert not {"reclass_ng.incremental.cached_run", "reclass_ng.parallel.chunks",
-                "reclass_ng.output_yaml"} & unchanged  # the stored output is printed
+                "reclass_ng.output.block_yaml"} & unchanged  # the stored output is printed
     node = base / "nodes" / "w1.yml"
     node.write_text(node.read_text() + "# edited\n")
     changed = modules_imported(base, cache)

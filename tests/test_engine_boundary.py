@@ -18,12 +18,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reclass_ng"
 TOOL_PACKAGES = ("explain", "lint", "diff", "explorer", "adapters", "server", "classifier",
                  "kapitan", "lsp")
 # Engine modules whose classes hold the render machinery (what a tool once swapped parts of).
-MACHINERY_MODULES = ("api", "render", "classes", "merge", "resolve", "queries", "prepare",
-                     "subtrees", "storage.base", "storage.yaml_fs")
+MACHINERY_MODULES = ("api", "render", "classes.expansion", "merge", "resolve.resolver", "queries",
+                     "prepare", "resolve.rendered_subtrees", "storage.base", "storage.yaml_fs")
 # What a render produces rather than what renders: its fields are plain data names.
 RESULT_CLASSES = ("MergedNode", "ExportView")
 # Engine classes made to be extended: error types and the observer seam.
-EXTENSION_POINTS = ("reclass_ng.observe.RenderObserver", "reclass_ng.observe.WriteObserver")
+EXTENSION_POINTS = ("reclass_ng.observe.seam.RenderObserver",
+                    "reclass_ng.observe.seam.WriteObserver")
 
 
 def _engine_module(module: str | None) -> bool:

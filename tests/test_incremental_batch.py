@@ -26,7 +26,7 @@ from reclass_ng.adapters.inventory_source import open_inventory
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
 from reclass_ng.incremental.live import BATCH_AFTER_MISSES, LiveRender
 from reclass_ng.incremental.node_results import render_nodes
-from reclass_ng.subtrees import RenderedSubtrees
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 GENERATOR = Path(__file__).resolve().parent.parent / "bench" / "generate.py"
 NODES = 24  # more than BATCH_AFTER_MISSES + 1: the Salt pass takes the batch path

@@ -1,4 +1,4 @@
-"""What a recorded render says a node read (reclass_ng.inputs, through the RenderObserver
+"""What a recorded render says a node read (reclass_ng.observe.inputs, through the RenderObserver
 seam): the facts incremental re-rendering depends on, including the three that a writes
 observer does not need: a class file that fails to load, the classes of a shared walk, and the
 files read by the merges of the nodes a query read."""
@@ -13,7 +13,7 @@ import pytest
 import reclass_ng
 from reclass_ng.classes import SharedClassWalks
 from reclass_ng.errors import ReclassError
-from reclass_ng.inputs import InputsRecorder
+from reclass_ng.observe.inputs import InputsRecorder
 from tests.inventory_writer import write_inventory
 
 

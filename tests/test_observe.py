@@ -1,4 +1,4 @@
-"""The observer seam (reclass_ng/observe.py): what an observer of one node's render is told."""
+"""The observer seam (reclass_ng/observe/seam.py): what an observer of one node's render is told."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.output import pretty_json, write
-from reclass_ng.output_json import NODES_PER_PIECE, inventory_json_pieces
+from reclass_ng.output.fast_json import NODES_PER_PIECE, inventory_json_pieces
 from reclass_ng.storage.yaml_load import float_json_exact
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 

@@ -1,4 +1,4 @@
-"""The fast block YAML writer (output_yaml.py) writes what PyYAML writes, byte for byte: on
+"""The fast block YAML writer (output/block_yaml.py) writes what PyYAML writes, byte for byte: on
 generated data, on every scenario of the conformance corpus, through the `reclass` command."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from reclass_ng import output
 from reclass_ng.output import dump, pyyaml_text, write
-from reclass_ng.output_yaml import BlockYamlWriter
+from reclass_ng.output.block_yaml import BlockYamlWriter
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 # Strings PyYAML writes in every style: plain, quoted because they read as another type or
@@ -144,7 +144,7 @@ _NAME_LIKE = st.text(alphabet="aZy_N0189-./:#e ", min_size=1, max_size=12) | st.
 @settings(max_examples=500)
 @given(_NAME_LIKE)
 def test_strings_written_as_is_are_what_pyyaml_writes(text):
-    from reclass_ng.output_yaml import plain_as_is
+    from reclass_ng.output.block_yaml import plain_as_is
 
     if plain_as_is(text):
         assert pyyaml_text([text]) == f"- {text}\n\n"
@@ -165,7 +165,7 @@ _VALUE_LIKE = _NAME_LIKE | st.text(alphabet="aZy_N0189-./: #e${}@'", min_size=1,
 def test_values_spelt_without_pyyaml_are_what_pyyaml_writes(text, depth):
     # As a value and a sequence item at any indentation: the writer's own width check
     # leaves a long one with a space to PyYAML.
-    from reclass_ng.output_yaml import value_spelling
+    from reclass_ng.output.block_yaml import value_spelling
 
     spelling = value_spelling(text)
     if spelling is not None:
@@ -177,7 +177,7 @@ def test_values_spelt_without_pyyaml_are_what_pyyaml_writes(text, depth):
 
 
 def test_common_values_are_written_without_pyyaml():
-    from reclass_ng.output_yaml import value_spelling
+    from reclass_ng.output.block_yaml import value_spelling
 
     assert [value_spelling(t) for t in ["Tue Nov 24 22:07:08 2026", "a:b", "c.${d}", "/srv/x",
                                         "ops@a.local", "3.2", "yes", "12", "Tue Nov  4"]] == [
@@ -188,7 +188,7 @@ def test_common_values_are_written_without_pyyaml():
 
 
 def test_names_paths_and_versions_are_written_as_is():
-    from reclass_ng.output_yaml import plain_as_is
+    from reclass_ng.output.block_yaml import plain_as_is
 
     assert all(plain_as_is(t) for t in ["web01", "n1.example.org", "a/b-c_d", "1.2.3", "_x"])
     assert not any(plain_as_is(t) for t in ["yes", "2.5", "12", "-a", "a b", "a:b", "é", ""])

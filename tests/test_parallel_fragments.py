@@ -1,5 +1,5 @@
-"""parallel/fragments.py: a node's fragment of an indented JSON inventory is written by the
-whole-inventory writer (output_json) and is the text the exact per-node writer gives."""
+"""output/fragments.py: a node's fragment of an indented JSON inventory is written by the
+whole-inventory writer (output.fast_json) and is the text the exact per-node writer gives."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.output import dump, fast_pretty_json, json_key
-from reclass_ng.parallel.fragments import assemble_inventory, node_fragment
+from reclass_ng.output.fragments import assemble_inventory, node_fragment
 
 SCALARS = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=True, allow_infinity=True)

@@ -1,4 +1,4 @@
-"""The engine's provenance record (reclass_ng.provenance) and the observer seam (observe).
+"""The engine's provenance record (reclass_ng.observe.provenance) and the observer seam (observe).
 
 `Inventory.provenance(node)` is driven through the public API, the way explain, lint, diff and
 incremental rendering use it; the render it records must be the plain render, on the whole
@@ -16,7 +16,7 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.provenance import EFFECTS, MISSING, NodeProvenance
+from reclass_ng.observe.provenance import EFFECTS, MISSING, NodeProvenance
 
 # The corpus vendored with the tests (as tests/test_corpus.py reads it), so a clone runs this
 # test too; RECLASS_NG_CONFORMANCE points at another copy.

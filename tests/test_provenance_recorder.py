@@ -1,4 +1,4 @@
-"""The provenance recorder (reclass_ng/provenance_recorder.py): it keeps what ended values as
+"""The provenance recorder (observe/provenance_recorder.py): it keeps what ended values as
 facts while the node renders, and works out whom each ended only for the paths asked about."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from test_subtrees import CLASS_PARAMS, KEYS, NODE_PARAMS, OPTIONS, TREES
 
 import reclass_ng
 from reclass_ng.observe import RenderObserver, WriteObserver
-from reclass_ng.provenance import NodeProvenance
-from reclass_ng.provenance_recorder import SectionRecorder
+from reclass_ng.observe.provenance import NodeProvenance
+from reclass_ng.observe.provenance_recorder import SectionRecorder
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from generate import generate  # noqa: E402

@@ -1,7 +1,7 @@
 """`${}` reference bombs through the command line: a few hundred bytes whose references would
 expand to 10**8 values or 2**30 characters are a clear error (file, line, key path, node;
 exit 65) under a 1 GiB address-space limit, in bounded CPU time, and `reclass --inventory`
-lists the node as failing like any other render error (resolve_fast.MAX_REFERENCE_EXPANSION,
+lists the node as failing like any other render error (resolve.MAX_REFERENCE_EXPANSION,
 doc/performance.rst "Reference-expansion limit")."""
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from reclass_ng.errors import (
     ReferenceExpansionError,
     ResolveErrorList,
 )
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION
-from reclass_ng.subtrees import RenderedSubtrees
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 
 def node(body: str, classes: str = "") -> dict[str, str]:
@@ -204,7 +204,7 @@ def test_custom_delimiter_and_sentinels(params) -> None:
     assert result["keep"] == "${a.b}"
 
 
-# -- what references may produce (resolve_fast.MAX_REFERENCE_EXPANSION) --------------------
+# -- what references may produce (resolve.MAX_REFERENCE_EXPANSION) --------------------
 
 
 

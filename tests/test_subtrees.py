@@ -1,5 +1,5 @@
 """Rendered file containers shared between the nodes of an inventory render
-(reclass_ng.subtrees): the render with the memo must write exactly what the plain render
+(resolve/rendered_subtrees.py): the render with the memo must write exactly what the plain render
 writes, warnings and errors included, and must reuse a subtree only when its inputs match."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from inventory_writer import write_inventory
 import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.observe import RenderObserver
-from reclass_ng.subtrees import RenderedSubtrees, read_key
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, read_key
 from reclass_ng.values import OwnedDict
 
 # -- the memo against the plain render, on generated inventories ---------------------------

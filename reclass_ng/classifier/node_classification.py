@@ -62,7 +62,7 @@ def group_expansion_problems(inventory: reclass_ng.Inventory, tree: GroupTree,
     """A `reference-expansion` problem for each of the `changed` groups or their descendants
     whose references, in what it gives a node (its inherited variables and class parameters,
     rendered alone), expand past the engine's limit (a reference bomb,
-    resolve_fast.MAX_REFERENCE_EXPANSION). Any other failure of that render (such as a
+    resolve.MAX_REFERENCE_EXPANSION). Any other failure of that render (such as a
     reference to a value only a node's classes define) is left to classification."""
     problems = []
     seen: set[str] = set()

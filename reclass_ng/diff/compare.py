@@ -19,7 +19,7 @@ import attrs
 import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.location import display_path
-from reclass_ng.provenance import NodeProvenance
+from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")

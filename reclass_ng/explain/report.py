@@ -20,8 +20,8 @@ from reclass_ng.explain.trace import (
     lookup,
     plain,
 )
+from reclass_ng.observe.provenance import MergedEntity, Write
 from reclass_ng.prepare import absolute_class_name
-from reclass_ng.provenance import MergedEntity, Write
 from reclass_ng.suggestions import similar_names
 from reclass_ng.syntax.ast import Query, Ref
 from reclass_ng.values import Interpolation

@@ -19,7 +19,7 @@ from typing import Any
 from reclass_ng.api import Inventory
 from reclass_ng.errors import NodeNotFound, NotFoundError
 from reclass_ng.location import display_path
-from reclass_ng.provenance import MISSING, MergedEntity, Write
+from reclass_ng.observe.provenance import MISSING, MergedEntity, Write
 from reclass_ng.suggestions import similar_node_names
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain

@@ -31,9 +31,9 @@ from reclass_ng.incremental.node_results import (
     render_nodes,
 )
 from reclass_ng.incremental.snapshot import InventorySnapshot
-from reclass_ng.inputs import InputsRecorder
-from reclass_ng.output_yaml import BlockYamlWriter
-from reclass_ng.parallel.fragments import FRAGMENT_FORMS, inventory_frame, node_fragment
+from reclass_ng.observe.inputs import InputsRecorder
+from reclass_ng.output.block_yaml import BlockYamlWriter
+from reclass_ng.output.fragments import FRAGMENT_FORMS, inventory_frame, node_fragment
 from reclass_ng.render import InventoryRenderer, timestamp
 
 _TIMESTAMP_KEY = "timestamp"

@@ -55,7 +55,7 @@ def cache_path(cache_dir: str, key: str) -> str:
     return os.path.join(os.path.expanduser(cache_dir), f"inventory-{name}.cache")
 
 
-# The forms whose per-node text does not depend on other nodes (parallel.fragments'
+# The forms whose per-node text does not depend on other nodes (output.fragments'
 # FRAGMENT_FORMS; not imported from there, which would import the process pool's modules).
 CACHED_FORMS = frozenset({("json", True), ("json", False), ("yaml", True)})
 

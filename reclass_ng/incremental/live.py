@@ -3,7 +3,7 @@
 Each `refresh()` reads the settings again, lists the node and class directories and takes a
 digest of every file (content, never mtime). When anything differs from the last generation,
 a new generation (an InventoryRenderer) is opened; the results of nodes whose recorded inputs
-(reclass_ng.inputs.NodeInputs: node file, class files, missing class names, the nodes their
+(reclass_ng.observe.inputs.NodeInputs: node file, class files, missing class names, the nodes their
 queries read) are all unchanged are kept, every other node is rendered again when asked for.
 Parsed documents of unchanged files move to the new generation, so only changed files are
 parsed again.
@@ -45,7 +45,7 @@ from reclass_ng.incremental.snapshot import (
     yaml_fs,
 )
 from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
-from reclass_ng.inputs import InputsRecorder
+from reclass_ng.observe.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, load_settings

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, Union
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.incremental.snapshot import Digest, InventorySnapshot
-from reclass_ng.inputs import InputsRecorder, NodeInputs
+from reclass_ng.observe.inputs import InputsRecorder, NodeInputs
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer, inventory_document
 from reclass_ng.render import timestamp as render_timestamp
-from reclass_ng.subtrees import RenderedSubtrees
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 if TYPE_CHECKING:  # git_trees' imports are only needed for yaml_git and mixed inventories
     from reclass_ng.incremental.split_snapshot import SplitSnapshot

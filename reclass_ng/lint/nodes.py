@@ -9,7 +9,7 @@ import attrs
 from reclass_ng.api import Inventory
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
-from reclass_ng.provenance import NodeProvenance
+from reclass_ng.observe.provenance import NodeProvenance
 
 
 @attrs.define

@@ -1,6 +1,6 @@
 """The rules about writes: dead-value, type-change and constant-ignored.
 
-They read what the engine recorded while rendering each node (reclass_ng.provenance): which
+They read what the engine recorded while rendering each node (reclass_ng.observe.provenance): which
 writes were overridden, replaced, removed or ignored, and by which write. No merge rule is
 repeated here.
 """
@@ -13,7 +13,7 @@ from typing import Any
 from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
 from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.yaml_pass import LineIndex
-from reclass_ng.provenance import Write
+from reclass_ng.observe.provenance import Write
 from reclass_ng.values import Interpolation, as_written
 
 MAX_NAMES = 5

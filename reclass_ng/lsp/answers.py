@@ -14,8 +14,8 @@ from typing import Any
 
 from reclass_ng.lsp.documents import Outline, Position, Span
 from reclass_ng.lsp.live import EditedInventory, NodeState
+from reclass_ng.observe.provenance import MISSING, Write
 from reclass_ng.prepare import absolute_class_name
-from reclass_ng.provenance import MISSING, Write
 
 SECTIONS = ("parameters", "exports")
 VALUES_SHOWN = 5  # distinct values a hover shows

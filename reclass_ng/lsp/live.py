@@ -25,7 +25,7 @@ from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
 from reclass_ng.lsp.roots import InventoryRoot
-from reclass_ng.provenance import NodeProvenance
+from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.settings import Settings, load_settings
 from reclass_ng.storage.base import Storage
 from reclass_ng.storage.yaml_fs import YamlFsStorage

@@ -33,7 +33,7 @@ import attrs
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
-from reclass_ng.parallel.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
+from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
     Warn,
     WarningReplay,

@@ -15,7 +15,7 @@ import attrs
 from reclass_ng.api import Inventory
 from reclass_ng.errors import ConfigError, ReclassError
 from reclass_ng.location import display_path
-from reclass_ng.provenance import NodeProvenance
+from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.schemas.loading import SchemaSet
 from reclass_ng.values import to_plain
 

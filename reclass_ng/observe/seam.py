@@ -12,7 +12,7 @@ Two kinds of facts reach an observer:
   needs exactly these to know when a node must be rendered again);
 * who **wrote** each value: the entities merged in order (with the entity listing each class),
   and, through the `WriteObserver` of a section, every decision the merge and the fold of layer
-  stacks made. `reclass_ng.provenance_recorder.ProvenanceRecorder` turns these into `NodeProvenance`.
+  stacks made. `observe.provenance_recorder.ProvenanceRecorder` turns these into `NodeProvenance`.
 
 An observer sees a node's render as it happens: caches (parsed files, loaded classes, query
 views) are still used, and the reads they save are still reported. The resolver's fast paths

@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-    from reclass_ng.subtrees import SubtreeReads
+    from reclass_ng.resolve.rendered_subtrees import SubtreeReads
 
 # Values that never need rendering: skipped with one set lookup.
 PLAIN = frozenset({str, int, float, bool, type(None), dict, list})
@@ -68,7 +68,7 @@ class FastPaths:
     expanded: int
     _plain_sizes: dict[int, tuple[int, Any]]
 
-    if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve_memo); no stub to shadow it
+    if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve.shared_subtrees); no stub to shadow it
         def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
 
     def _rendered_now(self, value: Interpolation | Stack, path: tuple, key: Any) -> Any:
@@ -112,7 +112,7 @@ class FastPaths:
         """What fold returns for a stack whose layers are all scalars or references to
         rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
         value: Any = NOT_RENDERED
-        scalars = SCALARS  # a local: a C set in the compiled build (resolve_fast.pxd)
+        scalars = SCALARS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
@@ -154,7 +154,7 @@ class FastPaths:
         if keys is None:
             return NOT_RENDERED
         node = self._refs_root
-        walked = WALKED  # a local: a C set in the compiled build (resolve_fast.pxd)
+        walked = WALKED  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         try:
             for key in keys:
                 node = node[key]
@@ -191,7 +191,7 @@ class FastPaths:
             if known is not None:
                 return known[0]
         size = 1
-        containers = _CONTAINERS  # a local: a C set in the compiled build (resolve_fast.pxd)
+        containers = _CONTAINERS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         if isinstance(value, dict):
             for key, item in dict.items(value):
                 size += len(key) + 1 if type(key) is str else 1

@@ -10,7 +10,7 @@ node and are not repeated per node.
 
 from __future__ import annotations
 
-from reclass_ng.observe import RenderObserver
+from reclass_ng.observe.seam import RenderObserver
 from reclass_ng.records import Record
 
 

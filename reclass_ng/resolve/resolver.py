@@ -25,9 +25,9 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
-from reclass_ng.resolve_memo import SharedSubtrees
-from reclass_ng.subtrees import RenderedSubtrees, SubtreeReads
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
+from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
@@ -96,7 +96,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         # paths being rendered, in order, with the value (Interp or Stack) rendered there
         self.in_progress: dict[tuple, Any] = {}
         self.errors: list[ResolveError] = []
-        self.expanded = 0  # what references produced (resolve_fast.MAX_REFERENCE_EXPANSION)
+        self.expanded = 0  # what references produced (resolve.MAX_REFERENCE_EXPANSION)
         self._plain_sizes: dict[int, tuple[int, Any]] = {}
         self._split = merger.split_paths(delimiter)
         # where _rendered_target walks, and the split paths it finds there
@@ -112,7 +112,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         # telling `record` what the full render would (WriteObserver.rendered_directly).
         self.fast_references = fast_references and record is None
         self.fast_observed = fast_references and record is not None
-        # Rendered file containers shared with other nodes (reclass_ng.subtrees): only for
+        # Rendered file containers shared with other nodes (rendered_subtrees.py): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
         # file containers with at least this many keys to render go through the memo
@@ -144,7 +144,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
-        plain = PLAIN  # a local: a C set in the compiled build (resolve.pxd)
+        plain = PLAIN  # a local: a C set in the compiled build (resolve/resolver.pxd)
         self._render_keys(container, [key for key, value in items if type(value) not in plain],
                           path)
 
@@ -476,7 +476,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         if kind is not OwnedDict and kind is not OwnedList:
             return
         items = node.items() if kind is OwnedDict else enumerate(node)
-        plain = PLAIN  # a local: a C set in the compiled build (resolve.pxd)
+        plain = PLAIN  # a local: a C set in the compiled build (resolve/resolver.pxd)
         for key, child in list(items):
             # Scalars and file containers are rendered (and stay so): skipped, as a
             # container referenced by a bomb is walked once for each of its references.

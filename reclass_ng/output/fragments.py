@@ -24,14 +24,14 @@ FRAGMENT_FORMS = {
 
 def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
     """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output import dump
+    from reclass_ng.output.exact import dump
 
     if fmt == "json" and pretty:
         return _indented_json_member(name, info)
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):
-        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.py changed
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output/exact.py changed
     return text[len(before):len(text) - len(after)]
 
 
@@ -55,7 +55,7 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
                     now: str) -> tuple[str, str]:
     """The dumped inventory's text before its first node's text and after its last one, from
     (name, classes, applications) of each node; the whole text when there is no node."""
-    from reclass_ng.output import dump
+    from reclass_ng.output.exact import dump
 
     classes: dict[str, list[str]] = {}
     applications: dict[str, list[str]] = {}
@@ -75,12 +75,12 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
 
 
 def _indented_json_member(name: str, info: dict[str, Any]) -> str:
-    # The writer of whole inventories (output_json), so a parallel or cached render writes
+    # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
     # what a serial one does, as fast; the exact writer where orjson has no wheel.
     try:
-        from reclass_ng.output_json import node_member
+        from reclass_ng.output.fast_json import node_member
     except ImportError:
-        from reclass_ng.output import fast_pretty_json, json_key
+        from reclass_ng.output.exact import fast_pretty_json, json_key
 
         return json_key(name) + ": " + fast_pretty_json(info, "    ")
     return str(node_member(name, info), "ascii")

@@ -1,4 +1,4 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolve_memo.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside shared_subtrees.py, the
 # pure-Python install ignores it. SharedSubtrees becomes an extension type between FastPaths
 # and Resolver (which declares the instance __dict__): the attributes its methods use are C
 # fields here, where the base-most class using them declares them, and its methods C calls
@@ -7,8 +7,8 @@
 
 cimport cython
 
-from reclass_ng.resolve_fast cimport FastPaths
-from reclass_ng.subtrees cimport RenderedSubtrees, SubtreeReads, read_part
+from reclass_ng.resolve.fast_paths cimport FastPaths
+from reclass_ng.resolve.rendered_subtrees cimport RenderedSubtrees, SubtreeReads, read_part
 
 cdef class SharedSubtrees(FastPaths):
     cdef public RenderedSubtrees subtrees  # or None

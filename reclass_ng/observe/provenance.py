@@ -1,7 +1,7 @@
 """Provenance: who wrote each value of a node, and what the node read, as the engine recorded it.
 
 `Inventory.provenance(node)` renders the node with a ProvenanceRecorder observing it
-(reclass_ng.provenance_recorder, through the seam of reclass_ng.observe) and returns the
+(reclass_ng.observe.provenance_recorder, through the seam of reclass_ng.observe) and returns the
 NodeProvenance defined here: the entities merged in order (with the entity listing each class,
 and the class_mappings entry behind a mapped class), what the node read, and for any key path
 every write that touched it, in merge order, with what became of it.
@@ -19,7 +19,11 @@ from reclass_ng.values import Source, Stack
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
-    from reclass_ng.provenance_recorder import EntityWrite, ProvenanceRecorder, SectionRecorder
+    from reclass_ng.observe.provenance_recorder import (
+        EntityWrite,
+        ProvenanceRecorder,
+        SectionRecorder,
+    )
     from reclass_ng.settings import Settings
 
 __all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
@@ -279,7 +283,7 @@ class NodeProvenance:
 def __getattr__(name: str) -> Any:
     # The recorder imports the record types: importing it back lazily avoids the cycle.
     if name == "ProvenanceRecorder":
-        from reclass_ng.provenance_recorder import ProvenanceRecorder
+        from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
 
         return ProvenanceRecorder
-    raise AttributeError(f"module 'reclass_ng.provenance' has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

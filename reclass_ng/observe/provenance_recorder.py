@@ -1,5 +1,5 @@
 """The provenance recorder: the observer that keeps, while a node renders, the raw facts a
-NodeProvenance (reclass_ng.provenance) answers questions from.
+NodeProvenance (reclass_ng.observe.provenance) answers questions from.
 
 How the facts are kept, cheaply: an entity's parameters (or exports) are one *entity write*,
 its tree as prepared from the file; nothing is copied per key. The engine then reports only the
@@ -17,9 +17,9 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from reclass_ng.observe import RenderObserver, WriteObserver
+from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
+from reclass_ng.observe.seam import RenderObserver, WriteObserver
 from reclass_ng.positions import KeyPositions
-from reclass_ng.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 

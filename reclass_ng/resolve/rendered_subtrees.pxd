@@ -1,9 +1,9 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside subtrees.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside rendered_subtrees.py, the
 # pure-Python install ignores it. The memo and the reads of a container being rendered
 # become extension types: the resolver asks the memo about every file container it copies
 # (several times), and tells each container being rendered what every reference read, so
 # their attributes are C fields and their methods C calls (the resolver's side types its
-# fields with them, resolve_memo.pxd). See doc/performance.rst, "The optional compiled
+# fields with them, resolve/shared_subtrees.pxd). See doc/performance.rst, "The optional compiled
 # build".
 
 cimport cython
@@ -15,7 +15,7 @@ cpdef read_part(value)
 
 
 cdef class SubtreeReads:
-    cdef dict __dict__  # an attribute added to subtrees.py before it is declared here
+    cdef dict __dict__  # an attribute added to rendered_subtrees.py before it is declared here
     cdef public tuple path
     cdef public tuple prefix
     cdef public dict reads
@@ -25,7 +25,7 @@ cdef class SubtreeReads:
 
 
 cdef class RenderedSubtrees:
-    cdef dict __dict__  # an attribute added to subtrees.py before it is declared here
+    cdef dict __dict__  # an attribute added to rendered_subtrees.py before it is declared here
     cdef public object min_dirty
     cdef public Py_ssize_t max_entries
     cdef public Py_ssize_t max_variants

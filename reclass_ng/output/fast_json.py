@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from reclass_ng.output import (
+from reclass_ng.output.exact import (
     NON_ASCII_PATTERN,
     _escaped,
     _has_non_finite_float,
@@ -99,5 +99,5 @@ def _exact_members(mapping: dict[Any, Any], depth: int) -> bytes:
 
 def node_member(name: str, info: Any, floats_exact: bool = False) -> bytes | memoryview:
     """The bytes of `"name": info` as the `nodes` object of an indented inventory holds them
-    (a node's fragment of a parallel or cached render, reclass_ng.parallel.fragments)."""
+    (a node's fragment of a parallel or cached render, reclass_ng.output.fragments)."""
     return _members({name: info}, 2, floats_exact)

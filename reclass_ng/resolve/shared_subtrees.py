@@ -1,4 +1,4 @@
-"""The resolver's side of the rendered-subtree memo (reclass_ng.subtrees).
+"""The resolver's side of the rendered-subtree memo (reclass_ng.resolve.rendered_subtrees).
 
 A file container with enough keys to render is first looked up in the memo: a copy kept by an
 earlier node is reused when every reference it read has, in this node, a rendered value
@@ -11,8 +11,8 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve_fast import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
-from reclass_ng.subtrees import SubtreeReads, fully_rendered, read_part
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
+from reclass_ng.resolve.rendered_subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from reclass_ng.subtrees import RenderedSubtrees
+    from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 
 class SharedSubtrees(FastPaths):
@@ -28,7 +28,7 @@ class SharedSubtrees(FastPaths):
     tree and its split paths, the file containers being rendered for the memo and the read
     parts found in this node, and the plain render of keys. One chain of bases (Resolver,
     SharedSubtrees, FastPaths), not two mixins: the compiled build makes each an extension
-    type (resolve_memo.pxd), and an extension type has at most one base with a C layout."""
+    type (shared_subtrees.pxd), and an extension type has at most one base with a C layout."""
 
     subtrees: RenderedSubtrees | None
     root: Any

@@ -1,4 +1,4 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside classes.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside expansion.py, the
 # pure-Python install ignores it. ClassExpander becomes an extension type (C fields, the
 # depth-first walk C calls); SharedClassWalks stays a Python class (tests patch it). See
 # doc/performance.rst, "The optional compiled build".
@@ -6,7 +6,7 @@
 from reclass_ng.merge cimport Merger
 
 cdef class ClassExpander:
-    cdef dict __dict__  # an attribute added to classes.py before it is declared here
+    cdef dict __dict__  # an attribute added to expansion.py before it is declared here
     cdef public object loader
     cdef public Merger merger
     cdef public object settings

@@ -132,7 +132,7 @@ class RenderedSubtrees:
              expanded: int) -> None:
         """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
         ids it is), with the references it read (path -> value read) and what its own
-        references produced (a node reusing it counts that: resolve_fast.MAX_REFERENCE_EXPANSION)."""
+        references produced (a node reusing it counts that: resolve.MAX_REFERENCE_EXPANSION)."""
         key = read_key(reads.values())
         if key is None or self._count >= self.max_entries:
             return

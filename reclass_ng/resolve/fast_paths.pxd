@@ -1,4 +1,4 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolve_fast.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside fast_paths.py, the
 # pure-Python install ignores it. FastPaths becomes an extension type (the base of
 # SharedSubtrees and Resolver, which declares the instance __dict__): its attributes are C
 # fields and its methods C calls (_note_read, SharedSubtrees', is called as a Python method).

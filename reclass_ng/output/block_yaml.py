@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from reclass_ng.cli.yaml_import import pyyaml
-from reclass_ng.output import yaml_dumper
+from reclass_ng.output.exact import yaml_dumper
 from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 

@@ -101,7 +101,7 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
         return json.dumps(data, separators=(",", ":"), default=_json_default) + "\n"
     if fmt == "yaml":
         if pretty:
-            from reclass_ng.output_yaml import BlockYamlWriter
+            from reclass_ng.output.block_yaml import BlockYamlWriter
 
             return BlockYamlWriter().document(data)
         return pyyaml_text(data, pretty)
@@ -110,7 +110,7 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
 
 def pyyaml_text(data: Any, pretty: bool = True) -> str:
     """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
-    of block YAML (`output_yaml.py`), and flow style, which that writer leaves to PyYAML."""
+    of block YAML (`output/block_yaml.py`), and flow style, which that writer leaves to PyYAML."""
     from reclass_ng.cli.yaml_import import pyyaml
 
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=not pretty) + "\n"
@@ -126,7 +126,7 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
     """
     if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict:
         try:
-            from reclass_ng.output_json import inventory_json_pieces
+            from reclass_ng.output.fast_json import inventory_json_pieces
         except ImportError:  # a platform without orjson's wheel: the exact writer
             for chunk in _inventory_json_chunks(data):
                 stream.write(chunk)
@@ -135,7 +135,7 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
         _write_bytes(inventory_json_pieces(data, floats_exact), stream)
         return
     if fmt == "yaml" and pretty and type(data) is dict:
-        from reclass_ng.output_yaml import BlockYamlWriter
+        from reclass_ng.output.block_yaml import BlockYamlWriter
 
         for piece in BlockYamlWriter().inventory_pieces(data):
             stream.write(piece)

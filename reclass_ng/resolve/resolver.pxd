@@ -1,4 +1,4 @@
-# Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolve.py, the
+# Compiled build only (reclass_ng/compiled.py): Cython reads this beside resolver.py, the
 # pure-Python install ignores it. Resolver becomes an extension type: its attributes are C
 # fields and the methods on the render's hot path C calls (cpdef: still callable from Python;
 # methods holding a lambda stay def). See doc/performance.rst, "The optional compiled build".
@@ -6,10 +6,10 @@
 cimport cython
 
 from reclass_ng.merge cimport Merger
-from reclass_ng.resolve_memo cimport SharedSubtrees
+from reclass_ng.resolve.shared_subtrees cimport SharedSubtrees
 
 cdef class Resolver(SharedSubtrees):
-    cdef dict __dict__  # an attribute added to resolve.py before it is declared here
+    cdef dict __dict__  # an attribute added to resolver.py before it is declared here
     cdef public Resolver refs
     cdef public Merger merger
     cdef public bint group_errors
