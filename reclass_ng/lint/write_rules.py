@@ -14,7 +14,7 @@ from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
 from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.observe.provenance import Write
-from reclass_ng.values import Interpolation, as_written
+from reclass_ng.values import as_written, kind_of
 
 MAX_NAMES = 5
 DEAD = ("overridden", "replaced", "removed")
@@ -38,17 +38,15 @@ def short_value(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def kind_of(value: Any) -> str:
+# The kinds of merge errors (values.kind_of) as type-change names them: any interpolation is a
+# reference (its value's kind is known only once rendered).
+_WRITE_KINDS = {"dictionary": "dict", "list": "list", "scalar": "scalar", "reference": "reference",
+                "inv_query": "reference", "composite": "reference"}
+
+
+def write_kind(value: Any) -> str:
     """The kind a write has for type-change: dict, list, scalar, null or reference."""
-    if value is None:
-        return "null"
-    if type(value) is Interpolation:
-        return "reference"
-    if isinstance(value, dict):
-        return "dict"
-    if isinstance(value, list):
-        return "list"
-    return "scalar"
+    return "null" if value is None else _WRITE_KINDS[kind_of(value)]
 
 
 def label(write: Write) -> str:
@@ -90,7 +88,7 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
         counted = run.provenance is not None and run.provenance.merged
         for write, before in _own_writes(run):
             path, by = write.path, write.by
-            kind = kind_of(write.written)
+            kind = write_kind(write.written)
             if counted and write.source.kind == "class" and kind not in ("dict", "null") \
                     and "=" not in write.flag:
                 key = (write.source.name, path)
@@ -99,14 +97,14 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
                     count, first, example = dead.get(key, (0, write, by))
                     dead[key] = (count + 1, first, example or by)
             if write.effect == "overridden" and by is not None and by.key == path:
-                new_kind = kind_of(by.written)
+                new_kind = write_kind(by.written)
                 if kind != new_kind and "reference" not in (kind, new_kind) \
                         and "null" not in (kind, new_kind):
                     group = (path, kind, id(write.source), new_kind, id(by.source))
                     changes.setdefault(group, (write, by, []))[2].append(run.name)
             if write.effect == "appended" and before is not None and before.final:
                 # allow_list_over_scalar: a list appended to a scalar turns it into a list.
-                old_kind = kind_of(before.written)
+                old_kind = write_kind(before.written)
                 if old_kind == "scalar" and kind == "list":
                     appended = (path, old_kind, id(before.source), kind, id(write.source))
                     changes.setdefault(appended, (before, write, []))[2].append(run.name)
@@ -127,8 +125,8 @@ def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
             f"every node using the class ({count}){shown}"))
     type_found = [finding(
         "type-change", new.file, new.line,
-        f"{key_text(old.path)}: a {kind_of(new.written)} here replaces the "
-        f"{kind_of(old.written)} of {where(old, index)} on {node_list(nodes)}")
+        f"{key_text(old.path)}: a {write_kind(new.written)} here replaces the "
+        f"{write_kind(old.written)} of {where(old, index)} on {node_list(nodes)}")
         for old, new, nodes in changes.values()]
     constant_found = [finding(
         "constant-ignored", write.file, index.line(write.file, ("parameters", *fixed.key)),
