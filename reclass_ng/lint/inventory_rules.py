@@ -29,6 +29,7 @@ from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.write_rules import node_list
 from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.prepare import absolute_class_name
+from reclass_ng.suggestions import did_you_mean
 
 
 def _path_of(entity: Entity) -> str:
@@ -184,9 +185,7 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
             head = err.text.split(": ", 1)[0]
             file = head if os.path.isfile(head) else run.file
         text = " ".join(line.strip() for line in err.detail_lines())
-        close = err.suggestions()
-        if close:
-            text += f" (did you mean {', '.join(close)}?)"
+        text += did_you_mean(err.suggestions())
         others.setdefault((file, line, text), []).append(run.name)
     ref_found = []
     for (text, path, file), nodes in refs.items():  # text: what went wrong

@@ -15,6 +15,7 @@ from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.lsp.documents import Outline, Span
 from reclass_ng.lsp.live import EditedInventory
 from reclass_ng.prepare import absolute_class_name
+from reclass_ng.suggestions import did_you_mean
 
 ERROR, WARNING = 1, 2  # LSP DiagnosticSeverity
 NODES_NAMED = 5  # nodes a message names before "and N more"
@@ -99,8 +100,7 @@ def file_diagnostics(live: EditedInventory | None, path: str, text: str,
             grouped.setdefault(key, (err, []))[1].append(state.name)
     for (span, message), (err, nodes) in sorted(grouped.items(), key=lambda item: item[0]):
         suggestions = err.suggestions() if isinstance(err, ClassNotFound) else []
-        hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
-        found.append(FileDiagnostic(span, f"{message}{hint} [{_nodes_phrase(sorted(nodes))}]",
+        found.append(FileDiagnostic(span, f"{message}{did_you_mean(suggestions)} [{_nodes_phrase(sorted(nodes))}]",
                                     ERROR, err.error_kind, suggestions))
     if lint_file and outline.problem is None and os.path.isfile(path) \
             and path not in live.buffers:
