@@ -99,8 +99,9 @@ class BlockYamlReader:
         # Open collections, innermost last: (indentation of their entries, the collection,
         # is it a sequence, is it a sequence written at its key's own indentation); the
         # innermost one is also in the four variables below.
+        top: _Block | None
         level, collection, is_sequence, indentless = top = (0, root, False, False)
-        stack: list[tuple[int, Any, bool, bool]] = [top]
+        stack: list[_Block] = [top]
         # The last entry had no value on its line: (its collection, its key or index, the
         # indentation a nested block must exceed, whether it was a mapping key).
         pending: tuple[Any, Any, int, bool] | None = None
@@ -117,6 +118,8 @@ class BlockYamlReader:
                 owner, slot, owner_indent, from_key = pending
                 pending = None
                 if indent > owner_indent or (indent == owner_indent and from_key and dash):
+                    # the entry's value is the block this line opens (a sequence may sit at
+                    # its key's own indentation)
                     nested: Any = [] if dash else {}
                     owner[slot] = nested
                     if len(stack) >= max_depth:
@@ -125,13 +128,7 @@ class BlockYamlReader:
                         indent, nested, dash, indent == owner_indent)
                     stack.append(top)
             if indent != level:
-                if indent > level:
-                    raise NotSimple  # a continuation line: a multi-line scalar
-                while stack[-1][0] > indent:
-                    stack.pop()
-                level, collection, is_sequence, indentless = stack[-1]
-                if level != indent:
-                    raise NotSimple  # indentation matching no open block
+                level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
             if is_sequence:
                 if not dash:
                     if not indentless:
@@ -159,11 +156,8 @@ class BlockYamlReader:
                     content = rest
                     nested = {}
                     collection.append(nested)
-                    if len(stack) >= max_depth:
-                        raise NotSimple
-                    level, collection, is_sequence, indentless = top = (
-                        indent, nested, False, False)
-                    stack.append(top)
+                    level, collection, is_sequence, indentless = _push_block(
+                        stack, (indent, nested, False, False), max_depth)
             elif dash:
                 raise NotSimple  # a sequence entry among mapping keys
             # `key: value` or `key:` in `collection`, a mapping whose keys are at `indent`
@@ -211,6 +205,32 @@ class BlockYamlReader:
         if len(text) < _MAX_MEMO_LENGTH and type(value) is not list and type(value) is not dict:
             self._values.put(text, value)
         return value
+
+
+# A block is (indentation of its entries, the collection, is it a sequence, is it a sequence
+# written at its key's own indentation), as BlockYamlReader.parse keeps them on its stack.
+_Block = tuple  # tuple[int, Any, bool, bool]
+
+
+def _push_block(stack: list[_Block], block: _Block, max_depth: int) -> _Block:
+    """`block` opened inside the innermost one of `stack`; NotSimple beyond `max_depth`."""
+    if len(stack) >= max_depth:
+        raise NotSimple
+    stack.append(block)
+    return block
+
+
+def _enclosing_block(stack: list[_Block], indent: int) -> _Block:
+    """The open block whose entries a line at `indent` continues, the deeper ones closed;
+    NotSimple for more indentation (a multi-line scalar) or a level no open block has."""
+    if indent > stack[-1][0]:
+        raise NotSimple  # a continuation line: a multi-line scalar
+    while stack[-1][0] > indent:
+        stack.pop()
+    block = stack[-1]
+    if block[0] != indent:
+        raise NotSimple  # indentation matching no open block
+    return block
 
 
 def _scalar(text: str, plain_tag: Callable[[str], str | None],
