@@ -50,6 +50,7 @@ SLOW_TEST_PATHS = (
     "server/test_fair_serving.py", "server/test_fair_admission.py",  # timing under load
     "test_storage_git.py", "test_incremental_git.py", "test_hostile_git_settings.py",  # git
     "test_incremental_fuzz.py",  # the deploy state machine against fresh renders
+    "test_incremental_corpus.py",  # every corpus scenario again through the incremental paths
 )
 
 
