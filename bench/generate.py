@@ -9,6 +9,9 @@ bytes. Shapes:
 * ``mcp``: MCP/Salt-style, a shared library of ~750 service/system classes,
   clusters of 10-50 nodes, 40-75 classes per node through up to six include
   levels, about a third of the leaf values references (mostly ${_param:...}).
+* ``mcp-real``: ``mcp`` with the value shapes of real inventories added
+  (shape_real_values.py): long prose, certificates and scripts, unicode, quoted
+  numbers, anchors and merge keys in a few class files.
 * ``kapitan``: Kapitan-style, ~150 larger classes (components, profiles,
   environments, tenants) with big parameter trees and fewer references;
   targets live in ``targets/`` (see the generated reclass-config.yml).
@@ -32,8 +35,17 @@ from inventory_files import InventoryFiles, write_inventory  # noqa: E402
 from inventory_stats import inventory_stats  # noqa: E402
 from shape_kapitan import generate_kapitan  # noqa: E402
 from shape_mcp_clusters import generate_mcp  # noqa: E402
+from shape_real_values import add_real_values  # noqa: E402
 
-SHAPES = {"mcp": generate_mcp, "kapitan": generate_kapitan}
+
+def generate_mcp_real(seed: int, nodes: int, queries: bool) -> InventoryFiles:
+    """The ``mcp`` inventory with the value shapes of real inventories added."""
+    return add_real_values(generate_mcp(seed, nodes, queries), seed)
+
+
+SHAPES = {"mcp": generate_mcp, "mcp-real": generate_mcp_real, "kapitan": generate_kapitan}
+# Shapes using YAML 1.1 only (merge keys): reclass-rs (YAML 1.2) is not run on them.
+YAML_1_1_SHAPES = frozenset({"mcp-real"})
 GENERATOR_VERSION = 2
 
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from reclass_ng.version import __version__
 
-__all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Write",
-           "__version__", "load"]
+__all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Speed",
+           "Write", "__version__", "load"]
 
 # Imported on first use so that `import reclass_ng` (and every console script) starts fast.
 _LAZY = {"Entity": "reclass_ng.api", "Inventory": "reclass_ng.api", "load": "reclass_ng.api",
          "ReclassError": "reclass_ng.errors", "NodeProvenance": "reclass_ng.observe.provenance",
-         "Write": "reclass_ng.observe.provenance", "RenderObserver": "reclass_ng.observe"}
+         "Write": "reclass_ng.observe.provenance", "RenderObserver": "reclass_ng.observe",
+         "Speed": "reclass_ng.settings"}
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # what type checkers see of the lazy names above
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # what type checkers see of the lazy names above
     from reclass_ng.errors import ReclassError
     from reclass_ng.observe import RenderObserver
     from reclass_ng.observe.provenance import NodeProvenance, Write
+    from reclass_ng.settings import Speed
 
 
 # Public modules reachable as attributes after a plain `import reclass_ng`

@@ -8,7 +8,8 @@ from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
 from reclass_ng.render import InventoryRenderer
-from reclass_ng.settings import Settings, load_settings
+from reclass_ng.settings import Settings, Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import Storage, floats_json_exact
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel re
 
     from reclass_ng.incremental.live import LiveRender, Refresh
 
-__all__ = ["Entity", "Inventory", "load"]
+__all__ = ["Entity", "Inventory", "Speed", "load", "other_nodes_errors"]
 
 
 class Inventory(InventoryRenderer):
@@ -31,8 +32,8 @@ class Inventory(InventoryRenderer):
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
                  storage: Storage | None = None, *,
                  reload: tuple[str | None, dict[str, Any], bool] | None = None,
-                 config_warnings: Sequence[str] = ()) -> None:
-        super().__init__(settings, warn, storage)
+                 config_warnings: Sequence[str] = (), speed: Speed | None = None) -> None:
+        super().__init__(settings, warn, storage, speed=speed)
         # (base directory, explicit settings, read_config) as given to load(): what a
         # refresh reads again.
         self._reload = reload or (settings.inventory_base_uri, {}, False)
@@ -56,7 +57,7 @@ class Inventory(InventoryRenderer):
             from reclass_ng.incremental.live import LiveRender
 
             base, explicit, read_config = self._reload
-            self._live = LiveRender(base, explicit, read_config, self.warn,
+            self._live = LiveRender(base, explicit, read_config, self.warn, speed=self.speed,
                                     told_config_warnings=self._config_warnings)
             return self._live.refresh()
         if node is not None:
@@ -106,8 +107,10 @@ class Inventory(InventoryRenderer):
 
 
 def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
-         warn: Callable[[str], None] | None = None, **settings: Any) -> Inventory:
-    """Open an inventory. Settings are reclass-config.yml keys; keyword values win over the file."""
+         warn: Callable[[str], None] | None = None, speed: Speed | None = None,
+         **settings: Any) -> Inventory:
+    """Open an inventory. Settings are reclass-config.yml keys; keyword values win over the file.
+    `speed`: which fast paths renders take (default: RECLASS_NG_SPEED's, see Speed)."""
     config_warnings: list[str] = []  # unknown reclass-config.yml keys, told once loaded
     try:
         resolved = load_settings(inventory_base_uri, settings, read_config=read_config,
@@ -115,7 +118,21 @@ def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
     except ReclassError:
         raise
     inventory = Inventory(resolved, warn=warn, reload=(inventory_base_uri, settings, read_config),
-                          config_warnings=config_warnings)
+                          config_warnings=config_warnings, speed=speed)
     for message in config_warnings:
         inventory.warn(message)
     return inventory
+
+
+def other_nodes_errors(inventory: InventoryRenderer, first: ReclassError) -> list[ReclassError]:
+    """After rendering every node of `inventory` failed at `first`: the errors of the other
+    nodes, so that a run reports them all (in node order)."""
+    errors: list[ReclassError] = []
+    for name in inventory.node_names:
+        if name == first.node:
+            continue
+        try:
+            inventory.nodeinfo(name)
+        except ReclassError as err:
+            errors.append(err.for_node(name))
+    return errors

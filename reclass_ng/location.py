@@ -44,10 +44,25 @@ def display_path(path: str, base: str | None) -> str:
     if not relative.startswith(".."):
         return relative
     if ".trees" + os.sep in path:  # a yaml_git file: where it is in its repository
-        from reclass_ng.storage.git_trees import exported_commit
-
         exported = exported_commit(path)
         if exported is not None:
             _, commit, inside = exported
             return f"{commit[:12]}:{inside}"  # git's REV:PATH (`git show` takes it)
     return path
+
+
+def exported_commit(directory: str) -> tuple[str, str, str] | None:
+    """(mirror repository, commit, path inside the commit) of a directory inside a tree that
+    storage/git_trees.py exported (`<cache>/<name>.trees/<commit>/...`); None for any other
+    directory. Here, below storage, because `display_path` shows such files by commit."""
+    parts = os.path.abspath(directory).split(os.sep)
+    for index in range(len(parts) - 1, 0, -1):
+        commit, parent = parts[index], parts[index - 1]
+        if parent.endswith(".trees") and len(commit) in (40, 64) and is_hex(commit):
+            mirror = os.sep.join(parts[:index - 1] + [parent[:-len(".trees")] + ".git"])
+            return mirror, commit, "/".join(parts[index + 1:])
+    return None
+
+
+def is_hex(text: str) -> bool:
+    return all(char in "0123456789abcdef" for char in text)

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
 from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
-from reclass_ng.settings import Settings
+from reclass_ng.observe.seam import replacing_outcome
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import (
     DICT_TYPES,
     LIST_TYPES,
@@ -31,8 +32,9 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-# What merges key by key into an owned copy (merge_value's first case), as one set.
-_MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
+# What merges key by key into an owned copy (merge_value's first case), as one set: the rule
+# that a mapping merged over a mapping merges key by key (classes.thaw repeats it).
+MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
 # Values fold merges or appends to (a change to or from one is _kind_changed's).
 _CONTAINER_TYPES = DICT_TYPES + LIST_TYPES
 
@@ -60,8 +62,11 @@ class MergedNode:
 class Merger:
     """Merges entities and folds layer stacks under one set of settings."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, speed: Speed | None = None) -> None:
         self.settings = settings
+        # False: merge_mapping merges every key through merge_value (the reference of its
+        # inlined cases, Speed.inlined_merge).
+        self.inlined_merge = (speed or Speed.from_environment()).inlined_merge
         # Reference paths split on a delimiter, shared by the resolvers of this inventory
         # (paths repeat a lot); as large as the inventory's distinct reference paths.
         self._split_paths: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -120,13 +125,17 @@ class Merger:
                       record: WriteObserver | None = None) -> None:
         """Merge a mapping into an owned mapping, recording which source set each key (and
         telling `record` what became of the values already there)."""
+        if not self.inlined_merge:
+            self.merge_mapping_per_key(target, new, source, path, record)
+            return
         # The hottest loop of a render: OwnedDict.set_origin/source_of are inlined here, and
-        # so are merge_value's two commonest cases, a mapping or a list over a file's (the
-        # same outcome as calling it: tests/test_merge.py compares the two).
+        # so is merge_value's commonest case, a mapping over a mapping (copying a file's
+        # one): the rules of merge_mapping_per_key, its reference (Speed.inlined_merge;
+        # tests/test_merge.py compares the two).
         origin = target.origin
         default_source = target.src
         record_new = source is not None and source is not default_source
-        mapping_types = _MAPPING_TYPES  # a local: a C set in the compiled build (merge.pxd)
+        mapping_types = MAPPING_TYPES  # a local: a C set in the compiled build (merge.pxd)
         for key, value in new.items():
             if key not in target:
                 target[key] = value
@@ -155,6 +164,24 @@ class Merger:
                 if origin is None:
                     origin = target.origin = {}
                 origin[key] = source
+
+    def merge_mapping_per_key(self, target: OwnedDict, new: Any, source: Source | None,
+                              path: tuple, record: WriteObserver | None = None) -> None:
+        """merge_mapping written plainly, the reference of its inlined cases: every key
+        already there goes through merge_value, origins through OwnedDict's own methods."""
+        for key, value in new.items():
+            if key not in target:
+                target[key] = value
+                if source is not None and source is not target.src:
+                    target.set_origin(key, source)
+                continue
+            old = target[key]
+            merged = self.merge_value(old, value, target.source_of(key), source, path + (key,),
+                                      record)
+            if merged is not old:
+                target[key] = merged
+            if source is not None:
+                target.set_origin(key, source)
 
     def merge_value(self, old: Any, new: Any, old_source: Source | None, source: Source | None,
                     path: tuple, record: WriteObserver | None = None) -> Any:
@@ -230,8 +257,7 @@ class Merger:
                 new, skipped = None, err
             if output is None or layer.override:
                 if record is not None:
-                    record.folded(path, layers, i, "override" if layer.override else "replace",
-                                  new)
+                    record.folded(path, layers, i, replacing_outcome(layer), new)
                 output, owned = new, False
                 continue
             # Same kinds merge (dicts) or append (lists) here; every change of kind is

@@ -12,6 +12,7 @@ cdef class EntityPreparer:
     cdef public object parser
     cdef public dict prefixes
     cdef public dict _templates
+    cdef public object _queries
 
     cpdef mapping(self, value, key, source)
     @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup

@@ -10,9 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reclass_ng.entity import Entity
-from reclass_ng.errors import EntityFormatError, ParseError, YamlFileError
+from reclass_ng.errors import (
+    ChangedConstantError,
+    EntityFormatError,
+    NoExportError,
+    ParseError,
+    YamlFileError,
+)
 from reclass_ng.settings import Settings
+from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
+from reclass_ng.syntax.query import QueryParser
 from reclass_ng.values import (
     NEEDS_RESOLVING,
     Interpolation,
@@ -44,6 +52,7 @@ class EntityPreparer:
         # (escapes only): the parser's own cache answers the same, at a method call and a
         # scan of the template's items more per string. Bounded: cleared when full.
         self._templates: dict[str, Any] = {}
+        self._queries: QueryParser | None = None  # made for the first query (pyparsing)
 
     def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
         """An Entity from a file's document; `relative_base` is the name `.x` class names use."""
@@ -136,7 +145,14 @@ class EntityPreparer:
             if flags is not None:
                 value = Stack([Layer(value, source, **flags)], shared=True)
             if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
-                value = Stack([Layer(out[key], source), *_layers(value, source)], shared=True)
+                earlier = out[key]
+                if type(earlier) is Stack and earlier.constant_layer is not None:
+                    # `=a` then `a`: the later key changes the constant, as merging them
+                    # does across files (Merger.push_layers): an error, or ignored.
+                    if self.settings.strict_constant_parameters:
+                        raise ChangedConstantError(path + (key,), [source], source, source)
+                    continue
+                value = Stack([*_layers(earlier, source), *_layers(value, source)], shared=True)
             if type(value) in needs_resolving and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value
@@ -186,6 +202,8 @@ class EntityPreparer:
                 template = self.parser.parse(text)
             except SyntaxProblem as err:
                 raise ParseError(text, err.message, path, source, err.column) from None
+            if template.has_query:
+                self._check_queries(template.items, text, source, path)
             known = template.literal if template.is_literal else template
             if len(self._templates) >= MAX_PREPARED_TEMPLATES:
                 self._templates.clear()
@@ -193,6 +211,23 @@ class EntityPreparer:
         if type(known) is str:
             return known
         return Interpolation(known, source, text)
+
+
+    def _check_queries(self, items: Sequence[Any], text: str, source: Source,
+                       path: Sequence[object]) -> None:
+        # kapicorp parses every query of every file a node reads, so a malformed one fails
+        # the node even where a later value replaces it (issue 36).
+        if self._queries is None:
+            self._queries = QueryParser(self.settings.delimiter)
+        for item in items:
+            if type(item) is not Query:
+                continue
+            try:
+                lacking = self._queries.parse(item.text).test_without_export()
+            except SyntaxProblem as err:
+                raise ParseError(text, err.message, path, source, err.column, item.text) from None
+            if lacking is not None:
+                raise NoExportError(lacking.source_text(), path, source)
 
 
 def _layers(value: Any, source: Source) -> list[Layer]:

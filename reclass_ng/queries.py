@@ -9,17 +9,21 @@ the query it is written in (D8), in `--nodeinfo` and `--inventory` alike.
 
 from __future__ import annotations
 
+import copy
 from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable
 
 from reclass_ng.errors import (
     EntityFormatError,
     ExpressionError,
+    InfiniteRecursionError,
     InventoryQueryNodeError,
     InvQueryError,
+    NoExportError,
     ParseError,
     ReclassError,
     ResolveError,
+    TwoSidedError,
     YamlFileError,
 )
 from reclass_ng.merge import MergedNode
@@ -35,6 +39,39 @@ if TYPE_CHECKING:
     from typing import Any
 
 _UNLOADABLE = (YamlFileError, EntityFormatError)
+_NEVER_IGNORED = (InfiniteRecursionError, TwoSidedError)  # by `+IgnoreErrors`
+
+
+class ExportedParameters(Resolver):
+    """A queried node's parameters as its exports read them, as kapicorp renders them there.
+
+    kapicorp renders only what an export reads, grouping failures: a value an export refers
+    to (or a container on the way) that fails to render is null (issue 36: a node with one
+    broken parameter still answers queries). Values inside a container an export copies are
+    rendered as part of the export, so their failure is the export's: raised, at the export's
+    path (which `+IgnoreErrors` then leaves out).
+    """
+
+    reading_export = False  # inside a lookup made by the exports
+
+    def lookup(self, ref_path: str, interp: Interpolation | None, path: tuple) -> Any:
+        """The value at `ref_path`; see the class: an error below it counts for the export."""
+        if self.reading_export:  # a reference inside the parameters: grouped, as kapicorp
+            return super().lookup(ref_path, interp, path)
+        self.reading_export = True
+        try:
+            value = super().lookup(ref_path, interp, path)
+        finally:
+            self.reading_export = False
+        keys = self._split[ref_path]  # split by the lookup
+        # Every error so far: one grouped while an earlier export read the container counts
+        # again, as kapicorp renders the value inside again for each export copying it.
+        for err in self.errors:
+            if len(err.path) > len(keys) and err.path[:len(keys)] == keys:
+                relocated = copy.copy(err)
+                relocated.path = path + err.path[len(keys):]
+                raise relocated
+        return value
 
 
 class ExportView:
@@ -45,18 +82,43 @@ class ExportView:
         self.name = name
         self.node = renderer.merge(name, observer=observer)
         # Queries inside the queried node are not followed (reclass does not either).
-        params = renderer.resolver(self.node.parameters, group_errors=False)
+        params = renderer.resolver(self.node.parameters, group_errors=True,
+                                   kind=ExportedParameters)
         self.exports = renderer.resolver(self.node.exports, group_errors=False, refs=params)
         self.delimiter = renderer.settings.delimiter
         self.lock = allocate_lock()
 
-    def export(self, keys: tuple[str, ...]) -> tuple[bool, Any]:
-        """(found, value) of an export path, rendered."""
+    def export(self, keys: tuple[str, ...], drop_failed: bool = False) -> tuple[bool, Any]:
+        """(found, value) of an export path, rendered. With `drop_failed` (`+IgnoreErrors`), a
+        value inside it that cannot be resolved is left out, as kapicorp deletes it, instead
+        of failing the whole path."""
         with self.lock:
+            while True:
+                try:
+                    return True, owned_copy(self.exports.lookup(self.delimiter.join(keys),
+                                                                None, ()))
+                except MissingPath:
+                    return False, None
+                except ResolveError as err:
+                    # Each round deletes one key of the exports, so the rounds are bounded.
+                    if not (drop_failed and self._delete(err.path)):
+                        raise
+
+    def _delete(self, path: tuple) -> bool:
+        """Delete the exports' value at `path`; False when there is none."""
+        container: Any = self.node.exports
+        for key in path[:-1]:
             try:
-                return True, owned_copy(self.exports.lookup(self.delimiter.join(keys), None, ()))
-            except MissingPath:
-                return False, None
+                container = container[key]
+            except (KeyError, IndexError, TypeError):
+                return False
+        if not path or not isinstance(container, (dict, list)):
+            return False
+        try:
+            del container[path[-1]]
+        except (KeyError, IndexError, TypeError):
+            return False
+        return True
 
 
 class ViewWatcher:
@@ -72,9 +134,10 @@ class ViewWatcher:
     def view_used(self, name: str) -> None:
         """A query used the view of node `name` (made now or before)."""
 
-    def export_read(self, view: ExportView, keys: tuple[str, ...]) -> tuple[bool, Any]:
-        """`view.export(keys)`, the (found, value) of an export path."""
-        return view.export(keys)
+    def export_read(self, view: ExportView, keys: tuple[str, ...], drop_failed: bool = False
+                    ) -> tuple[bool, Any]:
+        """`view.export(keys, drop_failed)`, the (found, value) of an export path."""
+        return view.export(keys, drop_failed)
 
 
 class QueryEngine:
@@ -88,8 +151,7 @@ class QueryEngine:
         self._views: dict[str, ExportView | ReclassError] = {}
         self._lock = allocate_lock()
 
-    def evaluator_for(self, node: MergedNode, inventory_mode: bool = False,
-                      scope_environment: str | None = None,
+    def evaluator_for(self, node: MergedNode, scope_environment: str | None = None,
                       observer: RenderObserver | None = None) -> QueryEvaluator:
         """The callback a node's resolver uses for its queries (over the nodes of
         `scope_environment`, by default the node's environment, unless `+AllEnvs`; it tells
@@ -109,12 +171,11 @@ class QueryEngine:
         except SyntaxProblem as err:
             raise ParseError(interp.text, err.message, path, interp.source, err.column,
                              query.text) from None
+        lacking = expr.test_without_export()
+        if lacking is not None:
+            raise NoExportError(lacking.source_text(), path, interp.source)
         for test in expr.tests:
-            exports = [isinstance(side, ExportPath) for side in (test.left, test.right)]
-            if not any(exports):
-                raise ExpressionError("Expression error: No export in test "
-                                      f"'{test.source_text()}'", path, interp.source)
-            if all(exports):
+            if isinstance(test.left, ExportPath) and isinstance(test.right, ExportPath):
                 raise ExpressionError(
                     f"Expression error: Failed to render test '{test.source_text()}': a test "
                     "compares one export with a value, not two exports", path, interp.source)
@@ -128,10 +189,15 @@ class QueryEngine:
             for side in (test.left, test.right):
                 if isinstance(side, SelfPath) and side.text not in values:
                     try:
-                        values[side.text] = resolver.refs.lookup(side.text, interp, path)
+                        value = resolver.refs.lookup(side.text, interp, path)
                     except MissingPath:
                         raise ResolveError("${" + side.text + "}", path,
                                            interp.source) from None
+                    if value is None:  # kapicorp refuses a null operand (issue 36)
+                        raise ExpressionError(
+                            f"Expression error: Failed to render test '{test.source_text()}':"
+                            f" self:{side.text} is null", path, interp.source)
+                    values[side.text] = value
         return values
 
     def _run(self, expr: QueryExpr, query: Query, environment: str | None,
@@ -148,24 +214,28 @@ class QueryEngine:
                 observer.export_read(name, expr.value_path)
             view = self._view(name, observer)
             try:
-                if not self._passes(expr, view, self_values):
+                if not self._passes(expr, view, self_values, ignore):
                     continue
                 if expr.value_path is None:
                     result.append(name)
                     continue
-                found, value = self.watcher.export_read(view, expr.value_path)
+                found, value = self.watcher.export_read(view, expr.value_path, ignore)
                 if found:
                     result[name] = value
             except ReclassError as err:
-                if ignore:
+                # A reference loop or a merge conflict is never ignored: kapicorp ignores
+                # values that cannot be resolved only.
+                if ignore and not isinstance(err, _NEVER_IGNORED):
                     continue
                 raise InvQueryError(query.source_text(), err.for_node(name)) from None
         return result
 
-    def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any]) -> bool:
+    def _passes(self, expr: QueryExpr, view: ExportView, self_values: dict[str, Any],
+                drop_failed: bool) -> bool:
         if not expr.tests:
             return True
-        results = [self._test(test, view, self_values, self.watcher) for test in expr.tests]
+        results = [self._test(test, view, self_values, self.watcher, drop_failed)
+                   for test in expr.tests]
         passed = results[0]
         for logic, result in zip(expr.logic, results[1:], strict=True):
             passed = (passed and result) if logic == "and" else (passed or result)
@@ -173,10 +243,10 @@ class QueryEngine:
 
     @staticmethod
     def _test(test: Test, view: ExportView, self_values: dict[str, Any],
-              watcher: ViewWatcher) -> bool:
+              watcher: ViewWatcher, drop_failed: bool) -> bool:
         export, other = (test.left, test.right) if isinstance(test.left, ExportPath) \
             else (test.right, test.left)
-        found, value = watcher.export_read(view, export.keys)
+        found, value = watcher.export_read(view, export.keys, drop_failed)
         if not found:
             return False
         if isinstance(other, SelfPath):

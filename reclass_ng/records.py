@@ -56,9 +56,3 @@ def _all_slots(cls: type) -> tuple[str, ...]:
     for klass in reversed(cls.__mro__):
         names.extend(klass.__dict__.get("__slots__", ()))
     return tuple(names)
-
-
-def init_fields(obj: Record, **values: Any) -> None:
-    """Set the fields of a new record (its __setattr__ refuses)."""
-    for name, value in values.items():
-        object.__setattr__(obj, name, value)

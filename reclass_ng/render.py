@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -28,7 +28,7 @@ from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
-from reclass_ng.settings import Settings
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from reclass_ng.observe.provenance import NodeProvenance
-    from reclass_ng.positions import KeyPositions
     from reclass_ng.queries import QueryEngine, ViewWatcher
+    from reclass_ng.storage.positions import KeyPositions
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -101,11 +101,15 @@ class NodeRenderer:
     """Renders nodes of one storage under one set of settings."""
 
     def __init__(self, storage: Storage, settings: Settings, preparer: EntityPreparer,
-                 mappings: list[ClassMapping], warn: Callable[[str], None]) -> None:
+                 mappings: list[ClassMapping], warn: Callable[[str], None],
+                 speed: Speed | None = None) -> None:
         self.storage = storage
         self.settings = settings
         self.preparer = preparer
-        self.merger = Merger(settings)
+        # Which fast paths this renderer's merges and resolvers take (default: what
+        # RECLASS_NG_SPEED says); fixed for the renderer's life.
+        self.speed = speed = speed or Speed.from_environment()
+        self.merger = Merger(settings, speed)
         self.loader = ClassLoader(storage, preparer)
         self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
         self.shared_walks = SharedClassWalks(self.expander)
@@ -117,9 +121,6 @@ class NodeRenderer:
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
         self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
-        # False: resolvers render every reference the full way (Resolver.fast_references),
-        # the reference the tests compare the fast paths with.
-        self.fast_references = True
 
     # -- loading ------------------------------------------------------------------------
 
@@ -141,6 +142,8 @@ class NodeRenderer:
     def expect_nodes(self, names: Sequence[str]) -> None:
         """The nodes merged next: nodes among them with the same classes share their walk
         (SharedClassWalks). A node file that fails to load is left for its merge to report."""
+        if not self.speed.shared_class_walks:
+            return  # every node walks its own classes (merge)
         class_lists: dict[int, tuple[SharedClassWalks, list[tuple[str, ...]]]] = {}
         for name in names:
             try:
@@ -209,7 +212,8 @@ class NodeRenderer:
             expander.walk(node, self._base_entity(name, environment), seen, [], observer)
             # An observer of writes is told every class merge: its node merges its classes
             # itself. One of reads only is told the classes of the shared walk.
-            if not extra and (observer is None or observer.reads_only) \
+            if not extra and self.speed.shared_class_walks \
+                    and (observer is None or observer.reads_only) \
                     and shared_walks.walk_classes(node, entity, seen, observer):
                 expander.merger.merge_entity(node, entity)
             else:
@@ -258,13 +262,15 @@ class NodeRenderer:
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,
                  group_errors: bool | None = None, refs: Resolver | None = None,
                  record: WriteObserver | None = None,
-                 subtrees: RenderedSubtrees | None = None) -> Resolver:
-        """A Resolver of the references in `root` under these settings."""
+                 subtrees: RenderedSubtrees | None = None, kind: type[Resolver] = Resolver
+                 ) -> Resolver:
+        """A Resolver (or the subclass `kind`) of the references in `root` under these
+        settings."""
         settings = self.settings
-        return Resolver(root, self.merger, delimiter=settings.delimiter,
+        return kind(root, self.merger, delimiter=settings.delimiter,
                         group_errors=settings.group_errors if group_errors is None else group_errors,
                         warn=self.warn, query=query, refs=refs, record=record, subtrees=subtrees,
-                        default_values=self.default_values, fast_references=self.fast_references)
+                        default_values=self.default_values, speed=self.speed)
 
     def interpolate(self, node: MergedNode, query: QueryEvaluator | None = None,
                     observer: RenderObserver | None = None,
@@ -332,18 +338,20 @@ class InventoryRenderer:
 
     def __init__(self, settings: Settings, warn: Callable[[str], None] | None = None,
                  storage: Storage | None = None,
-                 view_watcher: ViewWatcher | None = None) -> None:
+                 view_watcher: ViewWatcher | None = None, *, speed: Speed | None = None
+                 ) -> None:
         self.settings = settings
         self.warn = warn or _print_warning
+        self.speed = speed = speed or Speed.from_environment()  # which fast paths are on
         # an open yaml_fs storage is shared by the inventories of one process: files parsed once
         self.storage = open_storage(settings, reuse=storage)
         parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
                              settings.escape_character)
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
         self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
-                                     mappings, self.warn)
+                                     mappings, self.warn, speed)
         # Made on first use: a start rendering nodes without queries or provenance imports
-        # neither queries.py (with its grammar) nor positions.py (about 2.4 M instructions).
+        # neither queries.py (with its grammar) nor storage/positions.py (about 2.4 M instructions).
         self._view_watcher = view_watcher
         self._queries: QueryEngine | None = None
         self._key_positions: KeyPositions | None = None
@@ -364,7 +372,7 @@ class InventoryRenderer:
     def key_positions(self) -> KeyPositions:
         """Where keys are written, for provenance records."""
         if self._key_positions is None:
-            from reclass_ng.positions import KeyPositions
+            from reclass_ng.storage.positions import KeyPositions
 
             with self._lazy_lock:
                 if self._key_positions is None:
@@ -425,32 +433,46 @@ class InventoryRenderer:
         return node.parameters
 
     def render_serially(self, progress: Callable[[int, int], None] | None = None, *,
-                        share_subtrees: bool = True, memo: RenderedSubtrees | None = None
-                        ) -> dict[str, Any]:
-        """The `--inventory` structure, rendered in this thread (two progress steps a node).
-
-        With `share_subtrees`, nodes reuse the rendered file containers of earlier nodes
-        where exactly the same inputs produced them (resolve.rendered_subtrees; `memo`: the memo
-        to use, with other bounds than the default one's); without, every node is rendered
-        on its own (the reference the memo is tested against)."""
+                        memo: RenderedSubtrees | None = None) -> dict[str, Any]:
+        """The `--inventory` structure, rendered in this thread (two progress steps a node;
+        `memo`: see render_nodes)."""
         names = self.node_names
         self.storage.check_classes()  # reclass scans every class first
         total = 2 * len(names)
-        # Every node's classes are expanded before any is interpolated, so class errors come
-        # first, in node order, as with reclass.
-        merged = []
-        self.renderer.expect_nodes(names)
-        for name in names:
-            merged.append(self.renderer.merge(name))
-            if progress is not None:
-                progress(len(merged), total)
         nodes = {}
-        subtrees = (memo or RenderedSubtrees()) if share_subtrees else None
-        for node in merged:
-            nodes[node.name] = self.interpolated_nodeinfo(node, subtrees=subtrees)
+        done = 0
+        for phase, name, value, _ in render_nodes(self, names, memo=memo):
+            if isinstance(value, ReclassError):
+                raise value
+            if phase is INTERPOLATION:
+                nodes[name] = value
+            done += 1
             if progress is not None:
-                progress(len(merged) + len(nodes), total)
+                progress(done, total)
         return inventory_document(nodes)
+
+    def each_nodeinfo(self, names: Sequence[str] | None = None,
+                      progress: Callable[[int, int], None] | None = None
+                      ) -> Iterator[tuple[str, dict[str, Any] | Exception]]:
+        """(name, nodeinfo) of every node (or of `names`), one node at a time, rendered as
+        `--inventory` renders them (shared class walks, rendered subtrees shared between
+        nodes); a node that fails gives the exception that stopped it instead, and the next
+        node renders. For tools comparing or checking every node without holding them all.
+        `progress(done, total)` is told before each node and at the end."""
+        names = self.node_names if names is None else list(names)
+        self.renderer.expect_nodes(names)
+        subtrees = RenderedSubtrees()
+        for done, name in enumerate(names):
+            if progress is not None:
+                progress(done, len(names))
+            try:
+                info: dict[str, Any] | Exception = self.interpolated_nodeinfo(
+                    self.renderer.merge(name), subtrees=subtrees)
+            except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
+                info = err
+            yield name, info
+        if progress is not None:
+            progress(len(names), len(names))
 
     def provenance(self, name: str) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.
@@ -484,9 +506,71 @@ class InventoryRenderer:
         to `observer`; sharing the rendered containers of `subtrees` unless observed for
         more than its reads, see `NodeRenderer.interpolate`)."""
         self.renderer.interpolate(
-            node, self._query_evaluator(node, inventory_mode=True, observer=observer),
+            node, self._query_evaluator(node, observer=observer),
             observer=observer, subtrees=subtrees)
         return self.renderer.nodeinfo(node)
+
+
+# The two phases of render_nodes: every node merged, then every node interpolated.
+MERGE, INTERPOLATION = "merge", "interpolation"
+
+
+class _NothingAround:
+    """What render_nodes enters around each step when its caller gives nothing."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+
+_NOTHING_AROUND = _NothingAround()
+
+
+def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
+                 observer_of: Callable[[str], RenderObserver | None] | None = None,
+                 around: Callable[[str, str], Any] | None = None,
+                 memo: RenderedSubtrees | None = None, announce: bool = True
+                 ) -> Iterator[tuple[str, str, Any, Any]]:
+    """The serial render loop of `names` (in this order), as reclass renders an inventory:
+    every node's classes expanded and merged first, so class errors come first in node
+    order, then each merged node interpolated.
+
+    Yields `(phase, name, value, held)` after each step: `phase` MERGE (value: the
+    MergedNode) or INTERPOLATION (value: the nodeinfo), or the ReclassError the step
+    raised; a node whose merge failed is not interpolated. `held` is what the context
+    `around(name, phase)` gave, entered around the step (the warnings it printed, say).
+    `observer_of(name)` is told the node's render. A caller that stops at an error stops
+    iterating. The nodes share rendered subtrees (resolve.rendered_subtrees) when the
+    inventory's Speed says so: in `memo` when given (other bounds than the default's).
+    `announce`: tell the renderer that `names` are the nodes to come (the shared class walks
+    keep what they will read); off for a caller that announced a larger set already, as a
+    parallel worker does once for all nodes of its chunks."""
+    renderer = inventory.renderer
+    subtrees = (memo or RenderedSubtrees()) if inventory.speed.rendered_subtrees else None
+    if announce:
+        renderer.expect_nodes(names)
+    merged: list[tuple[MergedNode, RenderObserver | None]] = []
+    for name in names:
+        observer = observer_of(name) if observer_of is not None else None
+        with around(name, MERGE) if around is not None else _NOTHING_AROUND as held:
+            value: Any
+            try:
+                value = renderer.merge(name, observer=observer)
+            except ReclassError as err:
+                value = err
+            else:
+                merged.append((value, observer))
+        yield MERGE, name, value, held
+    for node, observer in merged:
+        with around(node.name, INTERPOLATION) if around is not None \
+                else _NOTHING_AROUND as held:
+            try:
+                value = inventory.interpolated_nodeinfo(node, observer, subtrees)
+            except ReclassError as err:
+                value = err
+        yield INTERPOLATION, node.name, value, held
 
 
 def inventory_document(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:

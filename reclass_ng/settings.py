@@ -1,4 +1,5 @@
-"""Settings: their defaults, where `reclass-config.yml` is found, and how values are checked.
+"""Settings: their defaults, where `reclass-config.yml` is found, and how values are checked
+(`storage.load_settings` reads the file: reading files is storage's, which builds on this).
 
 Precedence, lowest first: built-in defaults, the first `reclass-config.yml` found (inventory base
 directory, working directory, home directory, /etc/reclass), then explicit values (command-line
@@ -8,9 +9,10 @@ flags or keyword arguments of `reclass_ng.load`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from reclass_ng.errors import ConfigError, ConfigFileError
+from reclass_ng.errors.base import value_position
 from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -56,6 +58,19 @@ def _string(value: Any, name: str) -> str:
     if isinstance(value, str):
         return value
     raise ConfigError(f"Setting {name}: expected a string, got {value!r}")
+
+
+# The storages reclass-ng reads (reclass_ng/storage/): checked with the other settings, so a
+# config file's misspelt storage_type is reported at its file and line.
+STORAGE_TYPES = ("yaml_fs", "yaml_git", "mixed")
+
+
+def _storage_type(value: Any, name: str) -> str:
+    text = _string(value, name)
+    if text not in STORAGE_TYPES:
+        raise ConfigError(f"Storage type {text!r} is not supported; reclass-ng reads yaml_fs, "
+                          f"yaml_git and mixed inventories{did_you_mean(text, STORAGE_TYPES)}")
+    return text
 
 
 def _optional_string(value: Any, name: str) -> str | None:
@@ -227,7 +242,7 @@ class Settings(Record):
 _BOOLS = [name for name, default in DEFAULTS.items() if isinstance(default, bool)]
 _CHECKS: dict[str, Any] = {name: parse_bool for name in _BOOLS}
 _CHECKS.update(
-    storage_type=_string, inventory_base_uri=_optional_string,
+    storage_type=_storage_type, inventory_base_uri=_optional_string,
     nodes_uri=_storage_uri("nodes"), classes_uri=_storage_uri("classes"),
     class_mappings=_string_list, ignore_class_notfound_regexp=_string_list,
     default_environment=_string, delimiter=_string, escape_character=_char,
@@ -249,28 +264,6 @@ def find_config_file(base_dir: str | None) -> str | None:
     return None
 
 
-def read_config_file(path: str) -> dict[str, Any]:
-    """The mapping in a config file; an unreadable or malformed file is a configuration error."""
-    from reclass_ng.errors import YamlFileError
-    from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
-
-    try:
-        content = read_input_file(path)  # a FIFO or device swapped in is refused, never read
-    except YamlFileError as err:
-        raise ConfigError(f"Cannot read configuration file {path}: {err.problem}") from None
-    try:
-        data = parse_yaml_bytes(content, path)
-    except YamlFileError as err:
-        reason = err.problem.removeprefix("invalid YAML: ")
-        raise ConfigFileError(f"invalid YAML in configuration file: {reason}", path,
-                              err.line or None, err.column) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigFileError("a configuration file must be a mapping of settings", path)
-    return data
-
-
 def check_config_values(values: Mapping[str, Any], path: str,
                         overridden: Iterable[str] = ()) -> None:
     """A config file's values checked as settings (those `overridden` excepted): a bad value is
@@ -283,8 +276,6 @@ def check_config_values(values: Mapping[str, Any], path: str,
         try:
             check(value, name)
         except ConfigError as err:
-            from reclass_ng.positions import value_position  # only for the message
-
             position = value_position(path, (name,))
             raise ConfigFileError(err.text, path, position[0] if position else None,
                                   setting=name) from None
@@ -313,26 +304,71 @@ def unknown_config_keys(values: Mapping[str, Any], path: str) -> list[str]:
             and name not in TOOL_SETTINGS]
 
 
-def load_settings(base_dir: str | None, overrides: Mapping[str, Any], read_config: bool = True,
-                  warn: Callable[[str], None] | None = None) -> Settings:
-    """Defaults, then the first config file found, then explicit overrides.
+# -- which fast paths are on ----------------------------------------------------------------
 
-    Overrides must be setting names (ConfigError with a "did you mean" otherwise); unknown keys
-    of the config file are passed to `warn`, when given, and ignored.
-    """
-    check_setting_names(overrides)
-    values: dict[str, Any] = {}
-    if read_config:
-        path = find_config_file(base_dir)
-        if path:
-            values.update(read_config_file(path))
-            check_config_values(values, path,
-                                [name for name, value in overrides.items() if value is not None])
-            if warn is not None:
-                for message in unknown_config_keys(values, path):
-                    warn(message)
-            values["config_file"] = path
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    if base_dir is not None:
-        values["inventory_base_uri"] = base_dir
-    return Settings.from_mapping(values)
+# `RECLASS_NG_SPEED=reference` runs a whole process (the CLI included) on the references of
+# every fast path, as MarkupSafe's pure-Python mode does; unset, or `fast`, all are on.
+SPEED_VARIABLE = "RECLASS_NG_SPEED"
+_SPEED_WORDS = ("fast", "reference")
+
+
+class Speed(Record):
+    """Which fast paths a render takes: each field turns one on (doc/performance.rst lists
+    each fast path with its reference and the test comparing the two).
+
+    Not a setting: no field changes any output, error or warning, only how fast they come.
+    `Speed()` is every fast path, `Speed.reference()` none of them (the references the tests
+    compare the fast paths with)."""
+
+    __slots__ = ("block_yaml_reader", "shared_class_walks", "inlined_merge",
+                 "rendered_references", "rendered_subtrees", "block_yaml_writer",
+                 "orjson_json_writer")
+    _fields = __slots__
+
+    block_yaml_reader: bool  # storage/yaml_block.py, else storage/yaml_full.py (PyYAML)
+    shared_class_walks: bool  # classes.SharedClassWalks, else each node walks its classes
+    inlined_merge: bool  # Merger.merge_mapping's inlined case, else merge_value for each key
+    rendered_references: bool  # resolve/fast_paths.py, else Resolver._render_at for each value
+    rendered_subtrees: bool  # resolve/rendered_subtrees.py in inventory renders, else none
+    block_yaml_writer: bool  # output/block_yaml.py, else PyYAML (output.pyyaml_text)
+    orjson_json_writer: bool  # output/fast_json.py (orjson), else output.pretty_json
+
+    def __init__(self, block_yaml_reader: bool = True, shared_class_walks: bool = True,
+                 inlined_merge: bool = True, rendered_references: bool = True,
+                 rendered_subtrees: bool = True, block_yaml_writer: bool = True,
+                 orjson_json_writer: bool = True) -> None:
+        _set = object.__setattr__
+        _set(self, "block_yaml_reader", block_yaml_reader)
+        _set(self, "shared_class_walks", shared_class_walks)
+        _set(self, "inlined_merge", inlined_merge)
+        _set(self, "rendered_references", rendered_references)
+        _set(self, "rendered_subtrees", rendered_subtrees)
+        _set(self, "block_yaml_writer", block_yaml_writer)
+        _set(self, "orjson_json_writer", orjson_json_writer)
+
+    @classmethod
+    def reference(cls) -> Speed:
+        """Every fast path off: the references alone."""
+        return cls(**dict.fromkeys(cls._fields, False))
+
+    def replace(self, **fields: bool) -> Speed:
+        """A copy with the given fast paths turned on or off."""
+        unknown = set(fields) - set(self._fields)
+        if unknown:
+            raise TypeError(f"Speed has no fast path {', '.join(sorted(unknown))}")
+        return Speed(**{**{name: getattr(self, name) for name in self._fields}, **fields})
+
+    @classmethod
+    def from_environment(cls) -> Speed:
+        """The speed RECLASS_NG_SPEED asks for (unset: every fast path)."""
+        word = os.environ.get(SPEED_VARIABLE, "")
+        if not word or word == "fast":
+            return _FAST
+        if word == "reference":
+            return _REFERENCE
+        raise ConfigError(f"Environment variable {SPEED_VARIABLE}={word!r}: expected "
+                          f"{' or '.join(_SPEED_WORDS)}{did_you_mean(word, _SPEED_WORDS)}")
+
+
+_FAST = Speed()
+_REFERENCE = Speed.reference()

@@ -3,7 +3,7 @@ that does not exist, ranked by the whole name.
 
 Everything here runs only after an error happened, never while rendering works: parameter trees
 are walked for suggestions only when a message is printed. Where a value is written
-(file:line:column) is positions.py's.
+(file:line:column) is storage/positions.py's.
 """
 
 from __future__ import annotations

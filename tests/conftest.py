@@ -65,6 +65,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="module", params=["fast", "reference"])
+def both_speeds(request: pytest.FixtureRequest) -> Any:
+    """Each test of a module using it runs twice: with every fast path, then with their
+    references (RECLASS_NG_SPEED, read by inventories made in the test and by CLI
+    subprocesses; tests/speeds.py). Module-scoped: Hypothesis refuses function-scoped
+    fixtures around its examples."""
+    from reclass_ng.settings import SPEED_VARIABLE
+
+    saved = os.environ.get(SPEED_VARIABLE)
+    os.environ[SPEED_VARIABLE] = request.param
+    try:
+        yield request.param
+    finally:
+        if saved is None:
+            os.environ.pop(SPEED_VARIABLE, None)
+        else:
+            os.environ[SPEED_VARIABLE] = saved
+
+
 @pytest.fixture
 def make_inventory(tmp_path: Path) -> Callable[..., Path]:
     """A function writing an inventory below tmp_path (or `root`) and returning its directory."""

@@ -79,7 +79,8 @@ class DeployMachine(RuleBasedStateMachine):
         self.serial = 0  # names of releases, versions and shared files
         self.live = self.live_one = self.live_watch = None
         self.watcher: InventoryWatcher | None = None
-        self.last_ok: dict[str, Any] | None = None  # the nodes of the last fresh inventory
+        # Each node's fresh nodeinfo (or error) when the inventory last could be read.
+        self.last_nodes: dict[str, Any] | None = None
         self.last_error: str | None = None
         self.pool = LiveInventoryPool(open_inventory)
         self.cached_pool = LiveInventoryPool(open_inventory)
@@ -328,7 +329,7 @@ class DeployMachine(RuleBasedStateMachine):
         for options in self.salt_options():
             assert outcome(lambda: salt.top(None, **options)) == wanted_top, (  # noqa: B023
                 f"top() {options}")
-        self.check_watch(expected["inventory"])
+        self.check_watch(expected)
 
     def salt_options(self) -> list[dict[str, str]]:
         return [{"inventory_base_uri": str(self.base)},
@@ -344,25 +345,45 @@ class DeployMachine(RuleBasedStateMachine):
             assert outcome(lambda: salt.top(name, **options)) == top, (  # noqa: B023
                 f"top({name!r}) {options}")
 
-    def check_watch(self, inventory: dict[str, Any]) -> None:
-        """The round `watch` reports: what changed since the last good fresh render."""
+    def check_watch(self, expected: dict[str, Any]) -> None:
+        """The round `watch` reports: each node against its fresh render and the last round
+        (a node that fails never hides the others; the inventory failing as a whole does)."""
         assert self.watcher is not None
         found = self.watcher.poll()
-        if "error" in inventory:
+        names = expected["node_names"]
+        if "error" in names:
             reported = None if found.error is None else outcome(lambda: _raise(found.error))
-            wanted = None if inventory["error"] == self.last_error else inventory
+            wanted = None if names["error"] == self.last_error else names
             assert reported == wanted, "watch: the error"
-            self.last_error = inventory["error"]
+            self.last_error = names["error"]
             return
         self.last_error = None
-        nodes, before = inventory["nodes"], self.last_ok
-        if before is not None:
-            assert set(found.changed) == {name for name in nodes if name in before
-                                          and nodes[name] != before[name]}, "watch: changed"
-            assert set(found.added) == nodes.keys() - before.keys(), "watch: added"
-            assert set(found.removed) == before.keys() - nodes.keys(), "watch: removed"
         assert found.error is None
-        self.last_ok = nodes
+        now = {name: expected["nodeinfo"][name] for name in names}
+        ok = {name for name, info in now.items() if "error" not in info}
+        failing = set(now) - ok
+        if not found.anything:  # a round that saw no change
+            assert now == self.last_nodes, "watch: a change not seen"
+            return
+        assert set(found.failing_nodes) <= failing, "watch: failing"
+        assert set(found.failing_nodes) | set(found.still_failing) == failing, "watch: failing"
+        for err in found.failing:
+            assert outcome(lambda err=err: _raise(err)) == now[err.node], "watch: an error"
+        before = self.last_nodes
+        if before is None:
+            assert found.first and found.rendered == len(ok), "watch: first round"
+            assert set(found.failing_nodes) == failing, "watch: every failing node at first"
+        else:
+            was_ok = {name for name, info in before.items() if "error" not in info}
+            assert set(found.changed) == {name for name in ok & was_ok
+                                          if now[name] != before[name]}, "watch: changed"
+            assert set(found.added) == now.keys() - before.keys(), "watch: added"
+            assert set(found.removed) == before.keys() - now.keys(), "watch: removed"
+            assert set(found.fixed) == ok & (before.keys() - was_ok), "watch: fixed"
+            assert set(found.failing_nodes) >= {
+                name for name in failing if name not in before or name in was_ok
+                or before[name] != now[name]}, "watch: newly failing"
+        self.last_nodes = now
 
 
 def _raise(error: ReclassError | None) -> None:

@@ -3,7 +3,10 @@ reclass_ng/syntax/grammar.py is checked against (tests/test_value_parser.py).
 
 It is the grammar reclass-ng shipped first, written the way kapicorp-reclass states its rules;
 the package no longer uses it because importing pyparsing alone took longer than rendering a
-node.
+node. Like kapicorp, it reads a string with one sentinel by a simple grammar when that grammar
+takes it, and any other string by the full grammar, whose items inside a reference skip
+leading whitespace (pyparsing's default) and whose nested references skip it before their
+close too (issue 36).
 """
 
 from __future__ import annotations
@@ -48,26 +51,55 @@ class ReferenceGrammar:
         self.ref_open, self.ref_close = reference_sentinels
         self.query_open, self.query_close = export_sentinels
         self.escape = escape
-        self._grammar = self._build()
+        self._grammar = self._build(skip_whitespace=False)
+        self._full_grammar = self._build(skip_whitespace=True)
+        self._simple_grammar = self._build_simple()
+
+    def _read_by_full_grammar(self, text: str) -> bool:
+        """kapicorp's choice: the simple grammar for one sentinel, when it takes the string."""
+        sentinels = text.count(self.ref_open) + text.count(self.query_open)
+        if sentinels != 1:
+            return sentinels > 1
+        try:
+            self._simple_grammar.parse_string(text, parse_all=True)
+        except pp.ParseBaseException:
+            return True
+        return False
 
     def parse(self, text: str) -> Template:
+        grammar = self._full_grammar if self._read_by_full_grammar(text) else self._grammar
         try:
-            items = self._grammar.parse_string(text, parse_all=True)
+            items = grammar.parse_string(text, parse_all=True)
         except pp.ParseBaseException as err:
             raise ReferenceSyntaxError(f"{err.msg} at char {err.loc}", err.loc + 1) from None
         return Template(tuple(_join_text(items)))
 
-    def _build(self) -> pp.ParserElement:
-        # Whitespace is significant everywhere (`${ a }` names the key " a "), so no element may
-        # skip it; pyparsing reads the default when an element is created.
+    def _build(self, skip_whitespace: bool) -> pp.ParserElement:
+        # No element skips whitespace by itself (`${ a }` alone names the key " a "), the
+        # full grammar's skipping is written out; pyparsing reads the default when an element
+        # is created.
         previous = pp.ParserElement.DEFAULT_WHITE_CHARS
         pp.ParserElement.set_default_whitespace_chars("")
         try:
-            return self._build_elements()
+            return self._build_elements(skip_whitespace)
         finally:
             pp.ParserElement.set_default_whitespace_chars(previous)
 
-    def _build_elements(self) -> pp.ParserElement:
+    def _build_simple(self) -> pp.ParserElement:
+        """kapicorp's simple grammar: text, one reference, text, without sentinel or escape
+        characters."""
+        previous = pp.ParserElement.DEFAULT_WHITE_CHARS
+        pp.ParserElement.set_default_whitespace_chars("")
+        try:
+            excluded = self.escape + self.ref_open + self.ref_close + self.query_open \
+                + self.query_close
+            string = pp.CharsNotIn(excluded)
+            reference = pp.Literal(self.ref_open) + string + pp.Literal(self.ref_close)
+            return pp.Optional(string) + reference + pp.Optional(string) + pp.StringEnd()
+        finally:
+            pp.ParserElement.set_default_whitespace_chars(previous)
+
+    def _build_elements(self, skip_whitespace: bool) -> pp.ParserElement:
         esc, r_open, r_close = self.escape, self.ref_open, self.ref_close
         q_open, q_close = self.query_open, self.query_close
         lit = pp.Literal
@@ -86,12 +118,19 @@ class ReferenceGrammar:
         opens = [r_open, esc + r_open, esc + esc + r_open, q_open, esc + q_open, esc + esc + q_open]
         closes = [r_close, esc + r_close, esc + esc + r_close]
 
-        reference = pp.Forward()
+        nested = pp.Forward()
         ref_text = text_run([r_open, esc + r_open, esc + esc + r_open] + closes)
-        ref_item = (reference | double_escape | escaped_ref_open | escaped_ref_close | ref_text
+        ref_item = (nested | double_escape | escaped_ref_open | escaped_ref_close | ref_text
                     ).set_name("reference path")
-        reference <<= (pp.Suppress(lit(r_open)) + pp.Group(pp.OneOrMore(ref_item))
-                       + pp.Suppress(lit(r_close)))
+        space = pp.Empty()
+        if skip_whitespace:
+            space = pp.Optional(pp.Suppress(pp.White(" \t\n\r")))
+            ref_item = space + ref_item
+        nested <<= (pp.Suppress(lit(r_open)) + pp.Group(pp.OneOrMore(ref_item)) + space
+                    + pp.Suppress(lit(r_close)))
+        nested.set_parse_action(lambda t: Ref(tuple(_join_text(t[0]))))
+        reference = (pp.Suppress(lit(r_open)) + pp.Group(pp.OneOrMore(ref_item))
+                     + pp.Suppress(lit(r_close)))
         reference.set_parse_action(lambda t: Ref(tuple(_join_text(t[0]))))
 
         # Inside a query everything up to the closing sentinel is text, unless it starts with an

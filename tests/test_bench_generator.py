@@ -9,6 +9,7 @@ with kapicorp-reclass and reclass-rs from the bench's peers virtualenv (bench/.p
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -306,3 +307,41 @@ def test_kapicorp_reclass_and_reclass_rs_render_generated_inventories_identicall
     assert rs.returncode == 0, rs.stderr
     shown, _nodes = compare_outputs(json.loads(kapicorp.stdout), json.loads(rs_output.read_text()))
     assert shown == []
+
+
+KAPICORP_RECLASS = ROOT / ".venv" / "kapicorp-reclass" / "bin" / "reclass"
+
+
+def test_real_values_shape_has_real_inventory_values_and_renders_as_kapicorp_does(tmp_path):
+    """The mcp-real shape holds what real inventories hold (long prose, multi-line
+    certificates and scripts, unicode, quoted numbers, anchors and merge keys); kapicorp-reclass
+    and reclass-ng print the same YAML for it, and reclass-ng's YAML writer writes every value
+    itself (bench/fast_path_audit.py: no scalar nor node left to PyYAML)."""
+    if not KAPICORP_RECLASS.exists():
+        pytest.fail(f"kapicorp-reclass 2.0.0 is not installed at {KAPICORP_RECLASS}: run "
+                    "`make tools`")
+    out = tmp_path / "mcp-real"
+    assert generate(out, "mcp-real", 30, seed=3).returncode == 0
+    texts = [path.read_text(encoding="utf-8") for path in (out / "classes").rglob("*.yml")]
+    real = [text for text in texts if "certificate: |" in text]
+    assert real and any("<<: *defaults_" in text for text in real)
+    assert any("東京" in text or "Zürich" in text for text in real)
+    outputs = []
+    for command in ([str(KAPICORP_RECLASS)], [sys.executable, "-m", "reclass_ng.cli.reclass"]):
+        done = subprocess.run([*command, "-b", str(out), "--inventory"], cwd=out, timeout=600,
+                              capture_output=True, text=True, check=False,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append(yaml.safe_load(done.stdout))
+    shown, _nodes = compare_outputs(outputs[0], outputs[1])
+    assert shown == []
+    some_node = next(iter(outputs[1]["nodes"].values()))["parameters"]
+    values = [value for key, value in some_node.items() if key.startswith("real_")]
+    assert values and "\n" in values[0]["certificate"] and len(values[0]["description"]) > 80
+    audit = subprocess.run([sys.executable, str(BENCH / "fast_path_audit.py"), str(out)],
+                           capture_output=True, text=True, timeout=600, check=False)
+    assert audit.returncode == 0, audit.stderr[-2000:]
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
+            for line in audit.stdout.splitlines() if line.startswith("| YAML writer")}
+    assert rows == {"YAML writer (whole nodes)": "30 / 0 (0%)",
+                    "YAML writer (scalars)": "30 / 0 (0%)"}

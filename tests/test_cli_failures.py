@@ -248,13 +248,42 @@ def failing_command_lines(root: Path, missing: Path) -> list[list[str]]:
         ["diff", "-b", str(root)],
         ["explain", "-b", str(root), "web1", "nginx:listen_port"],
         ["classes", "list", "-b", str(root), "--environment"],
+        ["classes", "list", "-b", str(missing)],
         ["classes", "sync", "-b", str(root), "--code-dir", str(missing)],
         ["tokens", "add", str(missing / "tokens.yml")],
         ["serve", "-b", str(missing)],
         ["ui", "-b", str(missing)],
         ["watch", "-b", str(missing)],
+        ["validate", "-b", str(missing)],
+        ["affected", "-b", str(root), "--from-dir", str(missing)],
+        ["affected", "-b", str(root)],
+        ["activity", "-b", str(root), "--state-db", str(missing / "state.sqlite3")],
+        ["activity", "-b", str(root), "--limit", "0"],
+        ["lsp", "--no-such-option"],
         ["no-such-command"],
     ]
+
+
+def test_records_name_the_missing_file_or_directory(broken_example: Path,
+                                                    tmp_path: Path) -> None:
+    """Where a command fails for a file or directory that is not there, its record says which."""
+    missing = tmp_path / "missing"
+    for words, path, code in [
+        (["classes", "list", "-b", str(missing)], missing, 74),
+        (["classes", "sync", "-b", str(broken_example), "--code-dir", str(missing)], missing, 74),
+        (["groups", "validate", "-b", str(missing)], missing / "groups", 74),
+        (["lint", "-b", str(missing)], missing, 74),
+        (["validate", "-b", str(missing)], missing, 74),
+        (["watch", "-b", str(missing)], missing / "nodes", 74),
+        (["affected", "-b", str(broken_example), "--from-dir", str(missing)], missing, 74),
+        (["affected", "-b", str(broken_example), "--files-from", str(missing / "list")],
+         missing / "list", 74),
+        (["activity", "-b", str(broken_example), "--state-db", str(missing / "s.sqlite3")],
+         missing / "s.sqlite3", 66),
+    ]:
+        result = run("reclass-ng", [*words, "--errors", "json"], tmp_path)
+        [record] = one_json_document(result)["errors"]
+        assert (result.returncode, record["file"]) == (code, str(path)), words
 
 
 def one_json_document(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:

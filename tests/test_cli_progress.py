@@ -19,6 +19,7 @@ import pytest
 from inventory_writer import write_inventory
 
 from reclass_ng.cli.progress import MIN_NODES, ProgressBar, wants_progress
+from tests.conftest import VENV_BIN
 
 NODES = MIN_NODES + 50
 
@@ -35,8 +36,14 @@ def big_inventory(tmp_path_factory) -> Path:
     return write_inventory(tmp_path_factory.mktemp("progress") / "inv", many_nodes())
 
 
-def run_on_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    """Run `reclass` with stderr on a pseudo-terminal: (exit status, stdout, terminal text)."""
+RECLASS = [sys.executable, "-m", "reclass_ng"]
+RECLASS_NG = [str(VENV_BIN / "reclass-ng")]
+
+
+def run_on_terminal(args: list[str], cwd: Path, command: list[str] = RECLASS
+                    ) -> tuple[int, str, str]:
+    """Run `reclass` (or `command`) with stderr on a pseudo-terminal: (exit status, stdout,
+    terminal text)."""
     master, slave = pty.openpty()
     seen: list[bytes] = []
 
@@ -53,7 +60,7 @@ def run_on_terminal(args: list[str], cwd: Path) -> tuple[int, str, str]:
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     env = dict(os.environ, HOME=str(cwd))
-    with subprocess.Popen([sys.executable, "-m", "reclass_ng", *args], cwd=cwd, env=env,
+    with subprocess.Popen([*command, *args], cwd=cwd, env=env,
                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave) as proc:
         os.close(slave)
         stdout, _ = proc.communicate(timeout=120)
@@ -114,6 +121,45 @@ def test_warnings_and_errors_are_not_mixed_into_the_bar(tmp_path: Path) -> None:
     error = next(line for line in lines if "-> node0200" in line)
     assert error.rsplit("\r", 1)[-1] == "-> node0200"
     assert "Traceback" not in terminal
+
+
+def _assert_bar_drawn_then_erased(terminal: str, label: str) -> None:
+    assert label in terminal
+    assert "100%" in terminal and "[" in terminal and "#" in terminal
+    last = terminal.rsplit("\r", 2)
+    assert last[-1] == "" and last[-2].strip() == "", repr(terminal[-200:])
+
+
+def test_lint_shows_the_bar_on_a_terminal(big_inventory: Path) -> None:
+    code, stdout, terminal = run_on_terminal(["lint", "-b", str(big_inventory)], big_inventory,
+                                             RECLASS_NG)
+    assert code == 0, terminal
+    _assert_bar_drawn_then_erased(terminal, f"lint: rendering {NODES} nodes")
+    assert stdout.endswith(f"{NODES} nodes rendered\n") and "\r" not in stdout
+
+
+def test_diff_shows_one_bar_for_both_sides_on_a_terminal(big_inventory: Path,
+                                                         tmp_path: Path) -> None:
+    files = many_nodes()
+    files["nodes/node0007.yml"] = "classes: [base]\nparameters:\n  name: changed\n"
+    other = write_inventory(tmp_path / "other", files)
+    code, stdout, terminal = run_on_terminal(
+        ["diff", "-b", str(other), "--from-dir", str(big_inventory)], other, RECLASS_NG)
+    assert code == 1, terminal  # a change
+    _assert_bar_drawn_then_erased(terminal, f"diff: rendering {NODES} nodes")
+    # one bar over both sides: it never starts again from 0%
+    percents = [int(part.split("]")[1].strip().rstrip("%"))
+                for part in terminal.split("\r") if "] " in part]
+    assert percents == sorted(percents) and percents[-1] == 100, terminal
+    assert "parameters:name" in stdout and "\r" not in stdout
+
+
+def test_lint_and_diff_draw_no_bar_into_a_pipe(big_inventory: Path) -> None:
+    for args in (["lint", "-b", str(big_inventory)],
+                 ["diff", "-b", str(big_inventory), "--from-dir", str(big_inventory)]):
+        proc = subprocess.run([*RECLASS_NG, *args], capture_output=True, text=True,
+                              timeout=300, check=False)
+        assert proc.returncode == 0 and proc.stderr == "", (args, proc.stderr)
 
 
 # -- the bar itself -------------------------------------------------------------------------------

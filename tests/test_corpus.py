@@ -27,6 +27,9 @@ from typing import Any
 import pytest
 from cli_in_process import run_reclass_in_process
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 VENDORED_CORPUS = Path(__file__).resolve().parent / "conformance"
 CORPUS_DIR = Path(os.environ.get("RECLASS_NG_CONFORMANCE") or VENDORED_CORPUS)
 USE_SUBPROCESS = os.environ.get("RECLASS_NG_CORPUS_SUBPROCESS", "") not in ("", "0")

@@ -221,3 +221,33 @@ def test_grouped_by_cause_in_every_review_format(tmp_path: Path) -> None:
     [write] = [g for g in document["groups"] if g["kind"] == "write"]
     assert write["file"] == "classes/web.yml" and len(write["nodes"]) == 30
     assert write["changes"][0]["old"] == 8 and write["changes"][0]["new"] == 16
+
+
+def test_changes_of_every_shape_key_by_key(tmp_path: Path) -> None:
+    """Only the parts of a node that differ are flattened: every kind of change is still
+    found, key by key, as the whole node's flattening found it (a type change included)."""
+    before = ("parameters:\n  flag: 1\n  same: {a: 1, b: [1, 2]}\n  deep: {x: {y: 1, z: 2}}\n"
+              "  gone: {k: v}\n  emptied: {k: v}\n  items: [1, 2]\n  ratio: 1\n")
+    after = ("parameters:\n  flag: true\n  same: {a: 1, b: [1, 2]}\n  deep: {x: {y: 1, w: 3}}\n"
+             "  emptied: {}\n  items: [1, 2, 3]\n  ratio: 1.0\n  new: {n: {m: 1}}\n")
+    old = write_inventory(tmp_path / "a", {"nodes/n1.yml": before, "nodes/n2.yml": before})
+    new = write_inventory(tmp_path / "b", {"nodes/n1.yml": after, "nodes/n2.yml": before})
+    proc = reclass_ng("diff", "--from-dir", str(old), "--to-dir", str(new), "--by", "node",
+                      "-o", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    [node] = json.loads(proc.stdout)["nodes"]
+    assert node["node"] == "n1"
+    found = {change["path"]: (change["change"], change["old"], change["new"])
+             for change in node["changes"]}
+    assert found == {
+        "parameters:flag": ("changed", 1, True),
+        "parameters:ratio": ("changed", 1, 1.0),
+        "parameters:deep:x:z": ("removed", 2, None),
+        "parameters:deep:x:w": ("added", None, 3),
+        "parameters:gone:k": ("removed", "v", None),
+        "parameters:emptied:k": ("removed", "v", None),
+        "parameters:emptied": ("added", None, {}),
+        "parameters:items": ("changed", [1, 2], [1, 2, 3]),
+        "parameters:new:n:m": ("added", None, 1),
+    }
+    assert [change["path"] for change in node["changes"]] == sorted(found)

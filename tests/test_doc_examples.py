@@ -407,3 +407,23 @@ def test_install_instructions_name_no_package_index() -> None:
             for number, line in enumerate(path.read_text().splitlines(), 1)
             if from_index.search(line)]
     assert said == []
+
+
+def test_the_exit_code_table_has_every_command() -> None:
+    """doc/usage.rst's "Exit codes of every command" names each command `reclass-ng --help`
+    lists (with its actions, for commands that have them)."""
+    import argparse
+
+    from reclass_ng.cli.main import build_parser
+
+    text = (REPO / "doc" / "usage.rst").read_text()
+    table = text[text.index("Exit codes of every command"):text.index("Python API\n")]
+    listed = set(re.findall(r"^``reclass-ng ([a-z]+(?: [a-z]+)?)``", table, re.MULTILINE))
+    commands = next(a for a in build_parser()._actions
+                    if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, parser in commands.choices.items():
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        wanted = [f"{name} {action}" for action in actions[0].choices] if actions else [name]
+        missing += [w for w in wanted if w not in listed and w.split()[0] not in listed]
+    assert missing == []

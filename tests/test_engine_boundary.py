@@ -110,6 +110,54 @@ def engine_reaches(source: str, filename: str = "<tool>") -> list[str]:
     return found
 
 
+# The command line uses the engine, tools and integrations; none of them uses the command
+# line. `python -m reclass_ng` (__main__.py) is the command line's own entry point.
+COMMAND_LINE = "reclass_ng.cli"
+COMMAND_LINE_ENTRY_POINTS = ("__main__.py",)
+
+
+def command_line_imports(source: str, filename: str = "<module>") -> list[str]:
+    """Every import of reclass_ng.cli in `source`, at module level or inside a function."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        imported = [name for name in names
+                    if name == COMMAND_LINE or name.startswith(COMMAND_LINE + ".")]
+        if imported:
+            found.append(f"{filename}:{node.lineno}: imports {imported[0]}")
+    return found
+
+
+def test_nothing_outside_the_command_line_imports_it():
+    outside = sorted(path for path in PACKAGE.rglob("*.py")
+                     if path.relative_to(PACKAGE).parts[0] != "cli"
+                     and str(path.relative_to(PACKAGE)) not in COMMAND_LINE_ENTRY_POINTS)
+    assert len(outside) > 100
+    found = [reach for path in outside
+             for reach in command_line_imports(path.read_text(), str(path.relative_to(PACKAGE)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("source", [
+    "from reclass_ng.cli.yaml_import import pyyaml\n",
+    "def dump():\n    from reclass_ng.cli.failures import report\n",
+    "from reclass_ng import cli\n",
+    "import reclass_ng.cli.reclass\n",
+])
+def test_a_planted_command_line_import_is_found(source):
+    assert command_line_imports(source) != []
+
+
+def test_engine_imports_beside_the_command_line_are_not_taken_for_it():
+    assert command_line_imports("from reclass_ng import classifier, client\n"
+                                "import reclass_ng.clientele\n") == []
+
+
 def _tool_files() -> list[Path]:
     return sorted(path for package in TOOL_PACKAGES for path in (PACKAGE / package).rglob("*.py"))
 
@@ -153,3 +201,69 @@ def test_a_planted_reach_past_the_public_api_is_found(source, expected):
 ])
 def test_the_public_extension_points_are_allowed(source):
     assert engine_reaches(source) == []
+
+
+# -- tests reach the slow references through Speed, never by switching engine parts ----------
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _through_renderer(node: ast.expr) -> bool:
+    """Whether an attribute chain goes through `.renderer` (`inventory.renderer.x`)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and node.attr == "renderer":
+            return True
+        node = node.value
+    return False
+
+
+def renderer_assignments(source: str, filename: str = "<test>") -> list[str]:
+    """Every place in a test's `source` that assigns (or deletes) an attribute of a renderer,
+    or the renderer itself: what tests once did to switch a fast path off, instead of giving
+    the inventory a Speed (reclass_ng.settings.Speed)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            own = isinstance(node.value, ast.Name) and node.value.id == "self"
+            if (node.attr == "renderer" and not own) or _through_renderer(node.value):
+                found.append(f"{filename}:{node.lineno}: assigns {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else \
+                func.attr if isinstance(func, ast.Attribute) else None
+            target = node.args[0]
+            if name in ("setattr", "delattr") and (
+                    _through_renderer(target) or (isinstance(target, ast.Attribute)
+                                                  and target.attr == "renderer")):
+                found.append(f"{filename}:{node.lineno}: {ast.unparse(func)} on "
+                             f"{ast.unparse(target)}")
+    return found
+
+
+def test_no_test_assigns_renderer_attributes():
+    files = sorted(TESTS.rglob("*.py"))
+    assert len(files) > 50
+    found = [reach for path in files
+             for reach in renderer_assignments(path.read_text(), str(path.relative_to(TESTS)))]
+    assert found == []
+
+
+@pytest.mark.parametrize("source", [
+    "def off(inventory):\n    inventory.renderer.fast_references = False\n",
+    "def off(inventory):\n    inventory.renderer.expander.merger = None\n",
+    "def off(inventory, other):\n    inventory.renderer = other\n",
+    "def off(monkeypatch, inventory):\n"
+    "    monkeypatch.setattr(inventory.renderer, 'shared_walks', None)\n",
+    "def off(inventory):\n    setattr(inventory.renderer.merger, 'inlined_merge', False)\n",
+])
+def test_a_planted_renderer_assignment_is_found(source):
+    assert len(renderer_assignments(source)) == 1, source
+
+
+@pytest.mark.parametrize("source", [
+    "def render(inventory, name):\n    return inventory.renderer.merge(name)\n",
+    "def slow(root):\n    return reclass_ng.load(root, speed=Speed.reference())\n",
+    "def own(self, renderer):\n    self.renderer = renderer\n",
+])
+def test_using_a_renderer_is_not_assigning_it(source):
+    assert renderer_assignments(source) == []

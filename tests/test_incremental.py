@@ -17,7 +17,11 @@ from hypothesis import strategies as st
 import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.incremental import live, snapshot
+from reclass_ng.settings import SPEED_VARIABLE
 from tests.inventory_writer import write_inventory
+
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
 
 CLASSES = [f"c{i}" for i in range(5)]
 CLOCK_TICK = 0.02  # longer than a coarse file system timestamp tick (1-10 ms)
@@ -181,6 +185,11 @@ def trusted_directory_signatures(request: pytest.FixtureRequest,
 @given(st.lists(edits, min_size=1, max_size=8), st.sampled_from(NODES))
 def test_incremental_render_equals_a_fresh_render_after_any_edit(
         trusted_directory_signatures: None, edit_list: list[tuple], asked: str) -> None:
+    if os.environ.get(SPEED_VARIABLE) == "reference":
+        # 40 examples of up to 8 edits, each waiting for the file system clock: at the
+        # reference speed too this doubled the module's time; the other tests here and
+        # tests/test_incremental_corpus.py run the incremental render at both speeds.
+        pytest.skip("run at the fast speed only (its time)")
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "inventory"
         start_inventory(base)
@@ -329,15 +338,15 @@ def test_a_file_changed_while_its_node_is_rendered_is_read_again(
                            "nodes/n.yml": "classes: [c]\n"})
     inventory = reclass_ng.load(str(base))
     inventory.refresh()
-    render_nodes = live.render_nodes
+    render_results = live.render_results
     edits: list[Path] = []
 
     def edited_meanwhile(*args: Any, **kwargs: Any) -> Any:
-        rendered = render_nodes(*args, **kwargs)
+        rendered = render_results(*args, **kwargs)
         if not edits:
             edits.append(base / "classes" / "c.yml")
             edits[0].write_text("parameters: {v: 22}\n")
         return rendered
 
-    monkeypatch.setattr(live, "render_nodes", edited_meanwhile)
+    monkeypatch.setattr(live, "render_results", edited_meanwhile)
     assert inventory.nodeinfo("n")["parameters"]["v"] == 22

@@ -3,7 +3,7 @@ rendered subtrees between nodes, as `--inventory` does, while each node's reads 
 
 Checked on generated inventories with shared classes and inventory queries: the batch with the
 memo gives every node the same data, warnings and recorded inputs as rendering each node on its
-own (render_nodes' reference); and Salt's ext_pillar, called for every node as a master does,
+own (render_results' reference); and Salt's ext_pillar, called for every node as a master does,
 answers what a fresh render gives, after a class file edit and after an edit of a value other
 nodes' queries read, with every answer a private copy.
 """
@@ -25,8 +25,9 @@ from reclass_ng.adapters import salt
 from reclass_ng.adapters.inventory_source import open_inventory
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
 from reclass_ng.incremental.live import BATCH_AFTER_MISSES, LiveRender
-from reclass_ng.incremental.node_results import render_nodes
+from reclass_ng.incremental.node_results import render_results
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.settings import Speed
 
 GENERATOR = Path(__file__).resolve().parent.parent / "bench" / "generate.py"
 NODES = 24  # more than BATCH_AFTER_MISSES + 1: the Salt pass takes the batch path
@@ -59,11 +60,12 @@ def copy_inventory(source: Path, target: Path) -> Path:
 
 def batch(base: Path, share_subtrees: bool, memo: RenderedSubtrees | None = None
           ) -> dict[str, Any]:
-    live = LiveRender(str(base), {}, read_config=False, warn=lambda message: None)
+    live = LiveRender(str(base), {}, read_config=False, warn=lambda message: None,
+                      speed=Speed(rendered_subtrees=share_subtrees))
     live.refresh()
     assert live.generation is not None and live.snapshot is not None
-    return render_nodes(live.generation, live.recorder, live.snapshot, live.node_names,
-                        live.capture, share_subtrees=share_subtrees, memo=memo)
+    return render_results(live.generation, live.recorder, live.snapshot, live.node_names,
+                          live.capture, memo=memo)
 
 
 def test_the_batch_shares_subtrees_and_records_every_read(generated: Path) -> None:

@@ -23,6 +23,9 @@ import reclass_ng
 from reclass_ng.cli.reclass import build_parser, settings_from_args
 from reclass_ng.errors import ReclassError
 
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
 _TIMESTAMP = re.compile(r'("?timestamp"?:\s*)("[^"\n]*"|[^\n,}]*)')
 
 

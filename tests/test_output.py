@@ -9,7 +9,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reclass_ng.output.exact import _orjson_text, dump, fast_pretty_json, pretty_json, write
+from reclass_ng.output import dump, fast_pretty_json, pretty_json, write
+from reclass_ng.output.exact import _orjson_text
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True)

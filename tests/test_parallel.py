@@ -19,6 +19,7 @@ import reclass_ng
 from reclass_ng import parallel
 from reclass_ng.errors import ReclassError
 from reclass_ng.output import dump
+from reclass_ng.parallel.workers import MIN_NODES_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO_ROOT / "inventory-example"
@@ -241,6 +242,13 @@ def test_not_an_inventory_is_refused(pool) -> None:
 
 
 # -- the command line ---------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def workers_for_any_inventory(monkeypatch) -> None:
+    """The command's workers even for these small inventories (it renders them serially by
+    default: reclass_ng.parallel.workers), so that the tests below compare the two paths."""
+    monkeypatch.setenv(MIN_NODES_ENV, "0")
+
 
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_cli_jobs_output_identical(run_reclass, make_inventory, fmt: str) -> None:

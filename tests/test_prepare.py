@@ -7,7 +7,7 @@ import pytest
 
 from reclass_ng.errors import EntityFormatError
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
-from reclass_ng.settings import load_settings
+from reclass_ng.storage import load_settings
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import Interpolation, Source, Stack
 

@@ -13,12 +13,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reclass_ng
 from reclass_ng.output import dump
+
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

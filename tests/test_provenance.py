@@ -16,7 +16,10 @@ import pytest
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.observe.provenance import EFFECTS, MISSING, NodeProvenance
+from reclass_ng.observe.provenance import EFFECTS, MISSING, NodeProvenance, values_written
+
+# Every test at both speeds: the fast paths and their references (tests/speeds.py).
+pytestmark = pytest.mark.usefixtures("both_speeds")
 
 # The corpus vendored with the tests (as tests/test_corpus.py reads it), so a clone runs this
 # test too; RECLASS_NG_CONFORMANCE points at another copy.
@@ -171,6 +174,63 @@ def test_a_recorded_render_is_the_plain_render_on_the_whole_corpus() -> None:
                         assert (value is MISSING) == (not finals), (scenario.parent.name, path)
             checked += 1
     assert checked > 200
+
+
+def _write_summary(write: Any) -> tuple:
+    by = write.by
+    return (write.source.name, write.path, write.key, write.flag, id(write.written), write.effect,
+            write.final, write.via, write.order, write.line,
+            (by.source.name, by.key, by.effect) if by is not None else None)
+
+
+def test_key_writes_are_the_writes_at_each_written_key_on_the_whole_corpus() -> None:
+    """The one-walk record of every write (what lint reads) says what writes() says, path by
+    path, on every node of the corpus, failing nodes and exports included."""
+    checked = contested_paths = 0
+    for scenario in sorted(CORPUS.glob("*/scenario.json")):
+        if json.loads(scenario.read_text()).get("args"):
+            continue
+        try:
+            inventory = reclass_ng.load(str(scenario.parent / "inventory"), warn=lambda _: None)
+            names = inventory.node_names
+        except ReclassError:
+            continue
+        for name in names:
+            for section in ("parameters", "exports"):
+                provenance = inventory.provenance(name)
+                walked = [(path, [_write_summary(w) for w in writes])
+                          for path, writes in provenance.key_writes(section)]
+                asked = [(path, [_write_summary(w) for w in provenance.writes(path, section)
+                                 if w.key == path and w.effect != "removes"])
+                         for path in provenance.written_paths((), section)]
+                assert walked == asked, (scenario.parent.name, name, section)
+                contested = {path: [_write_summary(w) for w in writes]
+                             for path, writes in provenance.contested_key_writes(section)}
+                assert contested == {path: writes for path, writes in walked
+                                     if any(w[5] not in ("set", "merged") for w in writes)}, \
+                    (scenario.parent.name, name, section)
+                checked += len(walked)
+                contested_paths += len(contested)
+    assert checked > 1000 and contested_paths > 100
+
+
+def test_a_layered_node_key_by_key(load_inventory) -> None:
+    inventory = load_inventory(LAYERED, strict_constant_parameters=False)
+    provenance = inventory.provenance("n1")
+    walked = {path: [(w.source.name, w.effect, w.by.source.name if w.by else None, w.final)
+                     for w in writes] for path, writes in provenance.key_writes()}
+    assert walked[("port",)] == [("a", "overridden", "b", False), ("b", "replaced", "c", False),
+                                 ("c", "set", None, True)]
+    assert walked[("ssh", "root")] == [("a", "set", None, True), ("b", "ignored", "a", False)]
+    assert walked[("pkgs",)] == [("a", "set", None, True), ("b", "appended", None, True),
+                                 ("n1", "appended", None, True)]
+    contested = {path for path, _ in provenance.contested_key_writes()}
+    assert contested == {("port",), ("ssh", "root"), ("pkgs",), ("old", "before")}
+    # The rest is each entity's own tree, as values_written walks it.
+    [(_, a_tree)] = [(s, v) for s, v in provenance.entity_values() if s.name == "a"]
+    assert [(path, flag) for path, _, flag in values_written(a_tree)] == [
+        (("port",), ""), (("ssh",), ""), (("ssh", "root"), "="), (("pkgs",), ""),
+        (("old",), ""), (("old", "before"), "")]
 
 
 def test_a_mapped_class_names_the_first_class_mappings_entry_giving_it(load_inventory) -> None:

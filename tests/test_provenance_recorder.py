@@ -14,12 +14,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from inventory_writer import write_inventory
+from speeds import at_speed
 from test_subtrees import CLASS_PARAMS, KEYS, NODE_PARAMS, OPTIONS, TREES
 
 import reclass_ng
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.observe.provenance_recorder import SectionRecorder
+from reclass_ng.settings import Speed
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from generate import generate  # noqa: E402
@@ -53,7 +55,10 @@ def test_endings_are_kept_as_facts_and_worked_out_only_for_the_paths_asked(
     assert ("a",) in recorder.endings and ("keep",) in recorder.endings
     assert recorder.kills == {}  # nothing derived while rendering
     provenance.writes(("a", "x"))
-    assert set(recorder.kills) == {(), ("a",), ("a", "x")}  # the asked path and above it only
+    # The asked path and above it only, where something ended (nothing ended at a:x itself:
+    # its earlier value went with the `~a` above it).
+    assert ("a", "x") not in recorder.endings
+    assert set(recorder.kills) == {(), ("a",)}
 
 
 def test_an_ending_ends_what_was_alive_at_or_below_its_path(
@@ -149,13 +154,11 @@ def answers(provenance: NodeProvenance) -> dict[tuple, Any]:
 
 def assert_fast_paths_record_the_same(inventory: Any, names: list[str]) -> None:
     """Each node's provenance with the fast paths against the full render's (the reference:
-    NodeRenderer.fast_references off), facts and answers."""
+    Speed.rendered_references off), facts and answers."""
+    reference = at_speed(inventory, inventory.speed.replace(rendered_references=False))
     for name in names:
-        inventory.renderer.fast_references = False
-        try:
-            full = inventory.provenance(name)
-        finally:
-            inventory.renderer.fast_references = True
+        full = reference.provenance(name)
+        inventory.provenance(name)  # first: the fast paths take paths looked up before only
         fast = inventory.provenance(name)
         assert recorded_facts(fast) == recorded_facts(full), name
         assert answers(fast) == answers(full), name
@@ -199,11 +202,12 @@ def test_an_observed_render_takes_the_fast_paths_and_is_told_the_same(load_inven
         "nodes/n1.yml": "classes: [base]\nparameters:\n  b: ${a}\n  ~s: ${a}\n",
     })
     logs = {}
-    for fast in (False, True):  # the full render first: the fast path takes known paths
-        inventory.renderer.fast_references = fast
+    for fast in (False, True):
+        rendering = at_speed(inventory, Speed(rendered_references=fast))
+        rendering.nodeinfo("n1")  # first: the fast paths take paths looked up before only
         observer = ParametersLog()
-        node = inventory.renderer.merge("n1", observer=observer)
-        inventory.renderer.interpolate(node, observer=observer)
+        node = rendering.renderer.merge("n1", observer=observer)
+        rendering.renderer.interpolate(node, observer=observer)
         logs[fast] = observer.log
     assert sorted(logs[True].direct) == [("b",), ("s",), ("t",)]
     assert logs[False].direct == []

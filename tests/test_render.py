@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from speeds import at_speed
+
 from reclass_ng.render import automatic_parameters, inventory_document
+from reclass_ng.settings import Speed
 from reclass_ng.values import Source
 
 FILES = {
@@ -54,7 +57,7 @@ def test_the_inventory_with_shared_subtrees_is_the_one_rendered_node_by_node(loa
     inventory = load_inventory({**FILES, "nodes/web2.yml": "classes: [web, lab]\n",
                                 "nodes/web3.yml": "classes: [web, lab]\n"})
     shared = inventory.render_serially()
-    alone = inventory.render_serially(share_subtrees=False)
+    alone = at_speed(inventory, Speed(rendered_subtrees=False)).render_serially()
     for document in (shared, alone):
         document.pop("__reclass__")
         for info in document["nodes"].values():

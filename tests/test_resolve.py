@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from reference_bomb_yaml import doubling
 
 import reclass_ng
@@ -13,8 +16,19 @@ from reclass_ng.errors import (
     ReferenceExpansionError,
     ResolveErrorList,
 )
-from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION
+from reclass_ng.merge import Merger
+from reclass_ng.resolve import Resolver
+from reclass_ng.resolve.fast_paths import (
+    MAX_REFERENCE_EXPANSION,
+    NOT_RENDERED,
+    SCALARS,
+    SHORT_TEXT,
+    walked_value,
+)
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.settings import Speed
+from reclass_ng.storage import load_settings
+from reclass_ng.values import OwnedDict, OwnedList
 
 
 def node(body: str, classes: str = "") -> dict[str, str]:
@@ -225,8 +239,8 @@ def test_a_reference_bomb_is_a_clear_error_with_and_without_fast_paths(make_inve
                            **node("", "bomb")})
     messages = []
     for fast in (True, False):
-        inventory = reclass_ng.load(str(root), read_config=False)
-        inventory.renderer.fast_references = fast
+        inventory = reclass_ng.load(str(root), read_config=False,
+                                    speed=Speed(rendered_references=fast))
         with pytest.raises(ReferenceExpansionError) as raised:
             inventory.nodeinfo("n1")
         err = raised.value
@@ -281,7 +295,40 @@ def test_a_reused_rendered_subtree_counts_for_each_node(make_inventory) -> None:
         "nodes/n1.yml": "classes: [c]\n", "nodes/n2.yml": "classes: [c]\n",
         "nodes/n3.yml": "classes: [c, d]\n"})
     for share in (True, False):
-        inventory = reclass_ng.load(str(root), read_config=False)
+        inventory = reclass_ng.load(str(root), read_config=False,
+                                    speed=Speed(rendered_subtrees=share))
         with pytest.raises(ReferenceExpansionError) as raised:
-            inventory.render_serially(share_subtrees=share, memo=RenderedSubtrees(min_dirty=1))
+            inventory.render_serially(memo=RenderedSubtrees(min_dirty=1))
         assert raised.value.node == "n3", raised.value
+
+
+# -- the fast paths' walk is Resolver.lookup's quick walk ------------------------------------
+
+_WALK_KEYS = st.sampled_from(["a", "b", "0", "1"])
+_WALK_TREES = st.recursive(
+    st.one_of(st.none(), st.integers(-2, 2), st.sampled_from(["x", "y" * 70]), st.booleans()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=2), st.lists(inner, max_size=2).map(OwnedList),
+        st.dictionaries(_WALK_KEYS, inner, max_size=3),
+        st.dictionaries(_WALK_KEYS, inner, max_size=3).map(
+            lambda d: OwnedDict.from_source(d, None))),
+    max_leaves=8)
+
+
+@hypothesis_settings(max_examples=150, deadline=None)
+@given(tree=st.dictionaries(_WALK_KEYS, _WALK_TREES, max_size=3),
+       keys=st.lists(_WALK_KEYS, min_size=1, max_size=3))
+def test_the_fast_paths_walk_is_lookups_quick_walk(tree: dict, keys: list[str]) -> None:
+    # FastPaths._rendered_target inlines walked_value's walk (the one Resolver.lookup takes
+    # first): it finds what walked_value finds, when that is a short scalar.
+    root = OwnedDict.from_source(tree, None)
+    settings_ = load_settings(None, {}, read_config=False)
+    resolver = Resolver(root, Merger(settings_), speed=Speed())
+    ref_path = ":".join(keys)
+    resolver._split[ref_path] = tuple(keys)
+    walked = walked_value(root, tuple(keys))
+    short_scalar = type(walked) in SCALARS and not (type(walked) is str
+                                                     and len(walked) > SHORT_TEXT)
+    expected = walked if walked is not NOT_RENDERED and short_scalar else NOT_RENDERED
+    found = resolver._rendered_target(ref_path)
+    assert (type(found), found) == (type(expected), expected)

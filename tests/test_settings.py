@@ -12,10 +12,9 @@ from reclass_ng.settings import (
     CONFIG_FILE_NAME,
     Settings,
     find_config_file,
-    load_settings,
     parse_bool,
-    read_config_file,
 )
+from reclass_ng.storage import load_settings, read_config_file
 
 
 @pytest.fixture

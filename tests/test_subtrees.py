@@ -14,11 +14,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inventory_writer import write_inventory
+from speeds import at_speed
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
 from reclass_ng.observe import RenderObserver
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, read_key
+from reclass_ng.settings import Speed
 from reclass_ng.values import OwnedDict
 
 # -- the memo against the plain render, on generated inventories ---------------------------
@@ -54,13 +56,13 @@ OPTIONS = st.sampled_from([{}, {"ignore_overwritten_missing_references": False},
 def _render(root: Path, share: bool, options: dict[str, Any], fast: bool = True,
             max_unused: int = 16) -> tuple[Any, list[str]]:
     warnings: list[str] = []
-    inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append, **options)
-    inventory.renderer.fast_references = fast
+    inventory = reclass_ng.load(str(root), read_config=False, warn=warnings.append,
+                                speed=Speed(rendered_subtrees=share, rendered_references=fast),
+                                **options)
     try:
         # Every file container with a key to render goes through the memo; with max_unused
         # 1, containers are given up on (rendered plainly, the memo skipped) early too.
         nodes = inventory.render_serially(
-            share_subtrees=share,
             memo=RenderedSubtrees(min_dirty=1, max_unused=max_unused))["nodes"]
     except ReclassError as err:
         return (type(err).__name__, str(err)), warnings
@@ -215,7 +217,7 @@ def test_a_container_never_reused_is_given_up_and_rendered_plainly(tmp_path: Pat
     assert len(misses_after_giving_up) >= 2 and len(set(misses_after_giving_up)) == 1
     assert [out[f"n{i}"]["conf"]["host"] for i in range(6)] == [f"h{i}" for i in range(6)]
     assert out["n1"]["same"] is out["n5"]["same"]  # still shared
-    plain = inventory.render_serially(share_subtrees=False)["nodes"]
+    plain = at_speed(inventory, Speed(rendered_subtrees=False)).render_serially()["nodes"]
     assert out == {name: info["parameters"]["svc"] for name, info in plain.items()}
 
 

@@ -68,6 +68,35 @@ def test_nested_reference_and_escape():
     assert parser.parse("\\${baz}") == Template((Text("${baz}"),))
 
 
+def _ref(*items):
+    return Ref(tuple(Text(i) if isinstance(i, str) else i for i in items))
+
+
+# What kapicorp-reclass 2.0.0's parser made of each (its RefItem/ScaItem tree, issue 36):
+# whitespace starting an item inside a reference is skipped when the full grammar reads the
+# string (more than one sentinel, or a character its simple grammar refuses).
+@pytest.mark.parametrize("text, items", [
+    ("${ ka}", (_ref(" ka"),)),  # one reference alone: the simple grammar keeps it
+    ("${ a} ${b}", (_ref("a"), Text(" "), _ref("b"))),
+    ("${${b} a}", (_ref(_ref("b"), "a"),)),
+    ("${ ${b}a}", (_ref(_ref("b"), "a"),)),
+    ("${ k${c}}", (_ref("k", _ref("c")),)),
+    ("${x:${ b }:y}", (_ref("x:", _ref("b "), ":y"),)),
+    ("${a:${b}\tc}", (_ref("a:", _ref("b"), "c"),)),
+    ("\\${a} ${ b}", (Text("${a} "), _ref("b"))),
+    ("${a:${x:${b} }}", (_ref("a:", _ref("x:", _ref("b"))),)),
+])
+def test_whitespace_as_kapicorp_reads_it(text, items):
+    parser, grammar = PAIRS[0]
+    assert parser.parse(text) == Template(items) == grammar.parse(text)
+
+
+@pytest.mark.parametrize("text", ["${k${c} }", "${x:${b} }"])
+def test_whitespace_before_the_close_of_a_top_level_reference_is_an_error(text):
+    with pytest.raises(SyntaxProblem):
+        ValueParser().parse(text)
+
+
 @pytest.mark.parametrize("text, column", [("${unclosed", 11), ("a ${b} ${", 10), ("${}", 3)])
 def test_errors_say_where(text, column):
     with pytest.raises(SyntaxProblem) as info:

@@ -14,7 +14,8 @@ from typing import Any
 
 import reclass_ng
 from reclass_ng.errors import ConfigError
-from reclass_ng.settings import DEFAULTS, did_you_mean, load_settings
+from reclass_ng.settings import DEFAULTS, did_you_mean
+from reclass_ng.storage import load_settings
 
 INVENTORY_ENV_VAR = "RECLASS_NG_INVENTORY"
 

@@ -14,7 +14,8 @@ import attrs
 import reclass_ng
 from reclass_ng.api import Inventory
 from reclass_ng.errors import ReclassError
-from reclass_ng.settings import CONFIG_FILE_NAME, read_config_file
+from reclass_ng.settings import CONFIG_FILE_NAME
+from reclass_ng.storage import read_config_file
 
 
 @attrs.frozen

@@ -20,7 +20,7 @@ from reclass_ng.errors import (
     MappingFormatError,
     ReclassError,
 )
-from reclass_ng.merge import MergedNode, Merger
+from reclass_ng.merge import MAPPING_TYPES, MergedNode, Merger
 from reclass_ng.observe import RenderObserver
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
@@ -29,7 +29,6 @@ from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
 from reclass_ng.suggestions import similar_names
 from reclass_ng.values import (
-    SHARED_DICT_TYPES,
     Interpolation,
     OwnedDict,
     Source,
@@ -403,11 +402,13 @@ class _NodeThaw:
 def thaw(mine: OwnedDict, walked: OwnedDict, frozen: dict, new: Any) -> None:
     """Make the mappings of `mine` that `new` merges into owned, where they are still the
     frozen copy (`frozen`) of a walk's owned mapping (`walked`), keeping which file set
-    each key; `mine` started as `frozen`."""
+    each key; `mine` started as `frozen`. Follows merge_mapping's rule that a mapping over a
+    mapping merges key by key (merge.MAPPING_TYPES): tests/test_shared_walks.py compares
+    every node with its own walk."""
     # `in` and `[]`, not .get(): OwnedDict's methods bind through its __getattr__ hook
     for key, new_value in new.items():
         walked_value = walked[key] if key in walked else None
-        if type(walked_value) is not OwnedDict or type(new_value) not in SHARED_DICT_TYPES:
+        if type(walked_value) is not OwnedDict or type(new_value) not in MAPPING_TYPES:
             continue  # the merge replaces or stacks it, or copies a file's mapping itself
         value = mine[key] if key in mine else None
         frozen_value = frozen[key]

@@ -37,9 +37,28 @@ _SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 class CatalogError(ReclassError):
-    """A catalogue file that cannot be read or has the wrong shape."""
+    """A catalogue file (or the Puppet code it is synced from) that cannot be read or has the
+    wrong shape; `path` (and `line`, `column` where known) say where, for the record."""
 
     exit_code = EX_DATAERR
+
+    def __init__(self, text: str, path: str | os.PathLike[str] | None = None,
+                 line: int | None = None, column: int | None = None) -> None:
+        super().__init__(text)
+        self.path = None if path is None else str(path)
+        self.line, self.column = line, column
+
+    def file(self) -> str | None:
+        """The file (or directory) the problem is about, when known."""
+        return self.path
+
+    def position(self) -> tuple[int, int] | None:
+        """(line, column) of the problem, when known."""
+        return None if self.line is None else (self.line, self.column or 1)
+
+    def context_lines(self) -> list[str]:
+        """None: the message starts with the file (and line) already."""
+        return []
 
 
 @attrs.frozen
@@ -110,13 +129,14 @@ def _read_yaml(path: Path) -> Any:
         # Bytes: PyYAML decodes them as UTF-8 (or by their BOM), as it decoded the stream.
         return yaml.load(read_input_file(str(path)), Loader=_SafeLoader)
     except YamlFileError as err:  # no regular file, or over the loader's size limit
-        raise CatalogError(err.message) from None
+        raise CatalogError(err.message, path) from None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise CatalogError(f"{where}: not valid YAML ({err.problem})") from err
+        raise CatalogError(f"{where}: not valid YAML ({err.problem})", path,
+                           *((mark.line + 1, mark.column + 1) if mark else ())) from err
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise CatalogError(f"{path}: cannot read: {err}") from err
+        raise CatalogError(f"{path}: cannot read: {err}", path) from err
 
 
 def _environment_map(data: Any, where: str) -> dict[str, dict[str, dict[str, Any]]]:
@@ -124,16 +144,17 @@ def _environment_map(data: Any, where: str) -> dict[str, dict[str, dict[str, Any
     if data is None:
         return {}
     if not isinstance(data, Mapping):
-        raise CatalogError(f"{where}: expected a mapping of environment -> classes")
+        raise CatalogError(f"{where}: expected a mapping of environment -> classes", where)
     result: dict[str, dict[str, dict[str, Any]]] = {}
     for environment, classes in data.items():
         if not isinstance(environment, str):
-            raise CatalogError(f"{where}: environment names must be strings, got {environment!r}")
+            raise CatalogError(f"{where}: environment names must be strings, got {environment!r}",
+                               where)
         if classes is None:
             classes = {}
         if not isinstance(classes, Mapping):
             raise CatalogError(f"{where}: {environment}: expected a mapping of class -> "
-                               "parameters")
+                               "parameters", where)
         checked: dict[str, dict[str, Any]] = {}
         for name, params in classes.items():
             if params is None:
@@ -141,7 +162,7 @@ def _environment_map(data: Any, where: str) -> dict[str, dict[str, dict[str, Any
             if not isinstance(name, str) or not isinstance(params, Mapping) or \
                     not all(isinstance(p, str) for p in params):
                 raise CatalogError(f"{where}: {environment}.{name}: expected a class name "
-                                   "mapping to parameter -> default (null: required)")
+                                   "mapping to parameter -> default (null: required)", where)
             checked[name] = dict(params)
         result[environment] = checked
     return result
@@ -154,7 +175,8 @@ def read_synced(inventory_dir: str | os.PathLike[str]) -> SyncedCatalog | None:
         return None
     data = _read_yaml(path)
     if not isinstance(data, Mapping):
-        raise CatalogError(f"{path}: expected the mapping `reclass-ng classes sync` writes")
+        raise CatalogError(f"{path}: expected the mapping `reclass-ng classes sync` writes",
+                           path)
     errors = data.get("errors") or {}
     return SyncedCatalog(_environment_map(data.get("environments"), str(path)),
                          errors if isinstance(errors, dict) else {},

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -29,7 +30,7 @@ from reclass_ng.classifier.catalog import (
     read_synced,
     write_synced,
 )
-from reclass_ng.errors import EX_IOERR, ReclassError
+from reclass_ng.errors import EX_IOERR, NotFoundError, ReclassError
 from reclass_ng.location import display_path
 
 SCRIPT = Path(__file__).with_name("puppet_classes.rb")
@@ -70,6 +71,33 @@ def puppet_ruby() -> str:
         "or Puppet's all-in-one package), or declare classes by hand in puppet-classes.yml.")
 
 
+class PuppetParseError(CatalogError):
+    """A manifest Puppet's parser rejected (its classes are not in the catalogue)."""
+
+    kind = "puppet_parse_error"
+
+
+# Puppet ends its parse errors with `(file: PATH, line: N, column: M)` (column optional).
+_PUPPET_POSITION = re.compile(r"\(file: .*?, line: (?P<line>[0-9]+)(?:, column: (?P<column>[0-9]+))?\)")
+
+
+def sync_problems(synced: SyncedCatalog) -> list[PuppetParseError]:
+    """The files of a sync that Puppet could not parse, as errors naming file, line and column
+    (environment by environment, in file order)."""
+    found: list[PuppetParseError] = []
+    for environment, problems in synced.errors.items():
+        for problem in problems:
+            path = os.path.join(synced.code_dir or "", problem["file"])
+            position = _PUPPET_POSITION.search(problem["error"])
+            line = int(position["line"]) if position else None
+            column = int(position["column"]) if position and position["column"] else None
+            where = problem["file"] + (f":{line}" if line else "") + (f":{column}" if column else "")
+            said = _PUPPET_POSITION.sub("", problem["error"]).rstrip() if line else problem["error"]
+            found.append(PuppetParseError(f"{where}: {said} (environment {environment})",
+                                          path, line, column))
+    return found
+
+
 def _default_of(param: dict[str, Any]) -> Any:
     """A parameter's default as the catalogue stores it: the literal value when Puppet can give
     one, else the default's source text (e.g. `"undef"` or `"$facts['fqdn']"`); None when the
@@ -82,9 +110,12 @@ def _default_of(param: dict[str, Any]) -> Any:
 def scan_code_dir(code_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """Run Puppet over `code_dir`; the script's JSON output."""
     code_dir = Path(code_dir)
+    if not code_dir.is_dir():
+        raise NotFoundError(f"No such directory: {code_dir} (--code-dir: Puppet's codedir, "
+                            "with environments/<env>/modules)", path=str(code_dir))
     if not (code_dir / "environments").is_dir():
         raise CatalogError(f"{code_dir}: no environments/ directory (expected Puppet's codedir "
-                           "with environments/<env>/modules/*/manifests/*.pp)")
+                           "with environments/<env>/modules/*/manifests/*.pp)", code_dir)
     ruby = puppet_ruby()
     with tempfile.TemporaryDirectory(prefix="reclass-ng-sync-") as scratch:
         try:

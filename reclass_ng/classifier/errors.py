@@ -47,7 +47,7 @@ class GroupProblem:
         directory `base`), when both are known; looked up only when a problem is shown."""
         if not self.file or not self.key:
             return None
-        from reclass_ng.positions import value_position
+        from reclass_ng.storage.positions import value_position
 
         position = value_position(os.path.join(base or "", self.file), self.key)
         return position[0] if position else None

@@ -24,7 +24,6 @@ from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_load import read_input_file
 from reclass_ng.values import to_plain
 
-PUPPET_FACTS_TAG = "!ruby/object:Puppet::Node::Facts"
 # Fields a rule can read without any facts: the name, and the certname Puppet vouches for.
 _FIELDS_WITHOUT_FACTS = {("name",), ("trusted", "certname")}
 

@@ -40,17 +40,6 @@ def group_file_paths(directory: Path) -> list[Path]:
     return found
 
 
-def read_group_file(path: Path, shown_as: str | None = None) -> tuple[Group | None, list[GroupProblem]]:
-    """Read and check one group file; `shown_as` is the path used in messages."""
-    shown = shown_as or str(path)
-    try:
-        content = read_input_file(str(path))
-    except YamlFileError as err:
-        return None, [GroupProblem(SCHEMA_VIOLATION, str(err), shown,
-                                   details={"error": str(err)})]
-    return group_from_bytes(content, shown)
-
-
 def group_from_bytes(content: bytes, shown: str) -> tuple[Group | None, list[GroupProblem]]:
     """Parse and check one group file's bytes (with the loader's depth and size limits)."""
     try:
@@ -68,7 +57,8 @@ def read_group_sources(inventory_dir: str | os.PathLike[str]) -> dict[str, bytes
     need a file's content and its parsed group together take both from here."""
     directory = groups_dir(inventory_dir)
     if not directory.is_dir():
-        raise NotFoundError(f"No groups directory: {directory} does not exist")
+        raise NotFoundError(f"No groups directory: {directory} does not exist",
+                            path=str(directory))
     sources: dict[str, bytes | str] = {}
     for path in group_file_paths(directory):
         shown = os.path.join(GROUPS_DIR_NAME, os.path.relpath(path, directory))

@@ -12,9 +12,11 @@ from typing import Any, ClassVar
 
 import attrs
 
-COMPARISON_OPERATORS = ("=", "~", "<", "<=", ">", ">=")
+# `<:` (the current classifier's grammar): the node value is an array with an element equal
+# to the rule's value.
+COMPARISON_OPERATORS = ("=", "~", "<", "<=", ">", ">=", "<:")
 NUMERIC_OPERATORS = frozenset({"<", "<=", ">", ">="})
-BOOLEAN_OPERATORS = ("and", "or", "not")
+ARRAY_CONTAINS = "<:"
 
 
 @attrs.frozen

@@ -8,7 +8,9 @@ Semantics (those of the classifier's code, see doc/node-groups.rst):
 * a field path that leads nowhere makes the comparison false, so `not` over it is true;
 * `=` compares text: booleans become "true"/"false", numbers their Java text;
 * `~` searches (unanchored) with the pattern; the node value is turned into text as for `=`;
-* `<`, `<=`, `>`, `>=` compare numbers; a value that is not a number makes them false.
+* `<`, `<=`, `>`, `>=` compare numbers; a value that is not a number makes them false;
+* `<:` is true when the node value is an array with an element equal to the rule's value (each
+  element turned into text as for `=`); for any other node value it is false.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from reclass_ng.classifier.fact_values import (
     lookup_field,
     parse_java_number,
 )
-from reclass_ng.classifier.rule_ast import And, Comparison, Condition, Not, Or
+from reclass_ng.classifier.rule_ast import ARRAY_CONTAINS, And, Comparison, Condition, Not, Or
 
 _NUMERIC: dict[str, Callable[[Any, Any], bool]] = {
     "<": op.lt,
@@ -49,6 +51,9 @@ def compare(comparison: Comparison, node_value: Any) -> bool:
         if left is None or right is None:
             return False
         return _NUMERIC[comparison.operator](left, right)
+    if comparison.operator == ARRAY_CONTAINS:
+        return isinstance(node_value, (list, tuple)) and any(
+            as_comparable_text(element) == comparison.value for element in node_value)
     text = as_comparable_text(node_value)
     if text is None:
         return False

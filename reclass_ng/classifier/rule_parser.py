@@ -3,14 +3,16 @@
 Grammar (Node Classifier v1)::
 
     condition : ["and" condition+] | ["or" condition+] | ["not" condition] | comparison
-    comparison: [op field value]        op: "=" "~" "<" "<=" ">" ">="
+    comparison: [op field value]        op: "=" "~" "<" "<=" ">" ">=" "<:"
     field     : string | [string string? component*]   e.g. "name", ["fact", "os", "family"]
     component : string | non-negative integer          an array index: ["fact", "disks", 0]
     value     : string
 
-Numeric path components are the current classifier's (its "Forming node classifier API
-requests" grammar; the console writes them `processors.models[0]`): an integer indexes an
-array, and only from the third element on, so `["fact", 3]` still names no fact.
+Numeric path components and `<:` (array contains) are the current classifier's (its "Forming
+node classifier API requests" grammar; the console writes an index `processors.models[0]`): an
+integer indexes an array, and only from the third element on, so `["fact", 3]` still names no
+fact. The console's negated operators (`!=`, `!~`, `/:`) are not in the API's grammar: the
+console sends them as `["not", ...]`, and the parser's message says so.
 
 Values must be strings, as the classifier's schema demands; an unquoted YAML number such as
 `512` is rejected with a hint to quote it, so a rule never means something else after a
@@ -32,6 +34,9 @@ from reclass_ng.classifier.rule_ast import (
     Or,
 )
 from reclass_ng.classifier.rule_regex import RuleRegexError, compile_rule_regex
+
+# The console's negated operators and the API operator each stands for under a "not".
+CONSOLE_NEGATIONS = {"!=": "=", "!~": "~", "/:": "<:"}
 
 RULE_GRAMMAR_HINT = (
     "The rule is malformed. Please consult the group documentation for details on the rule "
@@ -130,6 +135,9 @@ def parse_rule(data: Any, location: str = "rule") -> Condition:
     if operator in COMPARISON_OPERATORS:
         return _parse_comparison(data, location)
     known = ", ".join(repr(op) for op in ("and", "or", "not", *COMPARISON_OPERATORS))
+    negated = CONSOLE_NEGATIONS.get(operator) if isinstance(operator, str) else None
+    hint = (f' (the console\'s "{operator}" is ["not", ["{negated}", field, value]] in the API)'
+            if negated else "")
     raise RuleSyntaxError(
-        f"unknown operator {_describe(operator)}; expected one of {known}", f"{location}[0]"
-    )
+        f"unknown operator {_describe(operator)}; expected one of {known}{hint}",
+        f"{location}[0]")

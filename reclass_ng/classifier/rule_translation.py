@@ -9,13 +9,27 @@ Two formats:
 * `inventory` (PuppetDB's v4 `inventory` endpoint, which has them): `name` becomes
   `certname`, `["fact", "os", "family"]` becomes `facts.os.family`, `["trusted", "x"]`
   `trusted.x`; the numeric operators compare numbers, so their value is sent as a number.
+  `<:` (array contains) has no inventory operator: it becomes a subquery on PuppetDB's
+  `fact_contents` (the certnames with an element of that array equal to the value):
+  `["in", "certname", ["extract", ["certname"], ["select_fact_contents", ["and",
+  ["~>", "path", ["^roles$", "^[0-9]+$"]], ["=", "value", "web"]]]]]` (trusted facts are the
+  fact `trusted`). The `nodes` format has no array facts: `<:` is untranslatable there.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from reclass_ng.classifier.rule_ast import And, Comparison, Condition, Not, Or
+from reclass_ng.classifier.rule_ast import (
+    ARRAY_CONTAINS,
+    NUMERIC_OPERATORS,
+    And,
+    Comparison,
+    Condition,
+    Not,
+    Or,
+)
 
 FORMATS = ("nodes", "inventory")
 
@@ -35,6 +49,8 @@ def _number(text: str) -> int | float | str:
 
 def _comparison_nodes(condition: Comparison) -> list[Any]:
     field = condition.field
+    if condition.operator == ARRAY_CONTAINS:
+        raise UntranslatableRuleError("PuppetDB does not support array facts.")
     if not field.written_as_list:
         return [condition.operator, field.keys[0], condition.value]
     kind, *path = field.keys
@@ -47,7 +63,22 @@ def _comparison_nodes(condition: Comparison) -> list[Any]:
     return ["and", ["=", "name", path[0]], [condition.operator, "value", condition.value]]
 
 
+def _array_contains_inventory(condition: Comparison) -> list[Any]:
+    """`<:` as a fact_contents subquery: some element of the array at the path equals the
+    value (each path key matched whole, the element's index any)."""
+    keys = condition.field.keys
+    if keys[0] not in ("fact", "trusted") or len(keys) < 2:
+        raise UntranslatableRuleError(f"PuppetDB has no array field "
+                                      f"{condition.field.to_data()!r}.")
+    path = keys[1:] if keys[0] == "fact" else keys
+    patterns = [f"^{re.escape(str(key))}$" for key in path] + ["^[0-9]+$"]
+    return ["in", "certname", ["extract", ["certname"], ["select_fact_contents", [
+        "and", ["~>", "path", patterns], ["=", "value", condition.value]]]]]
+
+
 def _comparison_inventory(condition: Comparison) -> list[Any]:
+    if condition.operator == ARRAY_CONTAINS:
+        return _array_contains_inventory(condition)
     keys = condition.field.keys
     if keys == ("name",):
         field = "certname"
@@ -60,7 +91,7 @@ def _comparison_inventory(condition: Comparison) -> list[Any]:
         raise UntranslatableRuleError(f"PuppetDB's inventory has no field "
                                       f"{condition.field.to_data()!r}.")
     value: Any = condition.value
-    if condition.operator in ("<", "<=", ">", ">="):
+    if condition.operator in NUMERIC_OPERATORS:
         value = _number(value)
     return [condition.operator, field, value]
 

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
-from reclass_ng.errors import EX_IOERR
+from reclass_ng.errors import EX_IOERR, NotFoundError, ReclassError, UsageError
 
 EX_NOINPUT = 66
 # Longest before/after value shown per changed field in text output (JSON shows all).
@@ -37,6 +37,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--oldest-first", action="store_true", help="oldest entries first")
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
                         help="text (default) or json (PE's activity API shape)")
+
+
+class NoStateDatabase(NotFoundError):
+    """No state database where the activity log should be: the service recorded nothing."""
+
+    exit_code = EX_NOINPUT  # sysexits' "cannot open input", as doc/service.rst documents
+
+
+class ActivityLogUnreadable(ReclassError):
+    """A state database that is not one, or cannot be read."""
+
+    exit_code = EX_IOERR
+
+    def __init__(self, text: str, path: str) -> None:
+        super().__init__(text)
+        self.path = path
+
+    def file(self) -> str | None:
+        """The state database."""
+        return self.path
 
 
 def _shown(value: Any) -> str:
@@ -63,15 +83,13 @@ def run(args: argparse.Namespace) -> int:
     inventory_dir = inventory_dir_from_args(args)
     state_db = args.state_db or str(default_state_path(inventory_dir))
     if args.group and args.node:
-        print("reclass-ng activity: --group and --node cannot be combined", file=sys.stderr)
-        return 2
+        raise UsageError("reclass-ng activity: --group and --node cannot be combined")
     if not 1 <= args.limit <= MAX_LIMIT:
-        print(f"reclass-ng activity: --limit must be from 1 to {MAX_LIMIT}", file=sys.stderr)
-        return 2
+        raise UsageError(f"reclass-ng activity: --limit must be from 1 to {MAX_LIMIT}")
     if not os.path.isfile(state_db):
-        print(f"reclass-ng activity: no state database at {state_db}: the service has "
-              "recorded nothing for this inventory yet (or give --state-db)", file=sys.stderr)
-        return EX_NOINPUT
+        raise NoStateDatabase(f"reclass-ng activity: no state database at {state_db}: the "
+                              "service has recorded nothing for this inventory yet (or give "
+                              "--state-db)", path=state_db)
     object_type = NODE_GROUP if args.group else NODE if args.node else None
     query = EventQuery(subject_ids=tuple(args.subject), object_type=object_type,
                        object_ids=tuple(g.lower() for g in args.group) + tuple(args.node),
@@ -79,9 +97,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         commits, total = read_events(state_db, query)
     except sqlite3.DatabaseError as err:
-        print(f"reclass-ng activity: cannot read the activity log in {state_db}: {err}",
-              file=sys.stderr)
-        return EX_IOERR
+        raise ActivityLogUnreadable(f"reclass-ng activity: cannot read the activity log in "
+                                    f"{state_db}: {err}", state_db) from None
     if args.output == "json":
         sys.stdout.write(json.dumps({"commits": commits, "offset": 0, "limit": args.limit,
                                      "total-rows": total}, indent=2, ensure_ascii=False) + "\n")

@@ -61,7 +61,7 @@ def _listed_files(args: argparse.Namespace) -> list[str]:
                     text = handle.read(MAX_LIST_BYTES + 1)
         except OSError as err:
             raise NotFoundError(f"{COMMAND}: cannot read --files-from {args.files_from}: "
-                                f"{err.strerror}") from None
+                                f"{err.strerror}", path=args.files_from) from None
         except UnicodeDecodeError:
             raise UsageError(f"{COMMAND}: --files-from {args.files_from} is not UTF-8 text"
                              ) from None
@@ -93,7 +93,7 @@ def _select(args: argparse.Namespace, directory: str, files: list[str]) -> Affec
                                                         "to", COMMAND))
         for side in (old_dir, new_dir):
             if not os.path.isdir(side):
-                raise NotFoundError(f"No such directory: {side}")
+                raise NotFoundError(f"No such directory: {side}", path=str(side))
         sides = [record_dependencies(load_for_dependencies(side, args.kapitan), side)
                  for side in (old_dir, new_dir)]
         changed = changed_files(old_dir, new_dir)

@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 
 from reclass_ng.adapters import ansible
+from reclass_ng.api import other_nodes_errors
 from reclass_ng.cli.adapter_options import (
     adapter_parser,
     add_output_arguments,
     inventory_from_args,
     run_command,
 )
-from reclass_ng.cli.failures import other_nodes_errors
 from reclass_ng.errors import ReclassError
 from reclass_ng.output import dump
 

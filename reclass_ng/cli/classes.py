@@ -9,10 +9,11 @@ catalogue (synced plus hand-declared classes) as the classifier's class objects.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
-from reclass_ng.errors import EX_DATAERR
+from reclass_ng.errors import MultipleErrors, NotFoundError
 from reclass_ng.output import dump
 
 
@@ -38,19 +39,22 @@ def run(args: argparse.Namespace) -> int:
 
     inventory_dir = inventory_dir_from_args(args)
     if args.classes_action == "sync":
-        from reclass_ng.classifier.class_sync import sync_classes  # subprocess etc. only here
+        # subprocess etc. only here
+        from reclass_ng.classifier.class_sync import sync_classes, sync_problems
 
         synced = sync_classes(inventory_dir, args.code_dir)
         for environment, classes in synced.environments.items():
             print(f"{environment}: {len(classes)} class{'es' if len(classes) != 1 else ''}")
-        for environment, problems in synced.errors.items():
-            for problem in problems:
-                print(f"{environment}: {problem['file']}: {problem['error']}", file=sys.stderr)
-        if synced.errors:
+        problems = sync_problems(synced)
+        if problems:
             print(f"reclass-ng classes sync: environments with unparsable files keep the "
                   f"classes of the previous sync: {', '.join(synced.errors)}", file=sys.stderr)
-            return EX_DATAERR
+            raise problems[0] if len(problems) == 1 else MultipleErrors(problems)
         return 0
+    if not os.path.isdir(inventory_dir):
+        raise NotFoundError(f"No such directory: {inventory_dir} (the inventory, whose "
+                            "puppet-classes.yml and puppet-classes.synced.yml hold the "
+                            "catalogue)", path=inventory_dir)
     catalog = load_catalog(inventory_dir)
     found: list[dict[str, object]] = []
     if catalog is not None:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.progress import steps_progress
 from reclass_ng.diff.causes import group_by_cause
 from reclass_ng.diff.changed_files import changed_files
 from reclass_ng.diff.compare import InventoryDiff, KeyChange, NodeChange, compare, render_side
@@ -94,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
     directory = inventory_dir_from_args(args)
     with inventory_side(directory, args.from_rev, args.from_dir, "from") as (old_dir, old_label), \
             inventory_side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
-        old_side, new_side = render_side(old_dir), render_side(new_dir)
+        with steps_progress(sys.stderr, "reclass-ng diff: rendering {count} nodes",
+                            steps=2) as progress:
+            old_side, new_side = render_side(old_dir, progress), render_side(new_dir, progress)
         files = changed_files(old_dir, new_dir)
         # Inside: the lines of the writes are read from the files, which an export removes.
         result = compare(old_side, new_side)

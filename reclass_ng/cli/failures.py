@@ -185,20 +185,6 @@ def _run(action: Callable[[], int | None],
         return report_error(InternalError(message))
 
 
-def other_nodes_errors(inventory: Any, first: ReclassError) -> list[ReclassError]:
-    """After rendering every node of `inventory` failed at `first`: the errors of the other
-    nodes, so that a run reports them all (in node order)."""
-    errors: list[ReclassError] = []
-    for name in inventory.node_names:
-        if name == first.node:
-            continue
-        try:
-            inventory.nodeinfo(name)
-        except ReclassError as err:
-            errors.append(err.for_node(name))
-    return errors
-
-
 class InternalError(ReclassError):
     """A bug in reclass-ng, reported like any error (exit 70) instead of as a traceback."""
 

@@ -13,7 +13,7 @@ import sys
 from reclass_ng.classifier.errors import GroupValidationError
 from reclass_ng.classifier.group_files import groups_dir, read_group_files
 from reclass_ng.output import dump
-from reclass_ng.settings import load_settings
+from reclass_ng.storage import load_settings
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ import os
 import sys
 
 from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.progress import steps_progress
 from reclass_ng.lint import RULES, check_rule_names, lint_inventory
 
 
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         [name.strip() for item in args.disable for name in item.split(",") if name.strip()],
         "--disable")
     base = inventory_dir_from_args(args)
-    result = lint_inventory(base, disabled)
+    with steps_progress(sys.stderr, "reclass-ng lint: rendering {count} nodes") as progress:
+        result = lint_inventory(base, disabled, progress)
     shown_base = os.path.abspath(base)
     if args.output == "json":
         document = [f.as_dict(shown_base) for f in result.findings]

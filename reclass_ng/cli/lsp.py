@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from reclass_ng.errors import UsageError
+from reclass_ng.errors import ConfigError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +18,8 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as err:
         from reclass_ng.install import install_hint
 
-        raise UsageError(f"reclass-ng lsp needs the `lsp` extra ({install_hint('lsp')}): "
-                         f"{err}") from None
+        # 78, as `serve` without its `server` extra: the installation, not the command line.
+        raise ConfigError(f"reclass-ng lsp needs the `lsp` extra ({install_hint('lsp')}): "
+                          f"{err}") from None
     serve_stdio()
     return 0

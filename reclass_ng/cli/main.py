@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if code or not parsed:
         return code
     args = parsed[0]
+    args.errors = errors_format  # taken off the command line before argparse saw it
     return run_reporting_errors(lambda: args._module.run(args), errors_format=errors_format,
                                 collect_stderr=args.command not in LOGGING_COMMANDS)
 

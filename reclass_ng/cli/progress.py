@@ -7,11 +7,13 @@ render ends (so the terminal shows only the output and messages), and never touc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import TextIO
 
 # Below this many nodes a render is over before a bar would be read.
@@ -89,3 +91,51 @@ def wants_progress(stream: TextIO, node_count: int, quiet: bool) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+class StepsProgress:
+    """The bar of a command that renders every node of one or more inventories (`lint`,
+    `diff`): a `progress(done, total)` callback per inventory (`step`), adding the steps up;
+    the bar is made when the first step starts, if wants_progress says so."""
+
+    def __init__(self, stream: TextIO, label: str, steps: int = 1, quiet: bool = False) -> None:
+        self.stream = stream
+        self.label = label  # with {count}: the nodes of the first step
+        self.steps = steps
+        self.quiet = quiet
+        self.bar: ProgressBar | None = None
+        self._decided = False
+        self._finished = 0  # nodes of the steps before the current one
+        self._step = 0  # steps finished
+
+    def step(self, done: int, total: int) -> None:
+        """Progress within the current inventory (`done` of its `total` nodes)."""
+        if not self._decided:
+            self._decided = True
+            if wants_progress(self.stream, total * self.steps, self.quiet):
+                self.bar = ProgressBar(self.stream, total * self.steps,
+                                       self.label.format(count=total))
+        if self.bar is None:
+            return
+        # The steps still to come are guessed as large as this one.
+        expected = self._finished + total * (self.steps - self._step)
+        self.bar.update(self._finished + done, expected)
+        if done == total:
+            self._finished += total
+            self._step += 1
+
+    def clear(self) -> None:
+        """Erase the bar, if one was drawn."""
+        if self.bar is not None:
+            self.bar.clear()
+
+
+@contextlib.contextmanager
+def steps_progress(stream: TextIO, label: str, steps: int = 1, quiet: bool = False
+                   ) -> Iterator[Callable[[int, int], None]]:
+    """A StepsProgress's `step` callback for the time of the `with`; the bar erased after."""
+    progress = StepsProgress(stream, label, steps, quiet)
+    try:
+        yield progress.step
+    finally:
+        progress.clear()

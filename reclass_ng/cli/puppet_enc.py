@@ -22,9 +22,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from reclass_ng.cli.yaml_import import pyyaml
+from reclass_ng.storage.yaml_import import pyyaml
 
-# Every run prints YAML through PyYAML: imported here the deferred way (cli/yaml_import.py,
+# Every run prints YAML through PyYAML: imported here the deferred way (storage/yaml_import.py,
 # patterns compiled on first use) before adapters.puppet's own `import yaml` finds it.
 pyyaml()
 

@@ -7,7 +7,6 @@ import sys
 from reclass_ng.cli.failures import (
     add_errors_option,
     exit_without_teardown,
-    other_nodes_errors,
     run_reporting_errors,
 )
 from reclass_ng.errors import ReclassError, UsageError
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--jobs applies to --inventory only (--nodeinfo renders one node)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs needs at least 1 process, not {args.jobs}")
-    output = InventoryOutput(args.jobs or 1, args.quiet)
+    output = InventoryOutput(args.jobs or 1, args.quiet, args.verbose)
     inventory = load(args.inventory_base_uri, warn=output.warn, **settings_from_args(args))
     settings = inventory.settings
     if args.inventory:
@@ -145,9 +144,10 @@ def has_at_most_values(data: Any, limit: int) -> bool:
 class InventoryOutput:
     """`--inventory` with `--jobs` processes and a progress bar on a terminal's stderr."""
 
-    def __init__(self, jobs: int, quiet: bool) -> None:
+    def __init__(self, jobs: int, quiet: bool, verbose: bool = False) -> None:
         self.jobs = jobs
         self.quiet = quiet
+        self.verbose = verbose
         self.bar: Any = None
 
     def warn(self, message: str) -> None:
@@ -161,6 +161,12 @@ class InventoryOutput:
         from reclass_ng.output import write
 
         count = len(inventory.storage.nodes)
+        if self.jobs > 1:
+            from reclass_ng.parallel.workers import worker_count
+
+            self.jobs, why = worker_count(self.jobs, count)
+            if why and self.verbose:
+                print(f"reclass: --jobs: {why}", file=sys.stderr)
         if wants_progress(sys.stderr, count, self.quiet):
             self.bar = ProgressBar(sys.stderr, 2 * count, f"reclass: rendering {count} nodes")
         settings = inventory.settings
@@ -181,10 +187,10 @@ class InventoryOutput:
         elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
             from reclass_ng.output import dump
 
-            sys.stdout.write(dump(data, "json", settings.pretty_print))
+            sys.stdout.write(dump(data, "json", settings.pretty_print, speed=inventory.speed))
         else:
             write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=inventory.floats_json_exact)
+                  floats_exact=inventory.floats_json_exact, speed=inventory.speed)
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""
@@ -201,7 +207,8 @@ class InventoryOutput:
         from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
 
         settings = inventory.settings
-        with forked_process_pool(settings, jobs, inventory.storage) as (executor, key):
+        with forked_process_pool(settings, jobs, inventory.storage,
+                                 inventory.speed) as (executor, key):
             return render_inventory_pieces(inventory, executor, settings.output,
                                            settings.pretty_print, key=key,
                                            progress=self.bar and self.bar.update)
@@ -210,7 +217,7 @@ class InventoryOutput:
 def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[ReclassError]:
     """After `--inventory` failed on one node: the errors of every other node, so that a run
     reports them all (not with -1/--single-error, which asks for the first error only)."""
-    from reclass_ng.api import load
+    from reclass_ng.api import load, other_nodes_errors
 
     if not args.inventory or args.group_errors is False or first.node is None:
         return []

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     base = inventory_dir_from_args(args)
     if not os.path.isdir(base):
-        raise NotFoundError(f"No such directory: {base}")
+        raise NotFoundError(f"No such directory: {base}", path=str(base))
     inventory = reclass_ng.load(base)
     schemas = load_schemas(base, inventory.settings.delimiter)
     if schemas is None:

@@ -24,17 +24,37 @@ from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")
+COMPARED = ("classes", "applications", "environment") + SECTIONS  # as flatten() takes them
 
 
 @attrs.define
 class RenderedNode:
-    """One node of one side: its flattened values (or the error that stopped it) and the
-    engine's provenance record of its render."""
+    """One node of one side: its rendered nodeinfo (or the error that stopped it), and the
+    engine's provenance record of its render, made by `record` when the origin of a value is
+    first asked (only added, changed and removed values ask) and kept until `release`."""
 
-    values: dict[tuple, Any]
+    info: dict[str, Any] | None
     error: str | None
-    provenance: NodeProvenance | None
+    record: Callable[[], NodeProvenance | None]
     base: str
+    _provenance: NodeProvenance | None = attrs.field(default=None, init=False)
+    _recorded: bool = attrs.field(default=False, init=False)
+
+    @property
+    def values(self) -> dict[tuple, Any]:
+        """The flattened values (empty for a node that failed)."""
+        return flatten(self.info) if self.info is not None else {}
+
+    @property
+    def provenance(self) -> NodeProvenance | None:
+        """The provenance record of the node's render (None when it could not be made)."""
+        if not self._recorded:
+            self._provenance, self._recorded = self.record(), True
+        return self._provenance
+
+    def release(self) -> None:
+        """Forget the provenance record (it is made again if asked)."""
+        self._provenance, self._recorded = None, False
 
     def origin(self, keys: tuple) -> Origin | None:
         """Where the value at `keys` (section first) was written: the last write the engine
@@ -85,31 +105,34 @@ def without_root(text: str, root: str) -> str:
     return text
 
 
-def render_side(base: str, progress: Callable[[str], None] | None = None
+def render_side(base: str, progress: Callable[[int, int], None] | None = None
                 ) -> dict[str, RenderedNode]:
-    """Every node of the inventory in `base`, rendered (a failing node keeps its error)."""
+    """Every node of the inventory in `base`, rendered as `--inventory` renders it (a failing
+    node keeps its error); `progress(done, total)` is told as nodes render."""
     warnings: list[str] = []
     inventory = reclass_ng.load(base, warn=warnings.append)
     root = os.path.abspath(base)
     nodes: dict[str, RenderedNode] = {}
-    for name in inventory.node_names:
-        if progress:
-            progress(name)
-        provenance = None
-        try:
-            provenance = inventory.provenance(name)
-            if provenance.error is not None:
-                raise provenance.error
-            assert provenance.nodeinfo is not None
-            values, error = flatten(provenance.nodeinfo), None
-        except ReclassError as err:
-            values, error = {}, " ".join(line.strip() for line in err.detail_lines())
-        except Exception as err:  # noqa: BLE001 - one broken node must not hide the others
-            values, error = {}, f"internal error: {type(err).__name__}: {err}"
+    for name, info in inventory.each_nodeinfo(progress=progress):
+        error = None
+        if isinstance(info, ReclassError):
+            error = " ".join(line.strip() for line in info.detail_lines())
+        elif isinstance(info, Exception):  # one broken node must not hide the others
+            error = f"internal error: {type(info).__name__}: {info}"
         if error is not None:
             error = without_root(error, root)
-        nodes[name] = RenderedNode(values, error, provenance, root)
+        nodes[name] = RenderedNode(info if error is None else None, error,  # type: ignore[arg-type]
+                                   _recorder(inventory, name), root)
     return nodes
+
+
+def _recorder(inventory: reclass_ng.Inventory, name: str) -> Callable[[], NodeProvenance | None]:
+    def record() -> NodeProvenance | None:
+        try:
+            return inventory.provenance(name)
+        except Exception:  # noqa: BLE001 - an origin is extra: a value without one is shown
+            return None
+    return record
 
 
 @attrs.frozen
@@ -160,6 +183,8 @@ def compare(old: dict[str, RenderedNode], new: dict[str, RenderedNode]) -> Inven
             changes.append(NodeChange(name, "removed", [], old_error=before.error))
         else:
             keys = compare_node(before, after)
+            before.release()
+            after.release()
             if keys or before.error != after.error:
                 changes.append(NodeChange(name, "changed", keys, before.error, after.error))
     return InventoryDiff(changes)
@@ -167,10 +192,14 @@ def compare(old: dict[str, RenderedNode], new: dict[str, RenderedNode]) -> Inven
 
 def compare_node(before: RenderedNode, after: RenderedNode) -> list[KeyChange]:
     """Key changes of one node; nothing is compared on a side that failed to render."""
-    if before.error or after.error:
+    if before.error or after.error or before.info is None or after.info is None:
         return []
+    # Only the parts that differ are flattened (most nodes of a diff: none).
+    old: dict[tuple, Any] = {}
+    new: dict[tuple, Any] = {}
+    for key in COMPARED:
+        _differing(before.info[key], after.info[key], (key,), old, new)
     out: list[KeyChange] = []
-    old, new = before.values, after.values
     for keys in sorted(set(old) | set(new), key=lambda k: [str(p) for p in k]):
         if keys not in new:
             out.append(KeyChange(keys, "removed", old[keys], None, before.origin(keys)))
@@ -179,6 +208,48 @@ def compare_node(before: RenderedNode, after: RenderedNode) -> list[KeyChange]:
         elif not _same(old[keys], new[keys]):
             out.append(KeyChange(keys, "changed", old[keys], new[keys], after.origin(keys)))
     return out
+
+
+def _differing(old: Any, new: Any, path: tuple, old_out: dict[tuple, Any],
+               new_out: dict[tuple, Any]) -> None:
+    """The entries of flatten() at or below `path` (`old` and `new` the values there) on
+    each side, leaving out the parts that are the same on both."""
+    if _same_tree(old, new):
+        return
+    # flatten() goes into a section's keys, and into a mapping that is not empty
+    section = len(path) == 1 and path[0] in SECTIONS
+    if isinstance(old, dict) and isinstance(new, dict) and (section or (old and new)):
+        for key in old.keys() | new.keys():
+            if key not in new:
+                _flatten_at(old[key], path + (key,), old_out)
+            elif key not in old:
+                _flatten_at(new[key], path + (key,), new_out)
+            else:
+                _differing(old[key], new[key], path + (key,), old_out, new_out)
+    else:
+        _flatten_at(old, path, old_out)
+        _flatten_at(new, path, new_out)
+
+
+def _flatten_at(value: Any, path: tuple, out: dict[tuple, Any]) -> None:
+    """flatten()'s entries of the value at `path`."""
+    if len(path) == 1 and path[0] not in SECTIONS:
+        out[path] = to_plain(value)
+    elif isinstance(value, dict):
+        _flatten_mapping(value, path, out)
+    else:
+        out[path] = to_plain(value)
+
+
+def _same_tree(a: Any, b: Any) -> bool:
+    """Whether two rendered values are equal, types included (as _same compares them)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_tree(value, b[key]) for key, value in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def _same(a: Any, b: Any) -> bool:

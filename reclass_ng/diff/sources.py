@@ -40,7 +40,7 @@ def _git_text(args: list[str], cwd: str, what: str, command: str) -> str:
 def repository_of(directory: str, command: str = DEFAULT_COMMAND) -> tuple[str, str]:
     """(top level of the git work tree holding `directory`, its path inside it, '' for top)."""
     if not os.path.isdir(directory):
-        raise NotFoundError(f"No such directory: {directory}")
+        raise NotFoundError(f"No such directory: {directory}", path=str(directory))
     top = _git_text(["rev-parse", "--show-toplevel"], directory,
                     f"{directory} is not inside a git repository", command)
     prefix = _git_text(["rev-parse", "--show-prefix"], directory, "cannot locate the directory",

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
     from reclass_ng.values import Source
 
+    ValueLocator = Callable[[str, Sequence[object], str | None, Callable[[Any], bool] | None],
+                            tuple[int, int] | None]
+
 EX_USAGE = 2  # argparse/optparse exit status for bad command lines
 EX_DATAERR = 65
 EX_SOFTWARE = 70
@@ -26,6 +29,26 @@ EX_IOERR = 74
 EX_CONFIG = 78
 
 INDENT = "   "
+
+# Where a value is written: (file, keys, text inside the value, which list item) -> 1-based
+# (line, column) or None. The storage package, which reads the files errors name, registers it
+# when first imported (register_value_locator); errors sit below storage and may not import it.
+# Before any storage is imported no file has been read, so no error can name one.
+_value_locator: list[ValueLocator] = []
+
+
+def register_value_locator(locate: ValueLocator) -> None:
+    """Make `locate` the function errors ask for the position of a value in its file."""
+    _value_locator[:] = [locate]
+
+
+def value_position(path: str | None, keys: Sequence[object], needle: str | None = None,
+                   pick: Callable[[Any], bool] | None = None) -> tuple[int, int] | None:
+    """1-based (line, column) of the value at `keys` in file `path`, by the registered locator
+    (None: no file, not found, or no storage imported yet)."""
+    if not path or not _value_locator:
+        return None
+    return _value_locator[0](path, keys, needle, pick)
 
 
 def format_path(path: Sequence[object]) -> str:
@@ -90,8 +113,6 @@ class ReclassError(Exception):
     def position(self) -> tuple[int, int] | None:
         """1-based (line, column) of the problem in its file, found when first asked."""
         if "position" not in self._found:
-            from reclass_ng.positions import value_position
-
             keys = self.yaml_keys()
             self._found["position"] = None if keys is None else value_position(
                 self.file(), keys, self.written, self.pick)

@@ -15,9 +15,18 @@ if TYPE_CHECKING:
 
 
 class NotFoundError(ReclassError):
-    """A directory or node that does not exist."""
+    """A directory or node that does not exist; `path`, when given, is the missing file or
+    directory (the `file` of its record)."""
 
     exit_code = EX_IOERR
+
+    def __init__(self, text: str = "", *, path: str | None = None, **context: Any) -> None:
+        super().__init__(text, **context)
+        self.path = path
+
+    def file(self) -> str | None:
+        """The missing file or directory, when given; else as any error finds it."""
+        return self.path if self.path is not None else super().file()
 
 
 class NodeNotFound(NotFoundError):

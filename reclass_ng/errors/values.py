@@ -13,6 +13,7 @@ from reclass_ng.errors.base import (
     _origins,
     format_path,
     origin_text,
+    value_position,
 )
 from reclass_ng.location import Location
 
@@ -138,8 +139,6 @@ class TwoSidedError(ValueAtPathError):
         self.sides = known
 
     def side_lines(self) -> list[str]:
-        from reclass_ng.positions import value_position
-
         lines = []
         keys = self.yaml_keys() or ()
         for label, source in self.sides:
@@ -227,6 +226,13 @@ class ParseError(ValueAtPathError):
 
 class ExpressionError(ValueAtPathError):
     """An inventory query that cannot be evaluated."""
+
+
+class NoExportError(ExpressionError):
+    """A query test that compares no export (`if foo:a == 1`)."""
+
+    def __init__(self, test: str, path: Sequence[object], origin: Source | None) -> None:
+        super().__init__(f"Expression error: No export in test '{test}'", path, origin)
 
 
 class QueryPositionError(ValueAtPathError):

@@ -69,9 +69,6 @@ class NodeFilter:
     parameter: str = ""  # `path` (the node has it) or `path=value` (its value, as text)
     failing: bool = False  # only the nodes that fail to render
 
-    def is_empty(self) -> bool:
-        return not any(attrs.astuple(self))
-
 
 def parameter_value(parameters: dict[str, Any], path: str, delimiter: str) -> tuple[bool, Any]:
     """(found, value) at a `delimiter`-separated path of rendered parameters."""

@@ -28,7 +28,7 @@ from reclass_ng.incremental.node_results import (
     NodeDeps,
     NodeResult,
     WarningCapture,
-    render_nodes,
+    render_results,
 )
 from reclass_ng.incremental.snapshot import InventorySnapshot
 from reclass_ng.observe.inputs import InputsRecorder
@@ -58,7 +58,8 @@ class CachedRun:
         self.renumbered_files: list[int] | None = None  # old file index -> new ([]: the same)
         self.old_nodes: dict[str, Any] = {}
         self.listed: dict[str, tuple[list[str], list[str]]] = {}  # rendered: classes, apps
-        self.writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty else None
+        self.writer = BlockYamlWriter() if self.fmt == "yaml" and self.pretty \
+            and inventory.speed.block_yaml_writer else None
 
     def render(self) -> tuple[list[Part], dict[str, Any], dict[str, Any] | bytes]:
         """The output, in parts; the entries of the new cache file (texts and frame as
@@ -114,8 +115,9 @@ class CachedRun:
     def _render(self, names: list[str]) -> dict[str, NodeResult]:
         capture = WarningCapture(self.warn)
         generation = InventoryRenderer(self.inventory.settings, warn=capture.warn,
-                                       storage=self.inventory.storage)
-        return render_nodes(generation, InputsRecorder(), self.snapshot, names, capture)
+                                       storage=self.inventory.storage,
+                                       speed=self.inventory.speed)
+        return render_results(generation, InputsRecorder(), self.snapshot, names, capture)
 
     def _separator(self, before: Part, separator: bytes) -> Part:
         """The separator after a text: the stored one when the text is stored and followed by

@@ -31,7 +31,7 @@ from reclass_ng.incremental.node_results import (
     NodeResult,
     Snapshot,
     WarningCapture,
-    render_nodes,
+    render_results,
     served_inventory,
     served_nodeinfo,
 )
@@ -48,7 +48,8 @@ from reclass_ng.incremental.split_snapshot import CommitDigests, SplitSnapshot
 from reclass_ng.observe.inputs import InputsRecorder
 from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
-from reclass_ng.settings import Settings, load_settings
+from reclass_ng.settings import Settings, Speed
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.storage.split import SplitStorage
 
@@ -98,8 +99,10 @@ class LiveRender:
 
     def __init__(self, base_uri: str | None, overrides: Mapping[str, Any],
                  read_config: bool = True, warn: Callable[[str], None] | None = None, *,
-                 told_config_warnings: Sequence[str] = ()) -> None:
+                 told_config_warnings: Sequence[str] = (), speed: Speed | None = None) -> None:
         self.base_uri = base_uri
+        # Which fast paths every generation's render takes (default: RECLASS_NG_SPEED's).
+        self.speed = speed or Speed.from_environment()
         self.overrides = dict(overrides)
         self.read_config = read_config
         self.capture = WarningCapture(warn or _print_warning)
@@ -173,7 +176,7 @@ class LiveRender:
         except ReclassError as err:
             self._failed(err)
         try:  # the directories are watched before the scan: a change during it is seen
-            generation = InventoryRenderer(settings, warn=self.capture.warn)
+            generation = InventoryRenderer(settings, warn=self.capture.warn, speed=self.speed)
             snapshot = self._snapshot(settings, generation, old)
         except ReclassError as err:
             directories.close()
@@ -312,7 +315,7 @@ class LiveRender:
                     wanted = sorted({*missing, *(n for n in self.snapshot.nodes
                                                  if n not in self.results)})
             # Garbage of earlier generations is collected by the first render of this one.
-            rendered = render_nodes(self.generation, self.recorder, self.snapshot, wanted,
+            rendered = render_results(self.generation, self.recorder, self.snapshot, wanted,
                                     self.capture, collect=not self.collected)
             self.collected = True
             found.update((name, rendered[name]) for name in missing)

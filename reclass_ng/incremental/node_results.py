@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Union
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.incremental.snapshot import Digest, InventorySnapshot
-from reclass_ng.observe.inputs import InputsRecorder, NodeInputs
+from reclass_ng.observe.inputs import InputsObserver, InputsRecorder, NodeInputs
 from reclass_ng.records import Record
-from reclass_ng.render import InventoryRenderer, inventory_document
+from reclass_ng.render import MERGE, InventoryRenderer, inventory_document, render_nodes
 from reclass_ng.render import timestamp as render_timestamp
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
@@ -156,48 +156,40 @@ class WarningCapture:
             self._collected = outer
 
 
-def render_nodes(generation: InventoryRenderer, recorder: InputsRecorder,
-                 snapshot: Snapshot, names: Sequence[str],
-                 capture: WarningCapture, collect: bool = True, *,
-                 share_subtrees: bool = True, memo: RenderedSubtrees | None = None
-                 ) -> dict[str, NodeResult]:
-    """Render `names` (in this order) as a serial `--inventory` render renders them; the
-    cycle collector collects first unless `collect` is False (collector.py).
+def render_results(generation: InventoryRenderer, recorder: InputsRecorder,
+                   snapshot: Snapshot, names: Sequence[str],
+                   capture: WarningCapture, collect: bool = True, *,
+                   memo: RenderedSubtrees | None = None) -> dict[str, NodeResult]:
+    """Render `names` (in this order) as a serial `--inventory` render renders them
+    (render.render_nodes, under the generation's Speed), each node's result with the inputs
+    it read; the cycle collector collects first unless `collect` is False (collector.py).
 
-    With `share_subtrees`, the nodes share rendered subtrees as that render's do (a memo
-    owned by this call unless `memo` is given, reclass_ng.subtrees): each node's observer
-    only records reads, which a reused subtree does not hide (NodeRenderer.interpolate).
-    Without, every node is rendered on its own: the reference tests/test_incremental_batch.py
-    compares it with."""
-    renderer = generation.renderer
-    memo = (memo or RenderedSubtrees()) if share_subtrees else None
-    merged = {}
-    observers = {}
+    Each node's observer only records reads, which a subtree reused from the memo
+    (`memo`, else the loop's own) does not hide (NodeRenderer.interpolate)."""
     merge_warnings: dict[str, tuple[str, ...]] = {}
     results: dict[str, NodeResult] = {}
+
+    def observer_of(name: str) -> InputsObserver:
+        recorder.forget(name)
+        return recorder.observer(name)
+
+    def around(name: str, phase: str) -> Any:
+        return capture.collecting()
+
     with cycle_collection_paused(collect):
-        renderer.expect_nodes(names)
-        for name in names:
-            recorder.forget(name)
-            observers[name] = recorder.observer(name)
-            with capture.collecting() as warnings:
-                try:
-                    merged[name] = renderer.merge(name, observer=observers[name])
-                except ReclassError as err:
+        for phase, name, value, warnings in render_nodes(
+                generation, names, observer_of=observer_of, around=around, memo=memo):
+            if phase is MERGE:
+                merge_warnings[name] = tuple(warnings)
+                if isinstance(value, ReclassError):
                     results[name] = NodeResult(
-                        name, MERGE_FAILED, err, tuple(warnings), (),
+                        name, MERGE_FAILED, value, merge_warnings[name], (),
                         node_deps(recorder.inputs(name), recorder, name, snapshot))
-            merge_warnings[name] = tuple(warnings)
-        for name, node in merged.items():
-            with capture.collecting() as warnings:
-                value: Any
-                try:
-                    value, phase = generation.interpolated_nodeinfo(
-                        node, observers[name], subtrees=memo), OK
-                except ReclassError as err:
-                    value, phase = err, INTERPOLATION_FAILED
-            results[name] = NodeResult(name, phase, value, merge_warnings[name], tuple(warnings),
-                                       node_deps(recorder.inputs(name), recorder, name, snapshot))
+                continue
+            results[name] = NodeResult(
+                name, INTERPOLATION_FAILED if isinstance(value, ReclassError) else OK, value,
+                merge_warnings[name], tuple(warnings),
+                node_deps(recorder.inputs(name), recorder, name, snapshot))
     return {name: results[name] for name in names}
 
 

@@ -22,8 +22,9 @@ from typing import Any
 
 from reclass_ng.errors import ReclassError
 from reclass_ng.incremental.snapshot import Digest, file_digest, names_digest
+from reclass_ng.location import exported_commit
 from reclass_ng.settings import Settings
-from reclass_ng.storage.git_trees import blob_ids, exported_commit
+from reclass_ng.storage.git_trees import blob_ids
 from reclass_ng.storage.split import SplitStorage
 
 NODES_TREE = "nodes/"

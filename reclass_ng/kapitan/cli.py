@@ -42,8 +42,8 @@ def read_target_list(path: str) -> list[str]:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read(MAX_TARGETS_FILE + 1)
     except OSError as err:
-        raise NotFoundError(f"kapitan-ng: cannot read {TARGETS_FROM} {path}: {err.strerror}"
-                            ) from None
+        raise NotFoundError(f"kapitan-ng: cannot read {TARGETS_FROM} {path}: {err.strerror}",
+                            path=path) from None
     except UnicodeDecodeError:
         raise UsageError(f"kapitan-ng: {TARGETS_FROM} {path} is not UTF-8 text") from None
     if len(text) > MAX_TARGETS_FILE:

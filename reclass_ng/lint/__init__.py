@@ -15,15 +15,17 @@ import reclass_ng
 from reclass_ng.errors import NotFoundError, ReclassError, UsageError
 from reclass_ng.lint.findings import ERROR, RULES, Finding, finding
 from reclass_ng.lint.inventory_rules import (
+    RenderRules,
     class_trees,
-    render_rules,
+    rendered_classes,
     unreachable_class,
 )
-from reclass_ng.lint.nodes import render_nodes
-from reclass_ng.lint.schema_rule import schema_violations
-from reclass_ng.lint.write_rules import write_rules
+from reclass_ng.lint.nodes import node_runs
+from reclass_ng.lint.schema_rule import SchemaRule
+from reclass_ng.lint.write_rules import WriteRules
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
-from reclass_ng.settings import Settings, find_config_file, load_settings, read_config_file
+from reclass_ng.settings import Settings, find_config_file
+from reclass_ng.storage import load_settings, read_config_file
 from reclass_ng.storage.yaml_fs import walk_yaml_files
 
 __all__ = ["RULES", "Finding", "LintResult", "lint_inventory", "check_rule_names"]
@@ -76,10 +78,11 @@ def disabled_in_config(base: str) -> set[str]:
 
 
 def lint_inventory(base: str, disabled: Iterable[str] = (),
-                   progress: Callable[[str], None] | None = None) -> LintResult:
-    """Every finding of every enabled rule, sorted by file and line."""
+                   progress: Callable[[int, int], None] | None = None) -> LintResult:
+    """Every finding of every enabled rule, sorted by file and line. `progress(done, total)`
+    is told as nodes render."""
     if not os.path.isdir(base):
-        raise NotFoundError(f"No such directory: {base}")
+        raise NotFoundError(f"No such directory: {base}", path=str(base))
     off = set(disabled) | disabled_in_config(base)
     found: list[Finding] = []
     try:
@@ -107,8 +110,19 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
     except ReclassError as err:
         found.append(finding("load-error", "", None, " ".join(err.lines())))
     if inventory is not None:
-        runs = render_nodes(inventory, progress)
-        nodes = len(runs)
+        # Each rule keeps what it needs of a node; the node's record goes before the next.
+        rendered: set[str] = set()
+        writes = WriteRules(inventory.settings.strict_constant_parameters, index)
+        renders = RenderRules(index, yaml_broken)
+        schemas = SchemaRule(root, inventory.settings.delimiter) if "schema" not in off \
+            else None
+        for run in node_runs(inventory, progress):
+            nodes += 1
+            rendered |= rendered_classes(run)
+            writes.add(run)
+            renders.add(run)
+            if schemas is not None:
+                schemas.add(run)
         # yaml_git and mixed: the files of the branches the nodes read (known once rendered)
         checked = set(files)
         tree_files = [path for tree in class_trees(inventory.storage)
@@ -117,13 +131,12 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
         files += tree_files
         found.extend(check_files(tree_files, settings.delimiter, prefixes, index))
         if "unreachable-class" not in off:
-            found.extend(unreachable_class(inventory, runs))
-        dead, types, constants = write_rules(runs, inventory.settings.strict_constant_parameters,
-                                             index)
-        refs, node_errors = render_rules(runs, index, yaml_broken)
+            found.extend(unreachable_class(inventory, rendered))
+        dead, types, constants = writes.findings()
+        refs, node_errors = renders.findings()
         found.extend(dead + types + constants + refs + node_errors)
-        if "schema" not in off:
-            found.extend(schema_violations(root, runs, inventory.settings.delimiter))
+        if schemas is not None:
+            found.extend(schemas.findings())
     kept = [f for f in found if f.rule not in off]
     kept.sort(key=lambda f: (f.path, f.line or 0, f.rule, f.message))
     return LintResult(kept, nodes, len(files))

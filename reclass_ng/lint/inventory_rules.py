@@ -68,8 +68,14 @@ def class_trees(storage: Any) -> list[Any]:
     return list({id(tree): tree for tree in map(storage.classes_for, opened())}.values())
 
 
-def reachable_classes(inventory: Inventory, runs: list[NodeRun], tree: Any = None) -> set[str]:
-    """Classes some node reaches: as rendered, plus a static walk where `${...}` matches anything.
+def rendered_classes(run: NodeRun) -> set[str]:
+    """The classes a node merged as rendered (until its error, if any)."""
+    return {e.name for e in run.entities if e.source and e.source.kind == "class"}
+
+
+def reachable_classes(inventory: Inventory, rendered: set[str], tree: Any = None) -> set[str]:
+    """Classes some node reaches: as rendered (`rendered`, the rendered_classes of every
+    node), plus a static walk where `${...}` matches anything.
 
     The static walk covers nodes that fail to render and names that a reference would choose
     differently on another day; a templated name marks every class it could match as reached.
@@ -78,8 +84,7 @@ def reachable_classes(inventory: Inventory, runs: list[NodeRun], tree: Any = Non
     storage, settings = inventory.storage, inventory.settings
     classes = storage if tree is None else tree
     ref_open, ref_close = settings.reference_sentinels
-    reached = {e.name for run in runs for e in run.entities
-               if e.source and e.source.kind == "class"}
+    reached = set(rendered)
     pending: list[tuple[str, str]] = []  # (listed name, relative base)
     for name, node_file in storage.nodes.items():
         pending.extend((c, name) for c in _listed_classes(storage, node_file.path))
@@ -119,11 +124,11 @@ def _listed_classes(storage: Any, path: str) -> list[str]:
     return [c for c in listed if isinstance(c, str)] if isinstance(listed, list) else []
 
 
-def unreachable_class(inventory: Inventory, runs: list[NodeRun]) -> list[Finding]:
-    """unreachable-class: classes no node reaches."""
+def unreachable_class(inventory: Inventory, rendered: set[str]) -> list[Finding]:
+    """unreachable-class: classes no node reaches (`rendered`: see reachable_classes)."""
     found = []
     for tree in class_trees(inventory.storage):
-        reached = reachable_classes(inventory, runs, tree)
+        reached = reachable_classes(inventory, rendered, tree)
         found += [finding("unreachable-class", path, 1,
                           f"class {name} is not used by any node (directly, through other "
                           "classes, class mappings or a templated class name)")
@@ -141,40 +146,44 @@ def _reference_errors(err: ReclassError) -> list[ValueAtPathError]:
     return []
 
 
-def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
-                 ) -> tuple[list[Finding], list[Finding]]:
-    """(failing-reference, node-error) findings of every node that did not render."""
-    users: dict[str, int] = {}
-    for run in runs:
+class RenderRules:
+    """failing-reference and node-error, told one node at a time (`add`)."""
+
+    def __init__(self, index: LineIndex, yaml_broken: set[str]) -> None:
+        self.index = index
+        self.yaml_broken = yaml_broken
+        self.users: dict[str, int] = {}  # file -> nodes that merged it
+        self.refs: dict[tuple, list[str]] = {}
+        self.hints: dict[tuple, str | None] = {}
+        self.others: dict[tuple, list[str]] = {}
+
+    def add(self, run: NodeRun) -> None:
+        """Take what the rules need from one node's record."""
         for file in {_path_of(e) for e in run.entities}:
-            users[file] = users.get(file, 0) + 1
-    refs: dict[tuple, list[str]] = {}
-    hints: dict[tuple, str | None] = {}
-    others: dict[tuple, list[str]] = {}
-    for run in runs:
+            self.users[file] = self.users.get(file, 0) + 1
         if run.internal:
-            others.setdefault((run.file, None, f"internal error: {run.internal}"),
-                              []).append(run.name)
+            self.others.setdefault((run.file, None, f"internal error: {run.internal}"),
+                                   []).append(run.name)
         err = run.error
         if err is None or isinstance(err, ChangedConstantError):
-            continue  # constant-ignored reports the write that broke the constant
+            return  # constant-ignored reports the write that broke the constant
         failed = _reference_errors(err)
         for ref_err in failed:
             ref = getattr(ref_err, "ref", None)
             what = f"{ref} cannot be resolved" if ref else ref_err.text
             key = (what, ref_err.path, ref_err.file() or "")
-            refs.setdefault(key, []).append(run.name)
+            self.refs.setdefault(key, []).append(run.name)
             # A hint ("did you mean ...") depends on the node's keys: show the first one.
-            hints.setdefault(key, getattr(ref_err, "hint", None))
+            self.hints.setdefault(key, getattr(ref_err, "hint", None))
         if failed:
-            continue
+            return
         if isinstance(err, YamlFileError):
-            if err.path in yaml_broken:
-                continue
+            if err.path in self.yaml_broken:
+                return
             file, line = err.path, err.line
         elif isinstance(err, ValueAtPathError):
             file = err.file() or ""
-            line = index.line(file, _section_path(err.path))
+            line = self.index.line(file, _section_path(err.path))
         elif isinstance(err, LocatedError):  # e.g. a class not found: its list entry
             at = err.written_at()
             file, line = err.file() or "", at.line if at is not None else None
@@ -186,19 +195,24 @@ def render_rules(runs: list[NodeRun], index: LineIndex, yaml_broken: set[str]
             file = head if os.path.isfile(head) else run.file
         text = " ".join(line.strip() for line in err.detail_lines())
         text += did_you_mean(err.suggestions())
-        others.setdefault((file, line, text), []).append(run.name)
-    ref_found = []
-    for (text, path, file), nodes in refs.items():  # text: what went wrong
-        total = users.get(file, 0)
-        share = f"{len(nodes)} of {total} nodes using this file" if total else f"{len(nodes)} nodes"
-        keys = _section_path(path)
-        ref_found.append(finding(
-            "failing-reference", file, index.line(file, keys),
-            f"{':'.join(str(k) for k in keys)}: {text} on {share}: {node_list(nodes)}"
-            + (f" ({hints[(text, path, file)]})" if hints.get((text, path, file)) else "")))
-    node_found = [finding("node-error", file, line, f"{text} (nodes: {node_list(nodes)})")
-                  for (file, line, text), nodes in others.items()]
-    return ref_found, node_found
+        self.others.setdefault((file, line, text), []).append(run.name)
+
+    def findings(self) -> tuple[list[Finding], list[Finding]]:
+        """(failing-reference, node-error) findings of every node that did not render."""
+        ref_found = []
+        for (text, path, file), nodes in self.refs.items():  # text: what went wrong
+            total = self.users.get(file, 0)
+            share = f"{len(nodes)} of {total} nodes using this file" if total \
+                else f"{len(nodes)} nodes"
+            keys = _section_path(path)
+            hint = self.hints.get((text, path, file))
+            ref_found.append(finding(
+                "failing-reference", file, self.index.line(file, keys),
+                f"{':'.join(str(k) for k in keys)}: {text} on {share}: {node_list(nodes)}"
+                + (f" ({hint})" if hint else "")))
+        node_found = [finding("node-error", file, line, f"{text} (nodes: {node_list(nodes)})")
+                      for (file, line, text), nodes in self.others.items()]
+        return ref_found, node_found
 
 
 def _section_path(path: tuple) -> tuple:

@@ -1,8 +1,13 @@
-"""Rendering every node once for lint, with the engine's provenance record of each."""
+"""Rendering every node once for lint, with the engine's provenance record of each.
+
+Nodes are rendered one at a time and handed to the rules as they come (`node_runs`): a rule
+keeps what it needs of a node and the record goes, so lint's memory does not grow with the
+inventory's size.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -30,19 +35,21 @@ class NodeRun:
         return [merged.entity for merged in self.provenance.entities]
 
 
-def render_nodes(inventory: Inventory, progress: Callable[[str], None] | None = None
-                 ) -> list[NodeRun]:
-    """Render every node with provenance recording; a failing node is recorded, never fatal."""
-    runs: list[NodeRun] = []
-    for name in inventory.node_names:
+def node_runs(inventory: Inventory, progress: Callable[[int, int], None] | None = None
+              ) -> Iterator[NodeRun]:
+    """Every node rendered with provenance recording, one at a time; a failing node is
+    recorded, never fatal. `progress(done, total)` is told before each node."""
+    names = inventory.node_names
+    for done, name in enumerate(names):
         if progress:
-            progress(name)
+            progress(done, len(names))
         node_file = inventory.storage.nodes.get(name)
         path = node_file.path if node_file else ""
         try:
             provenance = inventory.provenance(name)
         except Exception as err:  # noqa: BLE001 - lint reports every node, whatever happens
-            runs.append(NodeRun(name, None, path, internal=f"{type(err).__name__}: {err}"))
+            yield NodeRun(name, None, path, internal=f"{type(err).__name__}: {err}")
             continue
-        runs.append(NodeRun(name, provenance, path, provenance.error))
-    return runs
+        yield NodeRun(name, provenance, path, provenance.error)
+    if progress:
+        progress(len(names), len(names))

@@ -7,13 +7,13 @@ repeated here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
 from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.yaml_pass import LineIndex
-from reclass_ng.observe.provenance import Write
+from reclass_ng.observe.provenance import Write, values_written
 from reclass_ng.values import as_written, kind_of
 
 MAX_NAMES = 5
@@ -62,77 +62,108 @@ def where(write: Write, index: LineIndex) -> str:
     return label(write)
 
 
-def _own_writes(run: NodeRun) -> Iterator[tuple[Write, Write | None]]:
-    """Each write of the node at the key it writes (not repeated for the keys below it), with
-    the write before it at that key."""
-    provenance = run.provenance
-    if provenance is None:
-        return
-    for path in provenance.written_paths():
-        before = None
-        for write in provenance.writes(path):
-            if write.key == path and write.effect != "removes":
-                yield write, before
+class WriteRules:
+    """dead-value, type-change and constant-ignored, told one node at a time (`add`).
+
+    A write that nothing ended and that appended nothing counts only towards how many nodes
+    use a class's value (dead-value reports a value overridden on every one of them): those
+    are counted once per class tree and per node merging it, not write by write; the writes
+    that did more come from each node's provenance record (contested_key_writes).
+    """
+
+    def __init__(self, strict: bool, index: LineIndex) -> None:
+        self.strict = strict
+        self.index = index
+        # (class name, id(tree)) -> [tree, nodes that merged it completely]
+        self.class_trees: dict[tuple[str, int], list[Any]] = {}
+        self.dead: dict[tuple, tuple[int, Write, Write | None]] = {}
+        self.changes: dict[tuple, tuple[Write, Write, list[str]]] = {}
+        self.ignored: dict[tuple, tuple[Write, Write, list[str]]] = {}
+
+    def add(self, run: NodeRun) -> None:
+        """Take what the rules need from one node's record."""
+        provenance = run.provenance
+        if provenance is None:
+            return
+        # Which values a later layer replaces is known once the node's merge completed.
+        counted = provenance.merged
+        if counted:
+            for source, tree in provenance.entity_values():
+                if source.kind == "class":
+                    # the tree is kept (in the entry) so that its id is never reused
+                    self.class_trees.setdefault((source.name, id(tree)), [tree, 0])[1] += 1
+        for path, writes in provenance.contested_key_writes():
+            before = None
+            for write in writes:
+                self._add_write(run.name, path, write, before, counted)
                 before = write
 
+    def _add_write(self, node: str, path: tuple, write: Write, before: Write | None,
+                   counted: bool) -> None:
+        by = write.by
+        kind = write_kind(write.written)
+        if counted and write.effect in DEAD and _counts_for_dead(write.source.kind, kind,
+                                                                 write.flag):
+            key = (write.source.name, path)
+            count, first, example = self.dead.get(key, (0, write, by))
+            self.dead[key] = (count + 1, first, example or by)
+        if write.effect == "overridden" and by is not None and by.key == path:
+            new_kind = write_kind(by.written)
+            if kind != new_kind and "reference" not in (kind, new_kind) \
+                    and "null" not in (kind, new_kind):
+                group = (path, kind, id(write.source), new_kind, id(by.source))
+                self.changes.setdefault(group, (write, by, []))[2].append(node)
+        if write.effect == "appended" and before is not None and before.final:
+            # allow_list_over_scalar: a list appended to a scalar turns it into a list.
+            old_kind = write_kind(before.written)
+            if old_kind == "scalar" and kind == "list":
+                appended = (path, old_kind, id(before.source), kind, id(write.source))
+                self.changes.setdefault(appended, (before, write, []))[2].append(node)
+        if write.effect == "ignored" and by is not None and path[:len(by.key)] == by.key:
+            # Reported once, at the constant's key, even when a mapping is ignored there.
+            held = (by.key, id(by.source), id(write.source))
+            self.ignored.setdefault(held, (by, write, []))[2].append(node)
 
-def write_rules(runs: list[NodeRun], strict: bool, index: LineIndex
-                ) -> tuple[list[Finding], list[Finding], list[Finding]]:
-    """(dead-value, type-change, constant-ignored) findings, grouped over the nodes."""
-    users: dict[tuple, int] = {}
-    dead: dict[tuple, tuple[int, Write, Write | None]] = {}
-    changes: dict[tuple, tuple[Write, Write, list[str]]] = {}
-    ignored: dict[tuple, tuple[Write, Write, list[str]]] = {}
-    for run in runs:
-        # Which values a later layer replaces is known once the node's merge completed.
-        counted = run.provenance is not None and run.provenance.merged
-        for write, before in _own_writes(run):
-            path, by = write.path, write.by
-            kind = write_kind(write.written)
-            if counted and write.source.kind == "class" and kind not in ("dict", "null") \
-                    and "=" not in write.flag:
-                key = (write.source.name, path)
-                users[key] = users.get(key, 0) + 1
-                if write.effect in DEAD:
-                    count, first, example = dead.get(key, (0, write, by))
-                    dead[key] = (count + 1, first, example or by)
-            if write.effect == "overridden" and by is not None and by.key == path:
-                new_kind = write_kind(by.written)
-                if kind != new_kind and "reference" not in (kind, new_kind) \
-                        and "null" not in (kind, new_kind):
-                    group = (path, kind, id(write.source), new_kind, id(by.source))
-                    changes.setdefault(group, (write, by, []))[2].append(run.name)
-            if write.effect == "appended" and before is not None and before.final:
-                # allow_list_over_scalar: a list appended to a scalar turns it into a list.
-                old_kind = write_kind(before.written)
-                if old_kind == "scalar" and kind == "list":
-                    appended = (path, old_kind, id(before.source), kind, id(write.source))
-                    changes.setdefault(appended, (before, write, []))[2].append(run.name)
-            if write.effect == "ignored" and by is not None \
-                    and path[:len(by.key)] == by.key:
-                # Reported once, at the constant's key, even when a mapping is ignored there.
-                held = (by.key, id(by.source), id(write.source))
-                ignored.setdefault(held, (by, write, []))[2].append(run.name)
-    dead_found = []
-    for key, (count, write, example) in dead.items():
-        if count != users[key]:
-            continue
-        name, path = key
-        shown = f", e.g. by {where(example, index)}" if example is not None else ""
-        dead_found.append(finding(
-            "dead-value", write.file, write.line,
-            f"{key_text(path)} = {short_value(write.written)} in class {name} is overridden on "
-            f"every node using the class ({count}){shown}"))
-    type_found = [finding(
-        "type-change", new.file, new.line,
-        f"{key_text(old.path)}: a {write_kind(new.written)} here replaces the "
-        f"{write_kind(old.written)} of {where(old, index)} on {node_list(nodes)}")
-        for old, new, nodes in changes.values()]
-    constant_found = [finding(
-        "constant-ignored", write.file, index.line(write.file, ("parameters", *fixed.key)),
-        f"{key_text(fixed.key)}: this write is ignored because {where(fixed, index)} made "
-        f"the key a constant (`=`), on {node_list(nodes)}"
-        + ("; with strict_constant_parameters the node fails" if strict else ""),
-        severity=ERROR if strict else WARNING)
-        for fixed, write, nodes in ignored.values()]
-    return dead_found, type_found, constant_found
+    def _users(self) -> dict[tuple, int]:
+        """(class name, key path) -> how many nodes merged a class value there that dead-value
+        counts (every node writing it: the value is part of the class's tree)."""
+        users: dict[tuple, int] = {}
+        for (name, _), (tree, nodes) in self.class_trees.items():
+            for path, value, flag in values_written(tree):
+                if _counts_for_dead("class", write_kind(value), flag):
+                    users[(name, path)] = users.get((name, path), 0) + nodes
+        return users
+
+    def findings(self) -> tuple[list[Finding], list[Finding], list[Finding]]:
+        """(dead-value, type-change, constant-ignored) findings, grouped over the nodes."""
+        index = self.index
+        users = self._users()
+        dead_found = []
+        for key, (count, write, example) in self.dead.items():
+            if count != users.get(key):
+                continue
+            name, path = key
+            shown = f", e.g. by {where(example, index)}" if example is not None else ""
+            dead_found.append(finding(
+                "dead-value", write.file, write.line,
+                f"{key_text(path)} = {short_value(write.written)} in class {name} is overridden "
+                f"on every node using the class ({count}){shown}"))
+        type_found = [finding(
+            "type-change", new.file, new.line,
+            f"{key_text(old.path)}: a {write_kind(new.written)} here replaces the "
+            f"{write_kind(old.written)} of {where(old, index)} on {node_list(nodes)}")
+            for old, new, nodes in self.changes.values()]
+        constant_found = [finding(
+            "constant-ignored", write.file, index.line(write.file, ("parameters", *fixed.key)),
+            f"{key_text(fixed.key)}: this write is ignored because {where(fixed, index)} made "
+            f"the key a constant (`=`), on {node_list(nodes)}"
+            + ("; with strict_constant_parameters the node fails" if self.strict else ""),
+            severity=ERROR if self.strict else WARNING)
+            for fixed, write, nodes in self.ignored.values()]
+        return dead_found, type_found, constant_found
+
+
+def _counts_for_dead(source_kind: str, kind: str, flag: str) -> bool:
+    """Whether dead-value looks at a write: a class's value, not a mapping or a null (those
+    merge or clear), not a constant."""
+    return source_kind == "class" and kind not in ("dict", "null") and "=" not in flag

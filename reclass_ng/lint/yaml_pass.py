@@ -15,7 +15,7 @@ import yaml
 from reclass_ng.errors import YamlFileError
 from reclass_ng.lint.findings import Finding, finding
 from reclass_ng.location import display_path
-from reclass_ng.positions import KeyTable, deepest_position, key_positions
+from reclass_ng.storage.positions import KeyTable, deepest_position, key_positions
 from reclass_ng.storage.yaml_load import compose_yaml_file
 
 SECTIONS = ("parameters", "exports")

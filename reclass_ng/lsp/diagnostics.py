@@ -1,4 +1,5 @@
-"""Diagnostics of one file: its YAML syntax, the render errors written in it, lint's file rules.
+"""Diagnostics of one file: its YAML syntax, the render errors written in it, the schema
+violations whose bad value is written in it, lint's file rules.
 
 A render error is published for the file the problem is written in (`ReclassError.file()`, or
 each file a merge conflict names), not the node that tripped on it; the same error met by many
@@ -15,6 +16,7 @@ from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.lsp.documents import Outline, Span
 from reclass_ng.lsp.live import EditedInventory
 from reclass_ng.prepare import absolute_class_name
+from reclass_ng.schemas import Violation, group_violations
 from reclass_ng.suggestions import did_you_mean
 
 ERROR, WARNING = 1, 2  # LSP DiagnosticSeverity
@@ -102,10 +104,40 @@ def file_diagnostics(live: EditedInventory | None, path: str, text: str,
         suggestions = err.suggestions() if isinstance(err, ClassNotFound) else []
         found.append(FileDiagnostic(span, f"{message}{did_you_mean(suggestions)} [{_nodes_phrase(sorted(nodes))}]",
                                     ERROR, err.error_kind, suggestions))
+    found.extend(_schema_diagnostics(live, path, outline))
     if lint_file and outline.problem is None and os.path.isfile(path) \
             and path not in live.buffers:
         found.extend(_lint_findings(live, path, outline))
     return found
+
+
+def _schema_diagnostics(live: EditedInventory, path: str, outline: Outline
+                        ) -> list[FileDiagnostic]:
+    """The schema violations whose value is written in `path`, at the write (one diagnostic
+    per violation shared by nodes), and a schema that cannot be used on reclass-config.yml."""
+    found = []
+    failure = live.current.schema_failure
+    if failure is not None and os.path.basename(path) == "reclass-config.yml":
+        found.append(FileDiagnostic(((0, 0), (0, 0)), failure.message, ERROR, "schema"))
+    mine = [v for state in list(live.nodes.values()) for v in state.violations
+            if v.write_file == path]
+    for group in group_violations(mine):
+        violation = group.violation
+        found.append(FileDiagnostic(_write_span(violation, outline),
+                                    f"{violation.text()} [{_nodes_phrase(list(group.nodes))}]",
+                                    ERROR, "schema"))
+    return found
+
+
+def _write_span(violation: Violation, outline: Outline) -> Span:
+    """From the write's line:column to the end of its line (the file's first character
+    when the engine kept no line)."""
+    if not violation.write_line:
+        return ((0, 0), (0, 0))
+    line = violation.write_line - 1
+    column = max((violation.write_column or 1) - 1, 0)
+    width = len(outline.lines[line]) if line < len(outline.lines) else column
+    return ((line, column), (line, max(width, column)))
 
 
 def _lint_findings(live: EditedInventory, path: str, outline: Outline) -> list[FileDiagnostic]:

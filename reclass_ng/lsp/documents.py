@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import yaml
 
 from reclass_ng.errors import YamlFileError
-from reclass_ng.positions import FLAG_PREFIXES
+from reclass_ng.storage.positions import FLAG_PREFIXES
 from reclass_ng.storage.yaml_load import compose_yaml_bytes
 
 Position = tuple[int, int]
@@ -88,16 +88,6 @@ class Outline:
                 if entry.path == path[:length]:
                     return entry.span
         return None
-
-    def value_key_at(self, position: Position) -> KeyEntry | None:
-        """The innermost key whose value holds `position`."""
-        best: KeyEntry | None = None
-        for entry in self.keys:
-            node = entry.value
-            if _inside(_node_span(node), position):
-                if best is None or len(entry.path) > len(best.path):
-                    best = entry
-        return best
 
     def class_items(self) -> list[tuple[str, Span]]:
         """The names listed under the top-level `classes` key, with their spans."""

@@ -22,11 +22,14 @@ from typing import Any, cast
 
 from reclass_ng.api import Inventory
 from reclass_ng.cache import BoundedCache
-from reclass_ng.errors import MultipleErrors, ReclassError
+from reclass_ng.errors import ConfigError, MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
 from reclass_ng.lsp.roots import InventoryRoot
 from reclass_ng.observe.provenance import NodeProvenance
-from reclass_ng.settings import Settings, load_settings
+from reclass_ng.render import INTERPOLATION, render_nodes
+from reclass_ng.schemas import SchemaSet, Violation, check_node, load_schemas
+from reclass_ng.settings import Settings
+from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import Storage
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
@@ -36,16 +39,19 @@ PROVENANCES_KEPT = 32  # provenance records one generation keeps
 
 
 class NodeState:
-    """One node as last rendered: its nodeinfo or its errors, and the files it read."""
+    """One node as last rendered: its nodeinfo or its errors, the files it read, and the
+    values of its parameters that break the schemas (reclass_ng.schemas)."""
 
-    __slots__ = ("name", "info", "errors", "files", "last_info")
+    __slots__ = ("name", "info", "errors", "files", "last_info", "violations")
 
     def __init__(self, name: str, info: dict[str, Any] | None, errors: list[ReclassError],
-                 files: frozenset[str], last_info: dict[str, Any] | None = None) -> None:
+                 files: frozenset[str], last_info: dict[str, Any] | None = None,
+                 violations: list[Violation] | None = None) -> None:
         self.name = name
         self.info = info
         self.errors = errors
         self.files = files
+        self.violations = violations or []
         # The last nodeinfo that rendered: completion keeps offering keys while a buffer is
         # half typed (and the node fails).
         self.last_info = info if info is not None else last_info
@@ -73,15 +79,18 @@ class Generation:
     and is never shown a half-made one, while the next generation renders in another thread."""
 
     __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "states",
-                 "failure", "provenances")
+                 "failure", "provenances", "schemas", "schema_failure")
 
     def __init__(self, settings: Settings | None = None, storage: YamlFsStorage | None = None,
                  inventory: Inventory | None = None,
-                 failure: ReclassError | None = None) -> None:
+                 failure: ReclassError | None = None, schemas: SchemaSet | None = None,
+                 schema_failure: ConfigError | None = None) -> None:
         self.settings = settings
         self.storage = storage
         self.inventory = inventory
         self.failure = failure  # settings or directories that cannot be read
+        self.schemas = schemas  # the `schemas` setting's, None without one
+        self.schema_failure = schema_failure  # a schema file that cannot be used
         self.states: dict[str, NodeState] = {}
         self.class_files: dict[str, str] = {}  # class name -> file
         self.node_files: dict[str, str] = {}  # node name -> file
@@ -97,6 +106,13 @@ class Generation:
     def listing(self) -> set[str]:
         """Every node and class file."""
         return {*self.class_files.values(), *self.node_files.values()}
+
+
+def _is_schema_file(generation: Generation, path: str) -> bool:
+    """Whether `path` is one of the schema files `generation` checks nodes against (an edit
+    to it changes what every node is checked against)."""
+    schemas = generation.schemas
+    return schemas is not None and "file://" + path in schemas.documents
 
 
 class EditedInventory:
@@ -142,9 +158,15 @@ class EditedInventory:
             # YamlFsStorage is the engine's own yaml_fs storage: what open_storage would give.
             inventory = Inventory(settings, warn=self.warn,
                                   storage=cast("Storage | None", storage))
-            return Generation(settings, storage, inventory)
         except ReclassError as err:
             return Generation(failure=err)
+        # Read again with each generation (a few small files): an edit to a schema file or
+        # to the setting is seen on the next edit or save.
+        try:
+            schemas = load_schemas(self.root.path, settings.delimiter)
+        except ConfigError as err:
+            return Generation(settings, storage, inventory, schema_failure=err)
+        return Generation(settings, storage, inventory, schemas=schemas)
 
     def _settings(self) -> Settings:
         """The settings, from the editor's buffer of reclass-config.yml when it has one that
@@ -176,37 +198,58 @@ class EditedInventory:
     def _render(self, generation: Generation, names: list[str], kept: dict[str, NodeState],
                 progress: Callable[[int, int], None] | None = None,
                 cancelled: Callable[[], bool] | None = None) -> None:
+        """Render `names` into `generation.states` (with the `kept` states), through the
+        engine's serial batch loop: every node merged, then every node interpolated, the
+        nodes sharing rendered subtrees and class walks (render.render_nodes)."""
         if generation.inventory is None:
             return
         previous = self.current.states
         states = dict(kept)
-        for done, name in enumerate(names):
+        steps = 0
+        for phase, name, value, _ in render_nodes(generation.inventory, names):
             if cancelled is not None and cancelled():
+                progress = None
                 break
-            states[name] = self._render_node(generation, name,
-                                             kept.get(name) or previous.get(name))
-            if progress is not None:
-                progress(done + 1, len(names))
+            steps += 1
+            if isinstance(value, ReclassError) or phase is INTERPOLATION:
+                states[name] = self._node_state(generation, name, value,
+                                                kept.get(name) or previous.get(name))
+            if progress is not None:  # two steps a node: merge, interpolation
+                progress(steps // 2, len(names))
+        if progress is not None and steps:
+            progress(len(names), len(names))
         generation.states = states
 
     @staticmethod
-    def _render_node(generation: Generation, name: str, previous: NodeState | None
-                     ) -> NodeState:
+    def _node_state(generation: Generation, name: str, rendered: dict[str, Any] | ReclassError,
+                    previous: NodeState | None) -> NodeState:
+        """The state of node `name` from its render: its nodeinfo, or the error it raised."""
         assert generation.inventory is not None
         node_file = generation.node_files.get(name)
         own = {node_file} if node_file else set()
-        try:
-            info = generation.inventory.nodeinfo(name)
-        except ReclassError as err:
-            errors = single_errors(err)
+        if isinstance(rendered, ReclassError):
+            errors = single_errors(rendered)
             files = own | {path for single in errors if (path := single.file())}
             if previous is not None:  # a failed render stops early: what it read before counts
                 files |= previous.files
             return NodeState(name, None, errors, frozenset(files),
                              previous.last_info if previous else None)
+        info = rendered
         classes = info.get("classes") or []
         files = own | {path for cls in classes if (path := generation.class_files.get(cls))}
-        return NodeState(name, info, [], frozenset(files))
+        violations: list[Violation] = []
+        if generation.schemas is not None:
+            inventory = generation.inventory
+            base = (generation.settings.inventory_base_uri if generation.settings else None) \
+                or "."
+            try:
+                violations = check_node(
+                    generation.schemas, name, info["parameters"],
+                    lambda: generation.provenances.get(name, inventory.provenance),
+                    os.path.abspath(base))
+            except ReclassError as err:  # a schema that loops on this node's values
+                generation.schema_failure = ConfigError(err.message)
+        return NodeState(name, info, [], frozenset(files), violations=violations)
 
     # -- keeping current -------------------------------------------------------------------
 
@@ -236,7 +279,8 @@ class EditedInventory:
                 return []
             if old.storage is None or generation.storage is None \
                     or generation.listing() != old.listing() \
-                    or os.path.basename(path) == "reclass-config.yml":
+                    or os.path.basename(path) == "reclass-config.yml" \
+                    or _is_schema_file(old, path) or _is_schema_file(generation, path):
                 names = sorted(generation.node_files)
                 self._render(generation, names, {})
                 self.current = generation

@@ -95,7 +95,7 @@ class InventoryServer(LanguageServer):
 
         with self.render_lock:
             live.render_all(report, cancelled=self.stopping.is_set)
-        if reporting:
+        if reporting and not self.stopping.is_set():
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message=f"{len(live.nodes)} nodes"))
 
@@ -134,7 +134,9 @@ class InventoryServer(LanguageServer):
 
     def publish(self, uri: str) -> None:
         path = to_fs_path(uri)
-        if not path:
+        # After shutdown the client may have closed our stdout: pygls, told to write there
+        # from a worker thread, reports the failure by writing there again, without end.
+        if not path or self.stopping.is_set():
             return
         document = self.workspace.get_text_document(uri)
         live = self.inventory_for(path)
@@ -176,6 +178,8 @@ class InventoryServer(LanguageServer):
             started = time.perf_counter()
             rendered = live.set_buffer(path, content)
             took = time.perf_counter() - started
+        if self.stopping.is_set():
+            return  # nothing is sent after shutdown (see publish)
         # What an edit cost, for whoever reads the editor's LSP log.
         self.window_log_message(types.LogMessageParams(
             type=types.MessageType.Log,

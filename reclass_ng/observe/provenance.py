@@ -9,25 +9,28 @@ every write that touched it, in merge order, with what became of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reclass_ng.location import Location
-from reclass_ng.positions import KeyPositions
-from reclass_ng.values import Source, Stack
+from reclass_ng.storage.positions import KeyPositions
+from reclass_ng.values import Interpolation, Source, Stack
 
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
     from reclass_ng.observe.provenance_recorder import (
         EntityWrite,
-        ProvenanceRecorder,
+        Kill,
         SectionRecorder,
     )
+
+    # What became of an entity write on the way down to a path (SectionRecorder.fate)
+    Fate: TypeAlias = tuple[Kill, tuple] | None
     from reclass_ng.settings import Settings
 
 __all__ = ["EFFECTS", "MISSING", "MappedClass", "MergedEntity", "NodeProvenance", "NodeReads",
-           "ProvenanceRecorder", "Write"]
+           "Write", "values_written"]
 
 MISSING: Any = object()  # what value() returns for a path the node does not have
 
@@ -44,6 +47,10 @@ EFFECTS = {
 }
 
 
+# Effects of a write that nothing ended and that only added to what was there
+UNCONTESTED = ("set", "merged")
+
+
 class Write:
     """One write touching a key path of a node, and what became of it.
 
@@ -52,13 +59,16 @@ class Write:
     prefix written on its last key; `written` the value as prepared from the file (a string
     with references is an Interpolation, `.text` as written). `effect` is one of EFFECTS;
     `by` the write that caused it; `final` whether the value is part of the node's result.
+    `location` is looked up in `positions` when first asked: finding a key's line reads the
+    file again, and a tool reading every write of a node shows the lines of a few.
     """
 
     __slots__ = ("section", "path", "key", "flag", "written", "source", "order", "effect", "by",
-                 "via", "final", "location")
+                 "via", "final", "_location", "_positions")
 
     def __init__(self, section: str, path: tuple, key: tuple, flag: str, written: Any,
-                 source: Source, order: int, location: Location | None) -> None:
+                 source: Source, order: int, location: Location | None = None,
+                 positions: KeyPositions | None = None) -> None:
         self.section = section
         self.path = path
         self.key = key
@@ -66,11 +76,21 @@ class Write:
         self.written = written
         self.source = source
         self.order = order
-        self.location = location
+        self._location = location
+        self._positions = positions if location is None else None
         self.effect = "set"
         self.by: Write | None = None
         self.via: str | None = None
         self.final = False
+
+    @property
+    def location(self) -> Location | None:
+        """Where the key is written (None for automatic parameters and API entities)."""
+        if self._positions is not None:
+            self._location = self._positions.location(self.source.path,
+                                                      (self.section, *self.key))
+            self._positions = None
+        return self._location
 
     @property
     def file(self) -> str | None:
@@ -202,35 +222,111 @@ class NodeProvenance:
             write = self._write(recorder, section, entity_write, leaf)
             if write is None:
                 continue
-            fate = recorder.fate(entity_write, leaf)
-            if fate is None:
-                write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes \
-                    else "set"
-                write.final = present
-            else:
-                kill, at = fate
-                by = self._write(recorder, section, kill.by[0], kill.by[1]) \
-                    if kill.by is not None else None
-                write.by = by
-                if kill.kind == "ignored":
-                    write.effect = "ignored"
-                elif at == leaf:
-                    write.effect = "replaced" if kill.override else "overridden"
-                elif kill.override and kill.by is not None \
-                        and recorder.anchor(kill.by[0], leaf) is not None:
-                    write.effect = "replaced"
-                else:
-                    write.effect = "removed"
-                    if by is not None and kill.by is not None \
-                            and recorder.anchor(kill.by[0], leaf) is None:
-                        remover = self._write(recorder, section, kill.by[0], kill.by[1])
-                        if remover is not None:
-                            remover.effect = "removes"
-                            removers.setdefault((id(kill.by[0]), kill.by[1]), remover)
+            self._label(recorder, section, entity_write, write, recorder.fate(entity_write, leaf),
+                        present, removers)
             found.append(write)
         found.extend(removers.values())
         found.sort(key=lambda w: (w.order, w.effect == "removes"))
         return found
+
+    def key_writes(self, section: str = "parameters") -> Iterator[tuple[tuple, list[Write]]]:
+        """Each path of written_paths() with the writes whose key is that path (as writes()
+        labels them, in merge order): every write of the node, from one walk of each entity's
+        tree. For tools reading every key of many nodes: writes() looks up, per path asked,
+        which entity writes may reach it."""
+        recorder = self._sections[section]
+        written_at: dict[tuple, list[tuple[EntityWrite, Any, str, Fate]]] = {}
+        for entity_write in recorder.writes:
+            fates: dict[tuple, Fate] = {(): recorder.fate(entity_write, ())}
+            for path, value, flag in values_written(entity_write.value):
+                fate = fates.get(path[:-1])
+                if path in recorder.endings:
+                    kill = recorder.kills_at(path).get(id(entity_write))
+                    if kill is not None and (fate is None or kill.seq < fate[0].seq):
+                        fate = kill, path
+                fates[path] = fate
+                written_at.setdefault(path, []).append((entity_write, value, flag, fate))
+        for path in self.written_paths((), section):
+            present = self.value(path, section) is not MISSING
+            found = []
+            for entity_write, value, flag, fate in written_at.get(path, ()):
+                write = Write(section, path, path, flag, value, entity_write.source,
+                              entity_write.order, None, self._positions)
+                self._label(recorder, section, entity_write, write, fate, present, None)
+                found.append(write)
+            found.sort(key=lambda w: w.order)
+            yield path, found
+
+    def contested_key_writes(self, section: str = "parameters"
+                             ) -> Iterator[tuple[tuple, list[Write]]]:
+        """The paths of key_writes() where a write did more than set a value or merge a
+        mapping (something ended it, or it appended a list), each with every write there,
+        in the order found. The other writes of a node are the values_written() of its
+        entity_values(), the same on every node merging an entity: a tool reading many nodes
+        can take those once per entity, and only these from each node."""
+        recorder = self._sections[section]
+        paths: dict[tuple, None] = {}
+        by_id = {id(entity_write): entity_write for entity_write in recorder.writes}
+        for ended_at in recorder.endings:
+            for key in recorder.kills_at(ended_at):
+                entity_write = by_id.get(key)
+                below = _value_at(entity_write.value, ended_at) if entity_write else MISSING
+                if below is not MISSING:
+                    paths.update((path, None) for path, _, _ in values_written(below, ended_at))
+        for entity_write in recorder.writes:
+            if entity_write.notes:
+                paths.update((path, None) for path, what in entity_write.notes.items()
+                             if what == "appended")
+        for path in paths:
+            if not path or not any(_ends_at(entity_write.value, path)
+                                   for entity_write in recorder.candidates(path)):
+                continue  # not one of written_paths(): a mapping everywhere
+            found = [write for write in self.writes(path, section)
+                     if write.key == path and write.effect != "removes"]
+            if any(write.effect not in UNCONTESTED for write in found):
+                yield path, found
+
+    def entity_values(self, section: str = "parameters") -> list[tuple[Source, Any]]:
+        """Each entity merged with what it writes in `section` (its tree as prepared from the
+        file, shared by every node merging it), in merge order."""
+        return [(entity_write.source, entity_write.value)
+                for entity_write in self._sections[section].writes]
+
+    def _label(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
+               write: Write, fate: Fate, present: bool,
+               removers: dict[tuple[int, tuple], Write] | None) -> None:
+        """Set the effect, `by` and `final` of `write` (of `entity_write`, at its path, whose
+        `fate` is SectionRecorder.fate's); the writes above the path that removed it are added
+        to `removers` (when given)."""
+        leaf = write.path
+        if fate is None:
+            write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes else "set"
+            write.final = present
+            return
+        kill, at = fate
+        by = self._write(recorder, section, kill.by[0], kill.by[1]) \
+            if kill.by is not None else None
+        write.by = by
+        if kill.kind == "ignored":
+            write.effect = "ignored"
+        elif at == leaf:
+            write.effect = "replaced" if kill.override else "overridden"
+        elif kill.override and kill.by is not None \
+                and recorder.anchor(kill.by[0], leaf) is not None:
+            write.effect = "replaced"
+        else:
+            write.effect = "removed"
+            if removers is not None and by is not None and kill.by is not None \
+                    and recorder.anchor(kill.by[0], leaf) is None:
+                self._add_remover(recorder, section, kill, removers)
+
+    def _add_remover(self, recorder: SectionRecorder, section: str, kill: Kill,
+                     removers: dict[tuple[int, tuple], Write]) -> None:
+        assert kill.by is not None
+        remover = self._write(recorder, section, kill.by[0], kill.by[1])
+        if remover is not None:
+            remover.effect = "removes"
+            removers.setdefault((id(kill.by[0]), kill.by[1]), remover)
 
     def _write(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
                path: tuple) -> Write | None:
@@ -238,10 +334,8 @@ class NodeProvenance:
         if anchor is None:
             return None
         depth, written, flag, via = anchor
-        key = path[:depth]
-        location = self._positions.location(entity_write.source.path, (section, *key))
-        write = Write(section, path, key, flag, written, entity_write.source,
-                      entity_write.order, location)
+        write = Write(section, path, path[:depth], flag, written, entity_write.source,
+                      entity_write.order, None, self._positions)
         write.via = via
         return write
 
@@ -278,12 +372,46 @@ class NodeProvenance:
         return self._sections[section].references(tuple(path))
 
 
+def values_written(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any, str]]:
+    """Every key path at or below `path` at which an entity's prepared tree (`value`, the tree
+    at `path`) writes a value itself: a mapping, a reference or any other value, not a path
+    inside a reference's rendered value; with the value and its `~`/`=` flags, parents first.
+    These are the keys of its writes (Write.key): the paths SectionRecorder.anchor reaches at
+    their full length, walked as it walks them (the last layer of a stack)."""
+    flag = ""
+    while type(value) is Stack:
+        layer = value.layers[-1]
+        flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
+        value = layer.value
+    if path:
+        yield path, value, flag
+    if type(value) is not Interpolation and isinstance(value, dict):
+        for key, child in value.items():
+            yield from values_written(child, path + (key,))
 
 
-def __getattr__(name: str) -> Any:
-    # The recorder imports the record types: importing it back lazily avoids the cycle.
-    if name == "ProvenanceRecorder":
-        from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
+def _ends_at(value: Any, path: tuple) -> bool:
+    """Whether a prepared tree writes a value that ends a path at `path` (anything but a
+    non-empty mapping), in any layer of a stack: what makes `path` one of written_paths()."""
+    while type(value) is Stack:
+        if any(_ends_at(layer.value, path) for layer in value.layers[:-1]):
+            return True
+        value = value.layers[-1].value
+    if not path:
+        return not (isinstance(value, dict) and value)
+    if isinstance(value, dict) and path[0] in value:
+        return _ends_at(value[path[0]], path[1:])
+    return False
 
-        return ProvenanceRecorder
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def _value_at(value: Any, path: tuple) -> Any:
+    """The part of a prepared tree at `path`, walked as values_written walks (MISSING when the
+    tree writes nothing there itself)."""
+    for key in path:
+        while type(value) is Stack:
+            value = value.layers[-1].value
+        if type(value) is Interpolation or not isinstance(value, dict) or key not in value:
+            return MISSING
+        value = value[key]
+    return value
+

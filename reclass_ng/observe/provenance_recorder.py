@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
 from reclass_ng.observe.seam import RenderObserver, WriteObserver
-from reclass_ng.positions import KeyPositions
+from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
 
@@ -269,7 +269,10 @@ class SectionRecorder(WriteObserver):
         """The first end on the way from the entity write down to `path`, and where it was."""
         best: tuple[Kill, tuple] | None = None
         key = id(write)
+        endings = self.endings
         for length in range(len(path) + 1):
+            if path[:length] not in endings:
+                continue  # nothing ended there (kills_at would be empty)
             kill = self.kills_at(path[:length]).get(key)
             if kill is not None and (best is None or kill.seq < best[0].seq):
                 best = kill, path[:length]

@@ -38,6 +38,14 @@ if TYPE_CHECKING:
     from reclass_ng.values import Layer, Source, Stack
 
 
+def replacing_outcome(layer: Layer) -> str:
+    """How a fold records a layer that replaces the value below it (a scalar over a scalar,
+    anything over nothing): "override" for a `~` layer, else "replace". Merger.fold's rule
+    (spec section 3.3), told in one place: the fold and the fast paths' record of a stack of
+    scalars (WriteObserver.rendered_directly) both use it."""
+    return "override" if layer.override else "replace"
+
+
 class WriteObserver:
     """The writes of one section (parameters or exports) as the merge and the fold make them.
 
@@ -102,8 +110,7 @@ class WriteObserver:
                 ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
                 self.reference(path, ref_path)
                 written = targets[ref_path]
-            self.folded(path, layers, index, "override" if layer.override else "replace",
-                        written)
+            self.folded(path, layers, index, replacing_outcome(layer), written)
 
 
 class RenderObserver:

@@ -4,21 +4,30 @@ PyYAML's emitter (libyaml's, through `output.yaml_dumper()`) costs tens of micro
 26-31 s for a 2,000-node inventory, against under a second for JSON. The layout of block
 YAML is simple (sorted keys, `key: value`, nested mappings indented by two, sequences in a
 mapping not indented, `- ` items, `{}`/`[]` for empty containers, null/true/false and ints
-as Python prints them); how to write a string, float or date is the hard part (plain or
-quoted, escapes), so PyYAML is asked that, once per distinct value, many values per call.
+as Python prints them); how libyaml writes a string where it sits (its style, escapes, and
+where a long one is folded) is yaml_scalars.py, libyaml's rules restated.
 
-What PyYAML would write differently depending on where the value sits is left to it: a
-scalar whose text could be wrapped (it has a space and would reach past column 80) or spans
-lines, a key it would not write as a simple key, a key that is not a string. A node holding
-one of these is dumped by PyYAML whole, as is a document whose other parts hold one.
+PyYAML still represents what is neither a string nor a container nor null/bool/int (floats
+and dates: their spelling, once per distinct value). What only PyYAML writes (a `!!binary`
+value) is asked of it for that one scalar, at its place; keys that are neither strings nor
+plain scalars, sets and the like make PyYAML write the node (or document) whole. Both are
+counted (`fallbacks`, `whole_fallbacks`): bench/ reports them on real inventories.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from reclass_ng.cli.yaml_import import pyyaml
 from reclass_ng.output.exact import yaml_dumper
+from reclass_ng.output.yaml_scalars import (
+    PLAIN,
+    WIDTH,
+    one_line_spelling,
+    scalar_style,
+    simple_key,
+    write_scalar,
+)
+from reclass_ng.storage.yaml_import import pyyaml
 from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
@@ -30,28 +39,14 @@ _DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
 _LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
-# datetime.date and datetime.datetime, by name: a date exists only once PyYAML has imported
-# datetime, which most starts do not.
-_DATE_TYPES = ("date", "datetime")
-_WIDTH = 80  # libyaml's best_width: plain and quoted scalars break at a space past it
 _NODES_HEAD = "nodes:\n"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 class _Unusual(Exception):
-    """A value whose text depends on its place in the document: PyYAML writes it."""
+    """A value the writer leaves to PyYAML with everything around it (a set, a tuple key)."""
 
 
-class _Pending:
-    """A string written before PyYAML was asked how: the place in the text and its column."""
-
-    __slots__ = ("value", "column")
-
-    def __init__(self, value: str, column: int) -> None:
-        self.value = value
-        self.column = column
-
-
-_STR_TAG = "tag:yaml.org,2002:str"
 
 
 def plain_as_is(text: str) -> bool:
@@ -90,25 +85,29 @@ _VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
 
 
 def _pyyaml(data: Any) -> str:
-    # PyYAML is imported here, when a document first needs it (cli/yaml_import.py).
+    # PyYAML is imported here, when a document first needs it (storage/yaml_import.py).
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=False)
 
 
 class BlockYamlWriter:
     """Writes documents as `yaml.dump(data, Dumper=output.yaml_dumper(), default_flow_style=False)`.
 
-    Holds what PyYAML said about each distinct key and scalar; one writer per document, so
-    the memo is bounded by the document's own values.
+    Holds the spelling of each distinct key and scalar met; one writer per document, so the
+    memo is bounded by the document's own values.
     """
 
     def __init__(self) -> None:
-        self._keys: dict[str, str | None] = {}  # None: not a simple key for PyYAML
-        self._strings: dict[str, str | None] = {}  # None: the text spans lines
-        self._others: dict[tuple[type, str], str | None] = {}
+        self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
+        self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
+        self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
+        self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
         self._met: set[tuple[int, int]] = set()
         self._shared_texts: dict[tuple[int, int], str] = {}
+        self._dumper: Any = None
+        self.fallbacks = 0  # scalars PyYAML wrote, at their place
+        self.whole_fallbacks = 0  # nodes or documents PyYAML wrote whole
 
     def inventory_pieces(self, data: dict[str, Any]) -> Iterator[str]:
         """The text of `output.dump(data, "yaml")` for an inventory document, in pieces."""
@@ -124,77 +123,66 @@ class BlockYamlWriter:
         if rest:
             yield self.document(rest)[:-1]  # without the extra newline `dump` adds
         yield _NODES_HEAD
-        names = sorted(nodes)
-        missing = [name for name in names if name not in self._keys]
-        if missing:
-            self._ask_keys(missing)
-        for name in names:
+        for name in sorted(nodes):
             yield self.node_text(name, nodes[name])
         yield "\n"
 
     def document(self, data: Any) -> str:
         """`output.dump(data, "yaml")`: the text and the newline `dump` adds after it."""
-        if type(data) in _DICTS and data:
+        kind = type(data)
+        if data and (kind in _DICTS or kind in _LISTS):
+            out: list[str] = []
             try:
-                return self._text(data, 0, "") + "\n"
+                if kind in _DICTS:
+                    self._mapping(data, 0, "", out)
+                else:
+                    self._sequence(data, 0, "", out)
+                return "".join(out) + "\n"
             except (_Unusual, RecursionError):
-                pass
+                self.whole_fallbacks += 1
         return _pyyaml(data) + "\n"
 
     def node_text(self, name: str, info: Any) -> str:
         """The text of node `name` in the `nodes` of an inventory (as deep as that puts it)."""
+        out: list[str] = []
         try:
-            return self._text({name: info}, 2, "  ")
+            self._mapping({name: info}, 2, "  ", out)
+            return "".join(out)
         except (_Unusual, RecursionError):
+            self.whole_fallbacks += 1
             return _pyyaml({"nodes": {name: info}})[len(_NODES_HEAD):]
 
-    def _text(self, mapping: Any, indent: int, lead: str) -> str:
-        out: list[Any] = []
-        pending: list[int] = []
-        self._mapping(mapping, indent, lead, out, pending)
-        self._settle(out, pending)
-        return "".join(out)
-
     # -- layout -------------------------------------------------------------------------
-    def _mapping(self, mapping: Any, indent: int, lead: str, out: list[Any],
-                 pending: list[int]) -> None:
+    def _mapping(self, mapping: Any, indent: int, lead: str, out: list[str]) -> None:
         """A non-empty mapping whose keys start at column `indent`; the first line starts
-        with `lead` (the indentation, or the `- ` of the sequence item it is in)."""
+        with `lead` (the indentation, or what is in front of it on that line)."""
         try:
             names = sorted(mapping)
-        except TypeError:
-            raise _Unusual from None
+        except TypeError:  # keys of types that do not compare: PyYAML keeps their order
+            names = list(mapping)
         keys = self._keys
         strings = self._strings
         spaces = " " * indent
         inner = indent + 2
         append = out.append
         for name in names:
-            # A key not met yet raises (no check of every key first: `keys.keys() >=
-            # mapping.keys()` cost 7% of writing), then PyYAML is asked about all of the
-            # mapping's new keys at once.
             try:
                 key = keys[name]
-            except KeyError:
-                self._ask_keys([name for name in names if name not in keys])
-                key = keys[name]
-            if key is None:
-                raise _Unusual
+            except KeyError:  # not met yet, or not a string (True and 1 are one dict key)
+                key = self._key(name)
             value = mapping[name]
+            if key is None:
+                self._complex_entry(name, value, indent, lead, out)
+                lead = spaces
+                continue
             kind = type(value)
             if kind is str:
-                text = strings.get(value, "")
-                if text:
-                    if indent + len(key) + 2 + len(text) > _WIDTH and " " in text:
-                        raise _Unusual
-                    append(f"{lead}{key}: {text}\n")
-                elif text is None:
-                    raise _Unusual
-                else:
-                    append(f"{lead}{key}: ")
-                    pending.append(len(out))
-                    append(_Pending(value, indent + len(key) + 2))
-                    append("\n")
+                text = strings.get(value)
+                if text is None:
+                    text = self._spell(value)
+                if not text or (indent + len(key) + 2 + len(text) > WIDTH and " " in text):
+                    text = self._placed_text(value, indent + len(key) + 2, inner)
+                append(f"{lead}{key}: {text}\n")
             elif value is None:  # inline, and before the containers: a call or
                 # a lookup in _DICTS costs as much as writing the line
                 append(f"{lead}{key}: null\n")
@@ -210,7 +198,7 @@ class BlockYamlWriter:
                     append(shared)
                 else:
                     append(f"{lead}{key}:\n")
-                    self._mapping(value, inner, " " * inner, out, pending)
+                    self._mapping(value, inner, " " * inner, out)
             elif kind in _LISTS:
                 if not value:
                     append(f"{lead}{key}: []\n")
@@ -219,13 +207,35 @@ class BlockYamlWriter:
                     append(shared)
                 else:
                     append(f"{lead}{key}:\n")
-                    self._sequence(value, indent, spaces, out, pending)
+                    self._sequence(value, indent, spaces, out)
             else:
-                append(f"{lead}{key}: {self._scalar(value, kind, indent + len(key) + 2)}\n")
+                column = indent + len(key) + 2
+                append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
             lead = spaces
 
-    def _sequence(self, items: Any, indent: int, lead: str, out: list[Any],
-                  pending: list[int]) -> None:
+    def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
+                       out: list[str]) -> None:
+        """`? key` then `: value` (libyaml's form for a key longer than 128 bytes or spanning
+        lines): the value starts on the `:` line, nested blocks two columns in."""
+        inner = indent + 2
+        out.append(f"{lead}? {self._complex_key_text(name, inner)}\n{' ' * indent}:")
+        kind = type(value)
+        if kind is str or value is None or kind is bool or kind is int:
+            out.append(f" {self._scalar(value, kind, inner, inner)}\n")
+        elif kind in _DICTS:
+            if value:
+                self._mapping(value, inner, " ", out)
+            else:
+                out.append(" {}\n")
+        elif kind in _LISTS:
+            if value:
+                self._sequence(value, inner, " ", out)
+            else:
+                out.append(" []\n")
+        else:
+            out.append(f" {self._scalar(value, kind, inner, inner)}\n")
+
+    def _sequence(self, items: Any, indent: int, lead: str, out: list[str]) -> None:
         """A non-empty sequence whose `- ` start at column `indent` (first line: `lead`)."""
         spaces = " " * indent
         inner = indent + 2
@@ -234,18 +244,12 @@ class BlockYamlWriter:
         for value in items:
             kind = type(value)
             if kind is str:
-                text = strings.get(value, "")
-                if text:
-                    if inner + len(text) > _WIDTH and " " in text:
-                        raise _Unusual
-                    append(f"{lead}- {text}\n")
-                elif text is None:
-                    raise _Unusual
-                else:
-                    append(f"{lead}- ")
-                    pending.append(len(out))
-                    append(_Pending(value, inner))
-                    append("\n")
+                text = strings.get(value)
+                if text is None:
+                    text = self._spell(value)
+                if not text or (inner + len(text) > WIDTH and " " in text):
+                    text = self._placed_text(value, inner, inner)
+                append(f"{lead}- {text}\n")
             elif value is None:
                 append(f"{lead}- null\n")
             elif kind is bool:
@@ -259,7 +263,7 @@ class BlockYamlWriter:
                     append(f"{lead}- ")
                     append(shared)
                 else:
-                    self._mapping(value, inner, lead + "- ", out, pending)
+                    self._mapping(value, inner, lead + "- ", out)
             elif kind in _LISTS:
                 if not value:
                     append(f"{lead}- []\n")
@@ -267,9 +271,9 @@ class BlockYamlWriter:
                     append(f"{lead}- ")
                     append(shared)
                 else:
-                    self._sequence(value, inner, lead + "- ", out, pending)
+                    self._sequence(value, inner, lead + "- ", out)
             else:
-                append(f"{lead}- {self._scalar(value, kind, inner)}\n")
+                append(f"{lead}- {self._scalar(value, kind, inner, inner)}\n")
             lead = spaces
 
     def _shared(self, value: Any, indent: int, sequence: bool) -> str | None:
@@ -284,87 +288,156 @@ class BlockYamlWriter:
         if place not in self._met:
             self._met.add(place)
             return None
-        out: list[Any] = []
-        pending: list[int] = []
+        out: list[str] = []
         if sequence:
-            self._sequence(value, indent, "", out, pending)
+            self._sequence(value, indent, "", out)
         else:
-            self._mapping(value, indent, "", out, pending)
-        self._settle(out, pending)
+            self._mapping(value, indent, "", out)
         text = self._shared_texts[place] = "".join(out)
         return text
 
-    # -- scalars ------------------------------------------------------------------------
-    def _scalar(self, value: Any, kind: type, column: int) -> str:
+    # -- strings --------------------------------------------------------------------------
+    def _spell(self, value: str) -> str:
+        """The one-line spelling of string `value` ("" when it spans lines), remembered."""
+        spelling = value_spelling(value)
+        if spelling is None:
+            style = scalar_style(value, self._reads_as_string(value))
+            spelling = one_line_spelling(value, style) or ""
+        self._strings[value] = spelling
+        return spelling
+
+    def _placed_text(self, value: str, column: int, indent: int) -> str:
+        """String `value` as written from `column`: folded past column 80, or spanning lines
+        continued at `indent`."""
+        place = (value, column, indent)
+        text = self._placed.get(place)
+        if text is None:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: PyYAML's error, from PyYAML
+                raise _Unusual from None
+            style = scalar_style(value, self._reads_as_string(value))
+            text = self._placed[place] = write_scalar(value, style, column, indent)
+        return text
+
+    def _reads_as_string(self, text: str) -> bool:
+        """Whether plain `text` reads back as a string (PyYAML's resolver, as the dumper's)."""
+        tag = plain_scalar_tag(text)
+        if tag is None:
+            dumper = self._representer()
+            tag = dumper.resolve(pyyaml().ScalarNode, text, (True, False))
+        return tag == _STR_TAG
+
+    # -- keys -----------------------------------------------------------------------------
+    def _key(self, name: Any) -> str | None:
+        """The text of simple key `name`, or None when libyaml writes it after `? `."""
+        if type(name) is str:
+            if plain_as_is(name):
+                text: str | None = name
+            elif not simple_key(name):
+                text = None
+            else:
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise _Unusual from None
+                style = scalar_style(name, self._reads_as_string(name), in_simple_key=True)
+                text = write_scalar(name, style, 0, 0, allow_breaks=False)
+        elif name is None:
+            text = "null"
+        elif type(name) is bool:
+            text = "true" if name else "false"
+        elif type(name) is int:
+            text = int.__repr__(name)
+            text = text if len(text) <= 128 else None
+        else:
+            text = self._plain_other(name)
+            if text is None:
+                raise _Unusual  # a key PyYAML would tag or quote: it writes the mapping
+            text = text if len(text.encode("utf-8")) <= 128 and "\n" not in text else None
+        if type(name) is str:
+            self._keys[name] = text
+        return text
+
+    def _complex_key_text(self, name: Any, column: int) -> str:
+        if type(name) is str:
+            return self._placed_text(name, column, column)
+        text = self._plain_other(name) if type(name) is not int else int.__repr__(name)
+        if text is None:
+            raise _Unusual
+        return write_scalar(text, PLAIN, column, column)
+
+    # -- other scalars --------------------------------------------------------------------
+    def _scalar(self, value: Any, kind: type, column: int, indent: int) -> str:
+        """A scalar that is not a string, written from `column` (continued at `indent`)."""
         if value is None:
             return "null"
         if kind is bool:
             return "true" if value else "false"
         if kind is int:
             return int.__repr__(value)
-        if kind is float or (kind.__module__ == "datetime" and kind.__name__ in _DATE_TYPES):
-            memo = (kind, repr(value))
-            text = self._others.get(memo, "")
-            if text == "":
-                text = self._others[memo] = _single_line(_pyyaml([value]))
-            if text is None or (column + len(text) > _WIDTH and " " in text):
-                raise _Unusual
+        if kind is str:
+            text = self._strings.get(value) or self._spell(value)
+            if not text or (column + len(text) > WIDTH and " " in text):
+                text = self._placed_text(value, column, indent)
             return text
-        raise _Unusual  # other types: PyYAML represents them, or says it cannot
+        plain = self._plain_other(value)
+        if plain is None:
+            return self._pyyaml_at(value, column, indent)
+        if column + len(plain) > WIDTH and " " in plain:
+            return write_scalar(plain, PLAIN, column, indent)
+        return plain
 
-    def _settle(self, out: list[Any], pending: list[int]) -> None:
-        """Ask PyYAML about the strings written as `_Pending`, and put their text in."""
-        if not pending:
-            return
-        strings = self._strings
-        new = list(dict.fromkeys(out[at].value for at in pending if out[at].value not in strings))
-        if new:
-            self._ask_strings(new)
-        for at in pending:
-            item = out[at]
-            text = strings[item.value]
-            if text is None or (item.column + len(text) > _WIDTH and " " in text):
-                raise _Unusual
-            out[at] = text
-
-    def _ask_strings(self, values: list[str]) -> None:
-        # One dump of all of them: "- text\n" each; a text spanning lines is asked alone.
-        strings = self._strings
-        for value in values:
-            spelling = value_spelling(value)
-            if spelling is not None:
-                strings[value] = spelling
-        values = [value for value in values if value not in strings]
-        if not values:
-            return
-        dumped = _pyyaml(values)
-        texts = dumped[2:-1].split("\n- ")
-        if len(texts) != len(values) or not dumped.startswith("- "):
-            texts = [_pyyaml([value])[2:-1] for value in values]
-        for value, text in zip(values, texts, strict=True):
-            self._strings[value] = None if "\n" in text else text
-
-    def _ask_keys(self, names: list[Any]) -> None:
-        # One dump of {name: None, ...}: a line "text: null" each when all are simple keys.
-        if not all(type(name) is str for name in names):
+    def _plain_other(self, value: Any) -> str | None:
+        """PyYAML's spelling of a float, date or other scalar it writes plain and untagged;
+        None for what it writes otherwise (`!!binary`). Raises _Unusual for containers
+        PyYAML knows and the writer does not (sets) and for what it cannot represent."""
+        memo = (type(value), repr(value))
+        try:
+            return self._others[memo]
+        except KeyError:
+            pass
+        yaml = pyyaml()
+        dumper = self._representer()
+        try:
+            node = dumper.represent_data(value)
+        except yaml.YAMLError:
+            raise _Unusual from None  # the same error, raised by PyYAML writing it whole
+        if type(node) is not yaml.ScalarNode:
             raise _Unusual
-        keys = self._keys
-        for name in names:
-            if plain_as_is(name):
-                keys[name] = name
-        names = sorted(name for name in names if name not in keys)
-        if not names:
-            return
-        lines = _pyyaml(dict.fromkeys(names)).split("\n")[:-1]
-        if len(lines) != len(names) or not all(
-                line.endswith(": null") and not line.startswith("? ") for line in lines):
-            lines = [_pyyaml({name: None})[:-1] for name in names]
-        for name, line in zip(names, lines, strict=True):
-            simple = line.endswith(": null") and not line.startswith("? ") and "\n" not in line
-            self._keys[name] = line[:-len(": null")] if simple else None
+        text: str | None = node.value
+        if node.style is not None or dumper.resolve(
+                yaml.ScalarNode, node.value, (True, False)) != node.tag \
+                or scalar_style(node.value, True) != PLAIN:
+            text = None
+        self._others[memo] = text
+        return text
 
+    def _pyyaml_at(self, value: Any, column: int, indent: int) -> str:
+        """`value` as PyYAML writes it from `column` (continued at `indent`): the text of a
+        document that puts it there, under mappings of one-letter keys."""
+        self.fallbacks += 1
+        block = indent - 2  # the column of the keys or `-` of the block holding it
+        width = column - block  # what is in front of it: a key and `: `, or `- `
+        if block < 0 or block % 2 or width < 2:
+            raise _Unusual
+        prefix = "".join(" " * level + "a:\n" for level in range(0, block, 2))
+        if width > 2:
+            inner: Any = {"x" * (width - 2): value}
+            prefix += " " * block + "x" * (width - 2) + ": "
+        else:
+            inner = {"a": [value]}
+            prefix += " " * block + "a:\n" + " " * block + "- "
+        for _ in range(0, block, 2):
+            inner = {"a": inner}
+        text = _pyyaml(inner)
+        if not text.startswith(prefix) or not text.endswith("\n"):
+            raise _Unusual
+        return text[len(prefix):-1]
 
-def _single_line(text: str) -> str | None:
-    # `- text\n` from a one-item dump, None when the text spans lines.
-    body = text[2:-1]
-    return None if "\n" in body or not text.startswith("- ") else body
+    def _representer(self) -> Any:
+        if self._dumper is None:
+            import io
+
+            self._dumper = yaml_dumper()(io.StringIO())
+        return self._dumper

@@ -1,20 +1,16 @@
-"""YAML and JSON output, byte for byte as kapicorp-reclass prints them."""
+"""The exact writers: YAML through PyYAML and indented JSON as `json.dumps(indent=2)` writes
+it, byte for byte as kapicorp-reclass prints them; the references the fast writers of
+output.block_yaml and output.fast_json must equal (output.dispatch chooses between them)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
-
-from reclass_ng.errors import UsageError
 from reclass_ng.storage.yaml_load import plain_scalar_tag
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     import re  # imported where a pattern is compiled: most starts need none
-    from typing import IO, Any
-
-FORMATS = ("yaml", "json")
+    from typing import Any
 
 # The json module's own C encoder functions, taken from its accelerator: `import json` (its
 # decoder and scanner compile six regular expressions) was 3% of a `--nodeinfo` start, and
@@ -31,7 +27,7 @@ INFINITY = float("inf")
 
 class _Dumpers:
     """The dumper of YAML output, made on first use: it needs PyYAML, which most runs do not
-    import (cli/yaml_import.py)."""
+    import (storage/yaml_import.py)."""
 
     made: type | None = None
 
@@ -45,8 +41,8 @@ def yaml_dumper() -> type:
 
 
 def _make_dumper() -> type:
-    from reclass_ng.cli.yaml_import import pyyaml
     from reclass_ng.storage.yaml_full import SafeLoader
+    from reclass_ng.storage.yaml_import import pyyaml
 
     yaml = pyyaml()
     base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -91,90 +87,12 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def dump(data: Any, fmt: str = "yaml", pretty: bool = True) -> str:
-    """The text `reclass -o FMT` prints for `data` (including the final newline)."""
-    if fmt == "json":
-        if pretty:
-            return pretty_json(data) + "\n"
-        import json
-
-        return json.dumps(data, separators=(",", ":"), default=_json_default) + "\n"
-    if fmt == "yaml":
-        if pretty:
-            from reclass_ng.output.block_yaml import BlockYamlWriter
-
-            return BlockYamlWriter().document(data)
-        return pyyaml_text(data, pretty)
-    raise UsageError(f"Unknown output format: {fmt!r} (choose from {', '.join(FORMATS)})")
-
-
 def pyyaml_text(data: Any, pretty: bool = True) -> str:
     """`dump(data, "yaml", pretty)` written by PyYAML alone: the reference of the fast writer
     of block YAML (`output/block_yaml.py`), and flow style, which that writer leaves to PyYAML."""
-    from reclass_ng.cli.yaml_import import pyyaml
+    from reclass_ng.storage.yaml_import import pyyaml
 
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=not pretty) + "\n"
-
-
-def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
-          floats_exact: bool = False) -> None:
-    """Write what `dump` returns, without holding all of a large inventory's text at once.
-
-    `floats_exact`: the caller knows that `data` holds no float below 1e-4, NaN or infinity
-    (`Inventory.floats_json_exact` tells that of the files an inventory read); the JSON
-    writer then need not search its output for them.
-    """
-    if fmt == "json" and pretty and type(data) is dict and type(data.get("nodes")) is dict:
-        try:
-            from reclass_ng.output.fast_json import inventory_json_pieces
-        except ImportError:  # a platform without orjson's wheel: the exact writer
-            for chunk in _inventory_json_chunks(data):
-                stream.write(chunk)
-            stream.write("\n")
-            return
-        _write_bytes(inventory_json_pieces(data, floats_exact), stream)
-        return
-    if fmt == "yaml" and pretty and type(data) is dict:
-        from reclass_ng.output.block_yaml import BlockYamlWriter
-
-        for piece in BlockYamlWriter().inventory_pieces(data):
-            stream.write(piece)
-        return
-    stream.write(dump(data, fmt, pretty))
-
-
-def _write_bytes(pieces: Iterable[bytes | memoryview], stream: IO[str]) -> None:
-    """Write UTF-8 `pieces` to a text stream, to its binary buffer when it has one (and
-    neither its encoding nor newline translation would change the bytes)."""
-    buffer = getattr(stream, "buffer", None)
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-    if buffer is None or encoding not in ("utf8", "ascii", "usascii") or os.linesep != "\n":
-        for piece in pieces:
-            stream.write(str(piece, "utf-8"))
-        return
-    stream.flush()
-    for piece in pieces:
-        buffer.write(piece)
-    buffer.flush()
-
-
-def _inventory_json_chunks(data: dict[str, Any]) -> Any:
-    # The same text as pretty_json(data), one node at a time.
-    yield "{"
-    first = True
-    for key, value in data.items():
-        yield ("\n  " if first else ",\n  ") + json_key(key) + ": "
-        first = False
-        if key == "nodes" and value:
-            yield "{"
-            sep = "\n    "
-            for name, node in value.items():
-                yield sep + json_key(name) + ": " + fast_pretty_json(node, "    ")
-                sep = ",\n    "
-            yield "\n  }"
-        else:
-            yield pretty_json(value, "  ")
-    yield "\n}" if not first else "}"
 
 
 # -- indented JSON ----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from reclass_ng.render import timestamp
+from reclass_ng.settings import Speed
 
 # (format, pretty): (frame before the node, frame after it, separator between nodes,
 #                    "nodes" of an empty inventory, the same with the nodes in: before, after)
@@ -24,14 +25,14 @@ FRAGMENT_FORMS = {
 
 def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
     """The text of one node inside the `nodes` of a dumped inventory."""
-    from reclass_ng.output.exact import dump
+    from reclass_ng.output.dispatch import dump
 
     if fmt == "json" and pretty:
         return _indented_json_member(name, info)
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
     text = dump({"nodes": {name: info}}, fmt, pretty)
     if not (text.startswith(before) and text.endswith(after)):
-        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output/exact.py changed
+        raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.dump changed
     return text[len(before):len(text) - len(after)]
 
 
@@ -55,7 +56,7 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
                     now: str) -> tuple[str, str]:
     """The dumped inventory's text before its first node's text and after its last one, from
     (name, classes, applications) of each node; the whole text when there is no node."""
-    from reclass_ng.output.exact import dump
+    from reclass_ng.output.dispatch import dump
 
     classes: dict[str, list[str]] = {}
     applications: dict[str, list[str]] = {}
@@ -76,7 +77,12 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
 
 def _indented_json_member(name: str, info: dict[str, Any]) -> str:
     # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
-    # what a serial one does, as fast; the exact writer where orjson has no wheel.
+    # what a serial one does, as fast; the exact writer where orjson has no wheel, or where
+    # RECLASS_NG_SPEED turns it off.
+    if not Speed.from_environment().orjson_json_writer:
+        from reclass_ng.output.exact import json_key, pretty_json
+
+        return json_key(name) + ": " + pretty_json(info, "    ")
     try:
         from reclass_ng.output.fast_json import node_member
     except ImportError:

@@ -33,6 +33,7 @@ import attrs
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
+from reclass_ng.output.block_yaml import BlockYamlWriter
 from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
 from reclass_ng.parallel.warning_replay import (
     Warn,
@@ -41,42 +42,75 @@ from reclass_ng.parallel.warning_replay import (
     recording,
     recording_warn,
 )
-from reclass_ng.render import InventoryRenderer, inventory_document
-from reclass_ng.settings import Settings
+from reclass_ng.render import (
+    INTERPOLATION,
+    MERGE,
+    InventoryRenderer,
+    inventory_document,
+    render_nodes,
+)
+from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import to_plain
 
 Progress = Callable[[int, int], None]
 
 # -- worker side ------------------------------------------------------------------------------
 
-_STATES: dict[tuple[Settings, str], Any] = {}
+_STATES: dict[tuple[Settings, str, Speed], Any] = {}
 _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-def _worker_inventory(settings: Settings, key: str, storage: Any = None) -> Any:
-    """The inventory of this process for one render, loaded on first use (on `storage`, an
-    already scanned YamlFsStorage of the same directories, when given)."""
+@attrs.define
+class WorkerRender:
+    """What a worker process keeps for one render: the inventory, loaded on first use, the
+    memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
+    without it a worker rendered every node's containers anew) and whether a chunk of it ran
+    (only the first collects cycles: see render_chunk), and the block YAML writer of its
+    nodes."""
+
+    inventory: Any
+    subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
+    started: bool = False
+    yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
+    written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
+
+
+def _worker_state(settings: Settings, key: str, speed: Speed, storage: Any = None
+                  ) -> WorkerRender:
+    """This process's WorkerRender of one render (its inventory on `storage`, an already
+    scanned YamlFsStorage of the same directories, when given)."""
     with _STATES_LOCK:
-        inventory = _STATES.get((settings, key))
-        if inventory is None:
-            inventory = InventoryRenderer(settings, warn=recording_warn, storage=storage,
-                                          view_watcher=WorkerWarnings())
+        state = _STATES.get((settings, key, speed))
+        if state is None:
+            state = WorkerRender(InventoryRenderer(settings, warn=recording_warn,
+                                                   storage=storage,
+                                                   view_watcher=WorkerWarnings(),
+                                                   speed=speed))
             while len(_STATES) >= _KEPT_STATES:
                 del _STATES[next(iter(_STATES))]
-            _STATES[(settings, key)] = inventory
-        return inventory
+            _STATES[(settings, key, speed)] = state
+        return state
 
 
-def preload(settings: Settings, parse_classes: bool = False, storage: Any = None) -> str:
+def _worker_inventory(settings: Settings, key: str, speed: Speed, storage: Any = None) -> Any:
+    """The inventory of _worker_state."""
+    return _worker_state(settings, key, speed, storage).inventory
+
+
+def preload(settings: Settings, parse_classes: bool = False, storage: Any = None,
+            speed: Speed | None = None) -> str:
     """Load the inventory in this process for workers forked afterwards; returns the render key.
 
     Children of a fork inherit the scanned storage and, with `parse_classes`, every class file
     parsed once here instead of once in each worker (most classes are shared by the nodes of
     all chunks). A class that fails to load is left for the node that needs it to report.
+    `speed`: the render's (default: RECLASS_NG_SPEED's).
     """
     key = uuid.uuid4().hex
-    inventory = _worker_inventory(_portable(settings), key, storage)
+    inventory = _worker_inventory(_portable(settings), key, speed or Speed.from_environment(),
+                                  storage)
     if parse_classes:
         loader = inventory.renderer.loader
         for name in inventory.storage.class_paths:
@@ -93,6 +127,7 @@ class ChunkJob:
 
     settings: Settings
     key: str
+    speed: Speed  # the coordinator's inventory's
     start: int
     names: tuple[str, ...]
     form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
@@ -110,41 +145,56 @@ class ChunkResult:
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
     """Worker entry point: expand every node of the chunk, then interpolate them, in order."""
-    with cycle_collection_paused():  # as the serial render (see there)
-        return _render_chunk(job)
+    state = _worker_state(job.settings, job.key, job.speed)
+    # As the serial render (see there), collecting once a render, at its first chunk here: a
+    # collection before every chunk went over the whole loaded inventory each time (half of
+    # a worker's time on a 2,000-node inventory).
+    with cycle_collection_paused(collect=not state.started):
+        if not state.started:
+            # Every node's class list, once: nodes of different chunks share class walks
+            # as in a serial render (announcing each chunk alone dropped the walks of the
+            # chunk before, and merged the shared classes again in every chunk).
+            state.inventory.renderer.expect_nodes(state.inventory.node_names)
+        state.started = True
+        return _render_chunk(job, state)
 
 
-def _render_chunk(job: ChunkJob) -> ChunkResult:
-    inventory = _worker_inventory(job.settings, job.key)
+def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
+    inventory = state.inventory
     result = ChunkResult(job.start)
-    merged = []
-    inventory.renderer.expect_nodes(job.names)
-    for name in job.names:
-        with recording([]) as events:
-            result.merge_events.append(events)
-            try:
-                merged.append(inventory.renderer.merge(name))
-            except ReclassError as err:
-                result.merge_error = _transferable(err)
-                return result
-    for node in merged:
-        with recording([]) as events:
-            result.interp_events.append(events)
-            try:
-                info = inventory.interpolated_nodeinfo(node)
-            except ReclassError as err:
-                result.interp_error = _transferable(err)
-                return result
-        result.nodes.append(_encoded(info, job.form))
+
+    def around(name: str, phase: str) -> Any:
+        events: list[Any] = []
+        (result.merge_events if phase is MERGE else result.interp_events).append(events)
+        return recording(events)
+
+    # The nodes were announced once, at the render's first chunk (render_chunk).
+    for phase, _, value, _ in render_nodes(inventory, job.names, around=around,
+                                           memo=state.subtrees, announce=False):
+        if isinstance(value, ReclassError):  # the chunk stops at its first error
+            if phase is MERGE:
+                result.merge_error = _transferable(value)
+            else:
+                result.interp_error = _transferable(value)
+            return result
+        if phase is INTERPOLATION:
+            result.nodes.append(_encoded(value, job.form, state))
     return result
 
 
-def _encoded(info: dict[str, Any], form: tuple[str, bool] | None) -> Any:
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender) -> Any:
     if form is None:
         return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
-    return name, list(info["classes"]), list(info["applications"]), node_fragment(name, info,
-                                                                                  *form)
+    if form == ("yaml", True):
+        # One writer a render, as the serial render has (a writer a node asked PyYAML about
+        # every key and string again: twice the CPU of the serial render). It keeps texts by
+        # container id: the nodes written are kept alive so that no id is reused.
+        state.written.append(info)
+        text = state.yaml_writer.node_text(name, info)
+    else:
+        text = node_fragment(name, info, *form)
+    return name, list(info["classes"]), list(info["applications"]), text
 
 
 class TransferredError(ReclassError):
@@ -242,7 +292,8 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex
     futures: list[Future[ChunkResult]] = [
-        executor.submit(render_chunk, ChunkJob(settings, key, start, chunk, form))
+        executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed, start, chunk,
+                                               form))
         for start, chunk in _chunks(names, sizes)]
     try:
         done = 0
@@ -332,8 +383,8 @@ def _leave_interrupts_to_the_parent() -> None:
 
 
 @contextmanager
-def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
-                        ) -> Iterator[tuple[Executor, str]]:
+def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
+                        speed: Speed | None = None) -> Iterator[tuple[Executor, str]]:
     """A process pool whose workers start with the inventory already loaded (Linux: fork).
 
     Yields the executor and the key to pass to the render functions. Where fork is not
@@ -341,7 +392,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None
     """
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
-        key = preload(settings, parse_classes=True, storage=storage)
+        key = preload(settings, parse_classes=True, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
     else:
         key = uuid.uuid4().hex

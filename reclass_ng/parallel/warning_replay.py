@@ -82,11 +82,12 @@ class WorkerWarnings(ViewWatcher):
         if warnings and _RECORDER.events is not None:
             _RECORDER.events.append(("view", name, warnings))
 
-    def export_read(self, view: ExportView, keys: tuple[str, ...]) -> tuple[bool, Any]:
+    def export_read(self, view: ExportView, keys: tuple[str, ...], drop_failed: bool = False
+                    ) -> tuple[bool, Any]:
         """The export path, its first render's warnings recorded and repeated."""
         events = _RECORDER.events
         if events is None:
-            return view.export(keys)
+            return view.export(keys, drop_failed)
         with self._lock:
             lock = self._locks.setdefault(view.name, threading.Lock())
         with lock:
@@ -94,11 +95,11 @@ class WorkerWarnings(ViewWatcher):
             if warnings is not None:
                 if warnings:
                     events.append(("lookup", view.name, keys, warnings))
-                return view.export(keys)
+                return view.export(keys, drop_failed)
             seen: list[str] = []
             try:
                 with recording(seen):
-                    return view.export(keys)
+                    return view.export(keys, drop_failed)
             finally:  # an export that fails may have warned first
                 self._lookup_warnings[(view.name, keys)] = tuple(seen)
                 if seen:

@@ -9,6 +9,11 @@ cimport cython
 from reclass_ng.values cimport Layer, Stack
 
 
+@cython.locals(walked=frozenset)
+cpdef walked_value(root, tuple keys)
+cpdef value_at(tree, tuple keys, bint list_index_last=*)
+
+
 cdef class FastPaths:
     cdef public dict _targets
     cdef public object _refs_root
@@ -18,13 +23,13 @@ cdef class FastPaths:
     cdef public dict _plain_sizes
 
     cpdef _rendered_now(self, value, path, key)
+    cpdef _rendered_reference(self, ref_path, path, key=*)
     cpdef _rendered_string(self, template)
     # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
     @cython.locals(scalars=frozenset, layer=Layer)
     cpdef _folded_scalars(self, Stack stack)
     cpdef _note_reads(self, value, path)
-    cpdef _rendered_target(self, ref_path)
     @cython.locals(walked=frozenset, keys=tuple)
-    cpdef _target_by_walk(self, ref_path)
+    cpdef _rendered_target(self, ref_path)
     @cython.locals(size=Py_ssize_t, containers=frozenset)
     cpdef Py_ssize_t _expansion_size(self, value) except -1

@@ -7,8 +7,8 @@ value). `Resolver._render_at` would take each through the reference stack (the l
 same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
 that machinery changes no output, error, warning or order. Only values that count nothing
 towards MAX_REFERENCE_EXPANSION (short scalars) are taken here, so nothing here counts
-either. `Resolver(fast_references=False)` is the full render the tests compare this with
-(tests/test_subtrees.py).
+either. A Resolver given `Speed(rendered_references=False)` renders every value the full way:
+the reference the tests compare this with (tests/test_subtrees.py).
 """
 
 from __future__ import annotations
@@ -54,6 +54,44 @@ SHORT_TEXT = 64
 _CONTAINERS = frozenset({dict, list, OwnedDict, OwnedList, UnresolvedDict, UnresolvedList})
 
 
+def walked_value(root: Any, keys: tuple) -> Any:
+    """The value at `keys` below `root` when each step subscripts an owned or plain mapping
+    or list and ends at a WALKED value (nothing to render or copy on the way); NOT_RENDERED
+    otherwise (a missing key, a key into a list, an unrendered value). The quick walk of
+    Resolver.lookup and of the fast paths, which both must stop where the other does."""
+    node = root
+    walked = WALKED  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
+    try:
+        for key in keys:
+            node = node[key]
+            if type(node) not in walked:
+                return NOT_RENDERED
+    except (KeyError, TypeError, IndexError):
+        return NOT_RENDERED
+    return node
+
+
+def value_at(tree: Any, keys: tuple, list_index_last: bool = True) -> Any:
+    """The value at `keys` in a tree as a reference path selects it (a mapping's key, a
+    list's item by its number: deviation D2, not for the last key unless
+    `list_index_last`), without rendering anything; NOT_RENDERED when there is none."""
+    node = tree
+    last = len(keys) - 1
+    for i, key in enumerate(keys):
+        if isinstance(node, dict):
+            if key not in node:
+                return NOT_RENDERED
+            node = node[key]
+        elif isinstance(node, list) and (i < last or list_index_last):
+            try:
+                node = node[int(key)]
+            except (ValueError, IndexError):
+                return NOT_RENDERED
+        else:
+            return NOT_RENDERED
+    return node
+
+
 class FastPaths:
     """The fast paths of `Resolver` (reclass_ng.resolve), which provides what is declared
     here: the cache of values found (`_targets`, cleared when a render ends), the tree
@@ -88,6 +126,20 @@ class FastPaths:
             self._note_reads(value, path + (key,))
         return new
 
+    def _rendered_reference(self, ref_path: str, path: tuple, key: Any = NOT_RENDERED) -> Any:
+        """The fast path of a value that is one reference alone (`${a:b}`, the commonest),
+        rendered at `path` (at `path` + `key` when a key is given: the tuple is made only
+        when the memo's readers are told): what _rendered_target finds, the read told to
+        the memo's readers; NOT_RENDERED when the full render is needed."""
+        new = self._targets.get(ref_path, NOT_RENDERED)
+        if new is NOT_RENDERED:
+            new = self._rendered_target(ref_path)
+            if new is NOT_RENDERED:
+                return new
+        if self._reading:
+            self._note_read(ref_path, new, path if key is NOT_RENDERED else path + (key,))
+        return new
+
     def _rendered_string(self, template: Template) -> Any:
         """What render_interp returns for `template` when every reference in it points at
         a plain value rendered already (_rendered_target); NOT_RENDERED otherwise."""
@@ -110,7 +162,9 @@ class FastPaths:
 
     def _folded_scalars(self, stack: Stack) -> Any:
         """What fold returns for a stack whose layers are all scalars or references to
-        rendered scalars: the last one (spec section 3.3); NOT_RENDERED otherwise."""
+        rendered scalars: the last one; NOT_RENDERED otherwise. Repeats Merger.fold's rule
+        that a scalar over a scalar replaces it (spec section 3.3, observe.seam.replacing_outcome):
+        tests/test_merge.py compares the two."""
         value: Any = NOT_RENDERED
         scalars = SCALARS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         for layer in stack.layers:
@@ -146,13 +200,12 @@ class FastPaths:
         node: Any = self._targets.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
         if node is not NOT_RENDERED:
             return node
-        return self._target_by_walk(ref_path)
-
-    def _target_by_walk(self, ref_path: str | None) -> Any:
-        """_rendered_target for a path not found before in this render: the walk."""
         keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
         if keys is None:
             return NOT_RENDERED
+        # walked_value's walk, inlined: a path not found before in this render, met for
+        # most references (a call here cost 1.3% of a render's instructions);
+        # tests/test_resolve.py compares the two.
         node = self._refs_root
         walked = WALKED  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         try:

@@ -27,8 +27,6 @@ cdef class Resolver(SharedSubtrees):
 
     @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
-    # found: self._targets, a dict; typed, `found.get` is a C lookup, not a method call
-    @cython.locals(found=dict)
     cpdef _render_keys(self, container, keys, path)
     cpdef _render_layer(self, layer, path)
     cpdef _rendered_observed(self, container, key, value, path)
@@ -37,6 +35,6 @@ cdef class Resolver(SharedSubtrees):
     cpdef _expanded(self, value, interp, path)
     cpdef lookup(self, ref_path, interp, path)
     cpdef _lookup_walk(self, keys, ref_path, interp, path)
-    cpdef _rendered_child(self, container, index, walked, ref_path, interp, path)
+    cpdef _rendered_child(self, container, index, walked, ref_path, interp, path, shallow=*)
     @cython.locals(plain=frozenset)
     cpdef _ensure_rendered(self, node, walked, ref_path, interp, path)

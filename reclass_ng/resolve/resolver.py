@@ -25,12 +25,18 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import Merger
 from reclass_ng.observe import WriteObserver
-from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, PLAIN, WALKED
+from reclass_ng.resolve.fast_paths import (
+    MAX_REFERENCE_EXPANSION,
+    NOT_RENDERED,
+    PLAIN,
+    walked_value,
+)
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.shared_subtrees import SharedSubtrees
+from reclass_ng.settings import Speed
 from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
-from reclass_ng.syntax.ast import Query, Ref, Template, Text
+from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import (
     Interpolation,
     Layer,
@@ -84,7 +90,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                  refs: Resolver | None = None, record: WriteObserver | None = None,
                  subtrees: RenderedSubtrees | None = None,
                  default_values: defaults.DefaultValues | None = None,
-                 fast_references: bool = True) -> None:
+                 speed: Speed | None = None) -> None:
         self.root = root
         self.refs = refs or self  # where references point (exports refer to parameters)
         self.merger = merger
@@ -107,11 +113,13 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self.default_values = default_values  # their texts read as YAML (made when needed)
         self.record = record  # told how stacks fold and what each value read (provenance)
         # References to values rendered already are stored without the rendering machinery
-        # (_rendered_target); off: every reference takes _render_at, the reference the tests
-        # compare the fast path with. An observed render takes them too (fast_observed),
-        # telling `record` what the full render would (WriteObserver.rendered_directly).
-        self.fast_references = fast_references and record is None
-        self.fast_observed = fast_references and record is not None
+        # (resolve/fast_paths.py); with Speed.rendered_references off, every reference takes
+        # _render_at, the reference the tests compare the fast paths with. An observed render
+        # takes them too (fast_observed), telling `record` what the full render would
+        # (WriteObserver.rendered_directly).
+        fast = (speed or Speed.from_environment()).rendered_references
+        self.fast_references = fast and record is None
+        self.fast_observed = fast and record is not None
         # Rendered file containers shared with other nodes (rendered_subtrees.py): only for
         # parameters (whose references point into the same tree) and unobserved renders.
         self.subtrees = subtrees if record is None and self.refs is self else None
@@ -153,7 +161,6 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
-        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
@@ -161,14 +168,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
                     if ref_path is not None:
-                        # _rendered_now's commonest case, without its calls: one reference
-                        # (to a plain value found before in this render, or by the walk).
-                        new = found.get(ref_path, NOT_RENDERED)
-                        if new is NOT_RENDERED:
-                            new = self._target_by_walk(ref_path)
+                        new = self._rendered_reference(ref_path, path, key)
                         if new is not NOT_RENDERED:
-                            if self._reading:
-                                self._note_read(ref_path, new, path + (key,))
                             container[key] = new
                             continue
                     else:
@@ -195,8 +196,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
 
-    def _render_at(self, container: Any, key: Any, path: tuple) -> Any:
-        """Render the unrendered value at container[key] (path), store and return it."""
+    def _render_at(self, container: Any, key: Any, path: tuple, shallow: bool = False) -> Any:
+        """Render the unrendered value at container[key] (path), store and return it;
+        `shallow`: a mapping or list it becomes is stored with what is inside it left
+        unrendered (rendered when read, or by the walk over the whole tree)."""
         value = container[key]
         in_progress = self.in_progress
         if len(in_progress) >= MAX_REFERENCE_DEPTH:
@@ -217,11 +220,12 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             kind = type(new)
             if kind is UnresolvedDict or kind is UnresolvedList:
                 container[key] = copy = OwnedDict(new) if kind is UnresolvedDict else OwnedList(new)
-                self._render_keys(copy, new.dirty, path)
+                if not shallow:
+                    self._render_keys(copy, new.dirty, path)
                 new = copy
             else:
                 container[key] = new
-                if kind is OwnedDict or kind is OwnedList:
+                if (kind is OwnedDict or kind is OwnedList) and not shallow:
                     self._render_children(new, path)
         except ResolveError as err:
             if not self.group_errors:
@@ -249,10 +253,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         ref_path = value.reference_path
         if self.fast_references and ref_path is not None:
             # What _lookup_ref returns for a reference to a rendered plain value.
-            new = self._rendered_target(ref_path)
+            new = self._rendered_reference(ref_path, path)
             if new is not NOT_RENDERED:
-                if self._reading:
-                    self._note_read(ref_path, new, path)
                 return new
         elif self.fast_observed and ref_path is not None:
             new = self._rendered_target(ref_path)
@@ -267,11 +269,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         record what _render_at would have told it; False when the full render is needed."""
         if len(self.in_progress) >= MAX_REFERENCE_DEPTH:
             return False  # _render_at refuses a reference this deep
-        single = value.template.single if type(value) is Interpolation else None
-        if type(single) is Ref:  # _rendered_now's commonest case, without its calls
-            new = self._targets.get(single.path, NOT_RENDERED)  # type: ignore[arg-type]
-            if new is NOT_RENDERED:
-                new = self._target_by_walk(single.path)
+        # An observed render has no memo readers (subtrees is None): nothing to tell them.
+        ref_path = value.reference_path if type(value) is Interpolation else None
+        if ref_path is not None:
+            new = self._rendered_target(ref_path)
         else:
             new = self._rendered_now(value, path, key)
         if new is NOT_RENDERED:
@@ -308,10 +309,6 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 # Only references remain: a query anywhere but alone is refused above.
                 parts.append(str(self._lookup_ref(item, interp, path)))  # type: ignore[arg-type]
         return self._expanded("".join(parts), interp, path)
-
-    def render_template(self, template: Template, interp: Interpolation, path: tuple) -> Any:
-        """The value of a template written in `interp`'s file (a nested reference)."""
-        return self.render_interp(Interpolation(template, interp.source, interp.text), path)
 
     def _ref_path(self, ref: Ref, interp: Interpolation, path: tuple) -> str:
         if ref.path is not None:
@@ -404,23 +401,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         """The fully rendered value at `ref_path` (keys split on the delimiter)."""
         keys = self._split.get(ref_path)
         if keys is None:
-            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+            keys = self._split_path(ref_path)
         # Most references reach a rendered value through owned or plain mappings: walked
         # with one subscript a key. Anything else (a list, something to render or copy on
         # the way, a missing key) takes the full walk below from the start.
-        node: Any = self.root
-        try:
-            for key in keys:
-                node = node[key]
-                if type(node) not in WALKED:
-                    break
-            else:
-                if type(node) is OwnedDict or type(node) is OwnedList:
-                    self._ensure_rendered(node, keys, ref_path, interp, path)
-                return node
-        except (KeyError, TypeError, IndexError):
-            pass
-        return self._lookup_walk(keys, ref_path, interp, path)
+        node = walked_value(self.root, keys)
+        if node is NOT_RENDERED:
+            return self._lookup_walk(keys, ref_path, interp, path)
+        if type(node) is OwnedDict or type(node) is OwnedList:
+            self._ensure_rendered(node, keys, ref_path, interp, path)
+        return node
 
     def _lookup_walk(self, keys: tuple, ref_path: str, interp: Interpolation | None, path: tuple
                      ) -> Any:
@@ -451,20 +441,24 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             if kind in PLAIN or kind is OwnedDict or kind is OwnedList:
                 node = child
             else:
-                node = self._rendered_child(node, index, walked, ref_path, interp, path)
+                # A container on the way is rendered without what is inside it (kapicorp
+                # renders only the reference's ancestors): `${b:a}` does not render `b:c`,
+                # which may refer back to the key being rendered (issue 36).
+                node = self._rendered_child(node, index, walked, ref_path, interp, path,
+                                            i < last)
         kind = type(node)
         if kind is OwnedDict or kind is OwnedList:
             self._ensure_rendered(node, walked, ref_path, interp, path)
         return node
 
     def _rendered_child(self, container: Any, index: Any, walked: tuple, ref_path: str,
-                        interp: Interpolation | None, path: tuple) -> Any:
+                        interp: Interpolation | None, path: tuple, shallow: bool = False) -> Any:
         child = container[index]
         kind = type(child)
         if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
-            return self._render_at(container, index, walked)
+            return self._render_at(container, index, walked, shallow)
         if kind is UnresolvedDict or kind is UnresolvedList:
             child = container[index] = self._own(child)
         return child

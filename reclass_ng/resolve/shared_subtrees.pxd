@@ -27,6 +27,7 @@ cdef class SharedSubtrees(FastPaths):
     @cython.locals(parts=dict, key=list)
     cpdef _read_key_now(self, paths)
     cpdef _rendered_value(self, ref_path)
+    cpdef tuple _split_path(self, ref_path)
     cpdef bint _count_reused(self, Py_ssize_t expanded) except -1
     cpdef _render_file_container(self, container, key, value, path)
     @cython.locals(reading=SubtreeReads)

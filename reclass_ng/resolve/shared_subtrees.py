@@ -11,7 +11,12 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, NOT_RENDERED, FastPaths
+from reclass_ng.resolve.fast_paths import (
+    MAX_REFERENCE_EXPANSION,
+    NOT_RENDERED,
+    FastPaths,
+    value_at,
+)
 from reclass_ng.resolve.rendered_subtrees import SubtreeReads, fully_rendered, read_part
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict
 
@@ -124,23 +129,17 @@ class SharedSubtrees(FastPaths):
         renders nothing, fails nowhere); else NOT_RENDERED."""
         keys = self._split.get(ref_path)
         if keys is None:
-            keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
-        node: Any = self.root
-        last = len(keys) - 1
-        for i, key in enumerate(keys):
-            kind = type(node)
-            if kind is OwnedDict or kind is dict:
-                if key not in node:
-                    return NOT_RENDERED
-                node = node[key]
-            elif (kind is OwnedList or kind is list) and (i < last or self.list_index_last):
-                try:
-                    node = node[int(key)]
-                except (ValueError, IndexError):
-                    return NOT_RENDERED
-            else:
-                return NOT_RENDERED
-        return node if fully_rendered(node) else NOT_RENDERED
+            keys = self._split_path(ref_path)
+        # Through a file's container still to render too: lookup would walk its owned copy,
+        # whose items are the same objects.
+        node = value_at(self.root, keys, self.list_index_last)
+        return node if node is not NOT_RENDERED and fully_rendered(node) else NOT_RENDERED
+
+    def _split_path(self, ref_path: str) -> tuple[str, ...]:
+        """The keys of `ref_path`, split on the delimiter once for the inventory's resolvers
+        (Merger.split_paths)."""
+        keys = self._split[ref_path] = tuple(ref_path.split(self.delimiter))
+        return keys
 
     def _note_read(self, ref_path: str, value: Any, path: tuple) -> None:
         """The value at `path` read `value` at `ref_path`: a read of each file container

@@ -36,6 +36,7 @@ class Violation:
     written_at: str | None  # `classes/web.yml:7:14`, None when no write is recorded
     write_file: str | None = None  # the same file, absolute
     write_line: int | None = None
+    write_column: int | None = None  # 1-based, as written_at shows it
 
     @property
     def path_text(self) -> str:
@@ -110,23 +111,25 @@ def _schema_place(schemas: SchemaSet, file: str, schema_path: Iterable[Any]) -> 
 
 
 def _written_at(provenance: NodeProvenance | None, path: tuple, base: str
-                ) -> tuple[str | None, str | None, int | None]:
-    """(`file:line:column` as shown, absolute file, line) of the write the engine kept for
-    `path` (or the nearest key above)."""
+                ) -> tuple[str | None, str | None, int | None, int | None]:
+    """(`file:line:column` as shown, absolute file, line, column) of the write the engine
+    kept for `path` (or the nearest key above)."""
     if provenance is None:
-        return None, None, None
+        return None, None, None, None
     for length in range(len(path), 0, -1):
         finals = [w for w in provenance.writes(path[:length]) if w.final and w.file]
         if finals:
             write = finals[-1]
             assert write.file is not None
             where = display_path(write.file, base)
+            column = None
             if write.location is not None and write.location.line:
                 where += f":{write.location.line}"
                 if write.location.column:
-                    where += f":{write.location.column}"
-            return where, write.file, write.line
-    return None, None, None
+                    column = write.location.column
+                    where += f":{column}"
+            return where, write.file, write.line, column
+    return None, None, None, None
 
 
 def check_node(schemas: SchemaSet, node: str, parameters: Any,

@@ -23,7 +23,8 @@ import yaml
 
 from reclass_ng.errors import ConfigError
 from reclass_ng.install import install_hint
-from reclass_ng.settings import find_config_file, read_config_file
+from reclass_ng.settings import find_config_file
+from reclass_ng.storage import read_config_file
 
 CONFIG_KEY = "schemas"
 MAX_SCHEMA_BYTES = 4 << 20  # a schema file larger than this is refused

@@ -79,20 +79,21 @@ def describe_change(relative: str, before: bytes | None, after: bytes | None) ->
     if kind == CLASS_CATALOGUE:
         subject = f"the class catalogue ({name})"
     if old is None:
-        verb, description = "Created", f"create_{kind}"
+        verb, action = "Created", "create"
     elif new is None:
-        verb, description = "Deleted", f"delete_{kind}"
+        verb, action = "Deleted", "delete"
     else:
-        verb, description = "Changed", f"edit_{kind}"
+        verb, action = "Changed", "edit"
     events = []
     old_fields, new_fields = old or {}, new or {}
     for field in sorted(set(old_fields) | set(new_fields)):
         if old_fields.get(field) == new_fields.get(field) and (field in old_fields) == \
                 (field in new_fields):
             continue
+        # PE's event fields: `type` the action, `what` the part of the object it touched,
+        # `description` the two joined (`create_node_class`), `message` for people.
         events.append({
-            "type": kind, "what": field, "description": f"{description}_{field}"
-            if verb == "Changed" else description,
+            "type": action, "what": field, "description": f"{action}_{field}",
             "message": f'{verb} {field} of {subject}' if verb == "Changed"
             else f"{verb} {subject}: {field}",
             "old_value": old_fields.get(field), "new_value": new_fields.get(field),

@@ -125,8 +125,12 @@ async def activity_events(request: Request) -> JSONResponse:
                          "total-rows": total})
 
 
-_CSV_COLUMNS = ("timestamp", "subject", "object_type", "object_id", "object_name", "message",
-                "field", "old_value", "new_value")
+# PE's columns (its activity service's CSV), then the before and after values reclass-ng adds.
+_CSV_COLUMNS = ("Submit Time", "Subject Type", "Subject Id", "Subject Name", "Object Type",
+                "Object Id", "Object Name", "Type", "What", "Description", "Message",
+                "Old Value", "New Value")
+# The object types as PE's `object_type` parameter names them.
+_PE_OBJECT_TYPES = {NODE_GROUP: "node_groups", NODE: "nodes", CLASS_CATALOGUE: "class_catalogue"}
 
 
 def _cell(value: Any) -> str:
@@ -141,10 +145,13 @@ def events_csv(commits: list[dict[str, Any]]) -> str:
     writer = csv.writer(out)
     writer.writerow(_CSV_COLUMNS)
     for commit in commits:
-        head = [commit["timestamp"], commit["subject"]["name"], commit["object"]["type"],
-                commit["object"]["id"], commit["object"]["name"]]
+        subject, target = commit["subject"], commit["object"]
+        head = [commit["timestamp"], "users", subject["id"], subject["name"],
+                _PE_OBJECT_TYPES.get(target["type"], target["type"]), target["id"],
+                target["name"]]
         for event in commit["events"] or [{"message": commit["message"]}]:
-            row = [*head, event.get("message", ""), event.get("what", ""),
+            row = [*head, event.get("type", ""), event.get("what", ""),
+                   event.get("description", ""), event.get("message", ""),
                    event.get("old_value"), event.get("new_value")]
             writer.writerow([_cell(v) for v in row])
     return out.getvalue()

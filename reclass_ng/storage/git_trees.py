@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 
 from reclass_ng.errors import ConfigError, NotFoundError
+from reclass_ng.location import is_hex
 
 LOCK_TIMEOUT = 120.0  # seconds to wait for another process's fetch, as kapicorp-reclass does
 GIT_TIMEOUT = 600.0  # seconds a fetch or an export may take
@@ -197,7 +198,7 @@ def _subcommand(args: tuple[str, ...]) -> str:
 
 def _object_id(text: str) -> str:
     """`text`, a commit id git gave; ConfigError for anything else (never an option)."""
-    if len(text) not in (40, 64) or not _is_hex(text):
+    if len(text) not in (40, 64) or not is_hex(text):
         raise ConfigError(f"yaml_git: {text!r} is not a commit id")
     return text
 
@@ -212,22 +213,6 @@ def root_directory(tree: str, root: str | None, what: str, where: str) -> str:
     if not os.path.isdir(directory):
         raise NotFoundError(f"yaml_git: {what} root {root!r} is not a directory in {where}")
     return directory
-
-
-def exported_commit(directory: str) -> tuple[str, str, str] | None:
-    """(mirror repository, commit, path inside the commit) of a directory inside a tree this
-    module exported (`<cache>/<name>.trees/<commit>/...`); None for any other directory."""
-    parts = os.path.abspath(directory).split(os.sep)
-    for index in range(len(parts) - 1, 0, -1):
-        commit, parent = parts[index], parts[index - 1]
-        if parent.endswith(".trees") and len(commit) in (40, 64) and _is_hex(commit):
-            mirror = os.sep.join(parts[:index - 1] + [parent[:-len(".trees")] + ".git"])
-            return mirror, commit, "/".join(parts[index + 1:])
-    return None
-
-
-def _is_hex(text: str) -> bool:
-    return all(char in "0123456789abcdef" for char in text)
 
 
 def blob_ids(mirror: str, commit: str) -> dict[str, str]:

@@ -3,13 +3,13 @@ documents storage.yaml_block declines, and every YAML error's message and line.
 
 Imported by storage.yaml_load only when a document needs it (a flow collection, an anchor, a
 tag, a multi-line scalar, invalid YAML, ...): a run whose files are all plain block YAML never
-imports PyYAML (cli/yaml_import.py).
+imports PyYAML (storage/yaml_import.py).
 """
 
 from __future__ import annotations
 
-from reclass_ng.cli.yaml_import import pyyaml
 from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.yaml_import import pyyaml
 from reclass_ng.storage.yaml_load import (
     _MAP,
     _MERGE,

@@ -3,10 +3,10 @@
 Plain block YAML, what nearly every inventory file is, is read by storage/yaml_block.py with
 the values PyYAML would give; anything else by PyYAML (storage/yaml_full.py, which gives every
 error its message and line). PyYAML itself is imported only for a document, scalar or tool
-that needs it (cli/yaml_import.py): a run whose files are all plain block YAML never imports it.
+that needs it (storage/yaml_import.py): a run whose files are all plain block YAML never imports it.
 
 Line numbers are not kept while loading (that would slow every file down); when an error or an
-explanation needs the line of a key, positions.py composes that one file again
+explanation needs the line of a key, storage/positions.py composes that one file again
 (`compose_yaml_file`).
 
 Hostile files get a clear error naming file and line, never a crash, a hang or unbounded
@@ -57,7 +57,7 @@ MAX_MEMO_ENTRIES = 20_000
 
 # -- implicit tags of common plain scalars, without PyYAML's regular expressions ---------
 # The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver
-# matches it against regular expressions, each compiled on first use (cli/yaml_import.py) at
+# matches it against regular expressions, each compiled on first use (storage/yaml_import.py) at
 # about half a million instructions, and the block reader would have to import PyYAML. Words, booleans, nulls and decimal integers are told apart
 # here; anything else (floats, timestamps, octal and sexagesimal numbers, merge keys, a newline)
 # is left to PyYAML. This is exact only for PyYAML's own table of implicit resolvers, which is
@@ -135,12 +135,16 @@ class YamlLoader:
     constructor (floats not checked). The writers of JSON skip searching their output for
     such numbers while it holds (`output_json`, the Salt adapter, the result store): it
     travels with the storage that read the files, so one inventory's floats never change how
-    another one's output is written."""
+    another one's output is written.
+
+    `block_reader`: whether plain block YAML is read by the fast path (Speed.block_yaml_reader;
+    None: RECLASS_NG_SPEED's); False reads every file the full way, PyYAML's."""
 
     __slots__ = ("plain_tags", "scalar_values", "floats_json_exact", "block_reader",
-                 "_kept_tag", "_kept_value")
+                 "block_reader_on", "_kept_tag", "_kept_value")
 
-    def __init__(self, memo_entries: int = MAX_MEMO_ENTRIES) -> None:
+    def __init__(self, memo_entries: int = MAX_MEMO_ENTRIES,
+                 block_reader: bool | None = None) -> None:
         self.plain_tags: BoundedCache[str, str] = BoundedCache(memo_entries)
         self.scalar_values: BoundedCache[tuple[str, str], Any] = BoundedCache(memo_entries)
         self.floats_json_exact = True
@@ -150,6 +154,9 @@ class YamlLoader:
         self._kept_value = self.scalar_values.peek
         self.block_reader = BlockYamlReader(self.plain_tags, self.plain_value, MAX_YAML_DEPTH,
                                             memo_entries)
+        # Whether block_reader may read a file (Speed.block_yaml_reader): the owner's speed,
+        # else RECLASS_NG_SPEED's, read once here rather than once per file.
+        self.block_reader_on = _block_reader_on() if block_reader is None else block_reader
 
     def load_file(self, path: str) -> Any:
         """The document in `path`; invalid YAML is an error naming the file, line and column."""
@@ -168,6 +175,8 @@ class YamlLoader:
     def block_document(self, data: bytes) -> Any:
         """The document in `data` read by the fast path of plain block YAML
         (storage/yaml_block.py), or _DECLINED for anything else."""
+        if not self.block_reader_on:
+            return _DECLINED
         text = block_yaml_text(data)
         if text is not None and _standard_tags():
             try:
@@ -244,10 +253,20 @@ _BLOCK_SCALAR_TAGS = frozenset((_INT, _FLOAT, _BOOL, _NULL))
 _DECLINED = object()
 
 
+def _block_reader_on() -> bool:
+    """Whether the fast path may read files when the loader's owner did not say
+    (Speed.block_yaml_reader, from RECLASS_NG_SPEED). A yaml_fs storage asks once, when it
+    opens (its parsed files are shared by every inventory reusing it): reading the environment
+    costs more than a file."""
+    from reclass_ng.settings import Speed  # settings imports errors, which import this
+
+    return Speed.from_environment().block_yaml_reader
+
+
 def _parse(data: bytes) -> Any:
     """The document in `data` read by a new YamlLoader (tests compare it with
     parse_yaml_full)."""
-    loader = YamlLoader()
+    loader = YamlLoader(block_reader=True)
     document = loader.block_document(data)
     return parse_yaml_full(data, loader) if document is _DECLINED else document
 
@@ -322,16 +341,16 @@ def read_input_file_stat(path: str) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def load_yaml_file(path: str) -> Any:
+def load_yaml_file(path: str, block_reader: bool | None = None) -> Any:
     """The document in `path` read by a new YamlLoader, for a file read on its own (settings,
-    a tool); a storage reads its files with its own loader."""
-    return YamlLoader().load_file(path)
+    a tool); a storage reads its files with its own loader. `block_reader`: as YamlLoader's."""
+    return YamlLoader(block_reader=block_reader).load_file(path)
 
 
-def parse_yaml_bytes(data: bytes, path: str) -> Any:
+def parse_yaml_bytes(data: bytes, path: str, block_reader: bool | None = None) -> Any:
     """The document in `data` (read from `path`, named in errors) read by a new YamlLoader,
-    for a document read on its own (YamlLoader.parse_bytes)."""
-    return YamlLoader().parse_bytes(data, path)
+    for a document read on its own (YamlLoader.parse_bytes). `block_reader`: as YamlLoader's."""
+    return YamlLoader(block_reader=block_reader).parse_bytes(data, path)
 
 
 def compose_yaml_file(path: str) -> Any:

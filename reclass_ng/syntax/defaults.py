@@ -30,7 +30,7 @@ class DefaultSyntaxProblem(ValueError):
 
 
 def _parse(text: str) -> Any:
-    from reclass_ng.cli.yaml_import import pyyaml  # PyYAML: only when a default is read
+    from reclass_ng.storage.yaml_import import pyyaml  # PyYAML: only when a default is read
 
     yaml = pyyaml()
     try:

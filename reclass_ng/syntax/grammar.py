@@ -22,6 +22,13 @@ below reads it, alternative by alternative:
     text(ref) := characters, none starting r_open or r_close, alone or after one or two escapes
     query_text:= not at (q_close | esc q_close | esc esc q_close), then characters up to q_close
 
+Whitespace, as kapicorp reads it: kapicorp reads a string holding one reference and no other
+syntax character with a simple grammar, and any other string with its full pyparsing grammar,
+where whitespace (space, tab, newline, carriage return) at the start of every item inside a
+reference is skipped: `${ a} ${b}` refers to `a` and `${${b} c}` to the value of b followed by
+`c`. Before the `}` of a nested reference it is skipped too; before the `}` of a top-level one
+it is an error. `${ a}` alone names the key " a".
+
 tests/reference_value_grammar.py states the same grammar with pyparsing; the two are checked
 against each other on generated strings. Parsing is memoised per distinct string, strings
 without a sentinel never get here, and the common plain case (text around references that do
@@ -39,6 +46,10 @@ if TYPE_CHECKING:
     import re  # imported where a pattern is compiled: plain references need none
 
 
+# What kapicorp's full grammar skips inside references (pyparsing's default whitespace).
+_WHITESPACE = " \t\n\r"
+
+
 class SyntaxProblem(Exception):
     """A string that is not well formed; `.column` is 1-based."""
 
@@ -53,10 +64,6 @@ def _text_pattern(forbidden: list[str]) -> re.Pattern[str]:
     import re
 
     return re.compile("(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+", re.S)
-
-
-class _Failed(Exception):
-    """The whole string cannot be read (the furthest point reached says why)."""
 
 
 class ValueParser:
@@ -80,6 +87,8 @@ class ValueParser:
         self._after_double_escape = (r_open, q_open, r_close, q_close)
         self._cache: dict[str, Template] = {}
         self._lock = allocate_lock()
+        # Characters kapicorp's simple grammar refuses anywhere in a string (see skips_whitespace).
+        self._not_simple = frozenset(esc + r_open + r_close + q_open + q_close)
 
     def text_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
         """(plain text at the top level, plain text inside a reference), compiled once."""
@@ -104,6 +113,25 @@ class ValueParser:
         with self._lock:
             return self._cache.setdefault(text, template)
 
+    def skips_whitespace(self, text: str) -> bool:
+        """Whether kapicorp reads `text` with its full grammar, which skips whitespace at the
+        start of each item inside a reference (see the module's docstring). Its simple grammar,
+        tried first on a string with one sentinel, takes text, one reference and text, none of
+        them holding a character of a sentinel or the escape character."""
+        sentinels = text.count(self.ref_open) + text.count(self.query_open)
+        if sentinels != 1:
+            return sentinels > 1
+        start = text.find(self.ref_open)
+        if start < 0:
+            return True  # a query
+        inner = start + len(self.ref_open)
+        end = text.find(self.ref_close, inner)
+        if end <= inner:
+            return True
+        not_simple = self._not_simple
+        rest = text[:start] + text[inner:end] + text[end + len(self.ref_close):]
+        return any(c in not_simple for c in rest)
+
     def simple_template(self, text: str) -> Template | None:
         """The Template of text whose references do not nest and which has no escape character
         and no query; None for anything else (the full reading decides those, errors included)."""
@@ -122,6 +150,8 @@ class ValueParser:
                 return None
             if text.find(r_open, inner, end) >= 0:
                 return None
+            if text[inner] in _WHITESPACE and self.skips_whitespace(text):
+                return None  # kapicorp skips it: the full reading says how
             if start > pos:
                 items.append(Text(text[pos:start]))
             items.append(Ref((Text(text[inner:end]),)))
@@ -141,6 +171,8 @@ class _Reading:
         self.p = parser
         self.text = text
         self.furthest = (0, "text")  # where reading stopped furthest, and what was expected
+        # whitespace skipped before each item inside a reference (kapicorp's full grammar)
+        self.skip = any(c in text for c in _WHITESPACE) and parser.skips_whitespace(text)
 
     def value(self) -> Template:
         items: list[Text | Ref | Query] = []
@@ -168,7 +200,7 @@ class _Reading:
                 or self.escaped(pos, p.ref_open) or self.escaped(pos, p.query_open)
                 or self.text_run(pos, p.text_patterns()[0]))
 
-    def reference(self, pos: int) -> Item | None:
+    def reference(self, pos: int, nested: bool = False) -> Item | None:
         p, text = self.p, self.text
         if not text.startswith(p.ref_open, pos):
             self.expect(pos, repr(p.ref_open))
@@ -176,9 +208,10 @@ class _Reading:
         at = pos + len(p.ref_open)
         items: list[Text | Ref | Query] = []
         while True:
-            found = (self.reference(at) or self.double_escape(at)
-                     or self.escaped(at, p.ref_open) or self.escaped(at, p.ref_close)
-                     or self.text_run(at, p.text_patterns()[1]))
+            start = self.after_whitespace(at) if self.skip else at
+            found = (self.reference(start, True) or self.double_escape(start)
+                     or self.escaped(start, p.ref_open) or self.escaped(start, p.ref_close)
+                     or self.text_run(start, p.text_patterns()[1]))
             if found is None:
                 break
             items.append(found[0])
@@ -186,10 +219,18 @@ class _Reading:
         if not items:
             self.expect(at, "reference path")
             return None
+        if nested and self.skip:
+            at = self.after_whitespace(at)
         if not text.startswith(p.ref_close, at):
             self.expect(at, repr(p.ref_close))
             return None
         return Ref(tuple(_joined(items))), at + len(p.ref_close)  # type: ignore[arg-type]
+
+    def after_whitespace(self, pos: int) -> int:
+        text, end = self.text, len(self.text)
+        while pos < end and text[pos] in _WHITESPACE:
+            pos += 1
+        return pos
 
     def query(self, pos: int) -> Item | None:
         p, text = self.p, self.text

@@ -81,6 +81,14 @@ class QueryExpr(Record):
         _set(self, "tests", tests)
         _set(self, "logic", logic)
 
+    def test_without_export(self) -> Test | None:
+        """The first test comparing no export (`if foo:a == 1`), which kapicorp refuses as
+        soon as it reads the query ("No export"), or None."""
+        for test in self.tests:
+            if not (isinstance(test.left, ExportPath) or isinstance(test.right, ExportPath)):
+                return test
+        return None
+
 
 def _operand_text(operand: Any) -> str:
     if isinstance(operand, ExportPath):

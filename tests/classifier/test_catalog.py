@@ -111,6 +111,25 @@ def test_a_file_puppet_cannot_parse(tmp_path: Path, code: Path) -> None:
     assert "apache/manifests/init.pp" in done.stderr and "Syntax error" in done.stderr
     assert "keep the classes of the previous sync: production" in done.stderr
     assert load_catalog(inventory).get("production", "apache") is not None
+    manifest = code / "environments" / "production" / "modules" / "apache" / "manifests"
+    assert ("environments/production/modules/apache/manifests/init.pp:1:21: Syntax error at "
+            "')' (environment production)") in done.stderr.splitlines()
+    as_json = run_cli("classes", "sync", "-b", str(inventory), "--code-dir", str(code),
+                      "--errors", "json")
+    document = json.loads(as_json.stderr)
+    [record] = document["errors"]
+    assert (as_json.returncode, document["exit_code"]) == (65, 65)
+    assert (record["file"], record["line"], record["column"], record["kind"]) == (
+        str(manifest / "init.pp"), 1, 21, "puppet_parse_error")
+    assert [w["message"] for w in document["warnings"]] == [
+        "reclass-ng classes sync: environments with unparsable files keep the classes of the "
+        "previous sync: production"]
+
+
+def test_classes_list_of_a_missing_inventory(tmp_path: Path) -> None:
+    done = run_cli("classes", "list", "-b", str(tmp_path / "missing"))
+    assert (done.returncode, done.stdout) == (74, "")
+    assert done.stderr.startswith(f"No such directory: {tmp_path / 'missing'} (the inventory")
 
 
 def test_without_puppet_the_message_says_so(tmp_path: Path) -> None:

@@ -200,3 +200,32 @@ def test_a_conflict_wins_over_a_missing_node_file(inventory, tmp_path):
     assert set(error["details"]) == {"environment", "classes"}
     assert "not found" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_array_contains_rules_through_classify_and_validate(tmp_path):
+    """`<:` (the current classifier's "array contains"): true when an element of the array
+    equals the value (numbers as text), false for a string fact; the console's `/:` is
+    refused with how the API writes it."""
+    roles = group_data("Web role", rule=["<:", ["fact", "roles"], "web"],
+                       classes={"nginx": {}})
+    port = group_data("Port 443", rule=["<:", ["fact", "ports"], "443"], classes={"tls": {}})
+    base = write_inventory(tmp_path / "inv", groups={"all.yml": ROOT, "roles.yml": roles,
+                                                      "port.yml": port})
+    assert run_cli("groups", "validate", "-b", str(base)).returncode == 0
+    facts = {"listed.yaml": "roles: [db, web]\nports: [80, 443]\n",
+             "string.yaml": "roles: web\nports: '443'\n",
+             "other.yaml": "roles: [db, webserver]\nports: [4430]\n"}
+    groups = {}
+    for name, text in facts.items():
+        (tmp_path / name).write_text(text)
+        done = run_cli("classify", "-b", str(base), "n1", "--groups-only", "--facts",
+                       str(tmp_path / name), "-o", "json")
+        assert done.returncode == 0, done.stderr
+        groups[name] = set(json.loads(done.stdout)["groups"]) - {ROOT_GROUP_ID}
+    assert groups == {"listed.yaml": {roles["id"], port["id"]}, "string.yaml": set(),
+                      "other.yaml": set()}
+    (base / "groups" / "roles.yml").write_text(yaml.safe_dump(
+        {**roles, "rule": ["/:", ["fact", "roles"], "web"]}))
+    refused = run_cli("groups", "validate", "-b", str(base))
+    assert refused.returncode == 65
+    assert """the console's "/:" is ["not", ["<:", field, value]] in the API""" in refused.stderr

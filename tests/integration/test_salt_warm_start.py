@@ -22,11 +22,11 @@ import salt.config, salt.pillar
 import reclass_ng.incremental.live as live
 
 rendered = []
-render_nodes = live.render_nodes
+render_results = live.render_results
 def counted(generation, recorder, snapshot, names, *args, **kwargs):
     rendered.extend(names)
-    return render_nodes(generation, recorder, snapshot, names, *args, **kwargs)
-live.render_nodes = counted
+    return render_results(generation, recorder, snapshot, names, *args, **kwargs)
+live.render_results = counted
 
 opts = salt.config.minion_config(sys.argv[1])
 pillars = {}

@@ -127,3 +127,36 @@ def test_an_edit_renders_again_only_the_nodes_that_read_the_file(inventory: Path
                 "reclass-ng: nodes/db1.yml changed: 1 of 3 nodes rendered again")
 
     asyncio.run(session())
+
+
+def test_schema_violations_are_published_at_the_write_and_follow_edits(inventory: Path) -> None:
+    base = inventory / "inv"
+    (base / "reclass-config.yml").write_text("schemas:\n  port: schemas/port.yml\n")
+    (base / "schemas").mkdir()
+    (base / "schemas/port.yml").write_text("type: integer\nmaximum: 1000\n")
+    prod = base / "classes/prod.yml"  # `~port: 443` here is fine; 8443 breaks `maximum`
+    too_big = "classes:\n  - app\nparameters:\n  ~port: 8443\n"
+    app = base / "classes/app/init.yml"
+    as_text = app.read_text().replace("port: 80", "port: eighty")
+
+    async def session() -> None:
+        async with lsp_session(inventory) as lsp:
+            assert await open_file(lsp, prod) == []
+            found = await change_file(lsp, prod, too_big, 2)
+            assert len(found) == 1, found
+            diagnostic = found[0]
+            assert diagnostic.code == "schema"
+            assert diagnostic.range.start == position(too_big, "~port")  # as validate: line:column
+            assert "port is 8443" in diagnostic.message
+            assert "rule maximum at schemas/port.yml#/maximum" in diagnostic.message
+            assert "1 node affected: web2" in diagnostic.message
+            # The node file of web1 writes nothing bad; web1's bad value is in the class.
+            found = await open_file(lsp, app, as_text)
+            assert len(found) == 1, found
+            assert found[0].range.start == position(as_text, "port: eighty")
+            assert "rule type at schemas/port.yml#/type" in found[0].message
+            assert "1 node affected: web1" in found[0].message  # web2 overrides it
+            found = await change_file(lsp, prod, prod.read_text(), 3)
+            assert found == []
+
+    asyncio.run(session())

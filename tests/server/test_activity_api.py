@@ -87,7 +87,12 @@ def test_every_kind_of_write_is_logged_with_who_and_what(named):
     assert create["object"] == {"id": NEW_ID, "name": "Audited", "type": "node_group"}
     assert create["message"] == f'Created the "Audited" group with id {NEW_ID}'
     [tier] = edit["events"]
-    assert tier["what"] == "variables"
+    # PE's event fields: the action, what it touched, the two joined, a message.
+    assert (tier["type"], tier["what"], tier["description"]) == ("edit", "variables",
+                                                                 "edit_variables")
+    assert tier["message"] == 'Changed variables of the "Audited" group'
+    assert {e["type"] for e in create["events"]} == {"create"}
+    assert "create_rule" in {e["description"] for e in create["events"]}
     assert (tier["old_value"], tier["new_value"]) == ({"tier": "gold"}, {"tier": "silver"})
     assert edit["message"] == 'Changed variables of the "Audited" group'
     [rule] = pin["events"]
@@ -133,10 +138,17 @@ def test_csv_has_a_row_per_changed_field(named):
             "limit": 1})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/csv")
+    header, *_ = response.text.splitlines()
+    assert header == ("Submit Time,Subject Type,Subject Id,Subject Name,Object Type,Object Id,"
+                      "Object Name,Type,What,Description,Message,Old Value,New Value")
     rows = list(csv.DictReader(io.StringIO(response.text)))
-    assert {r["field"] for r in rows} == {"description", "variables"}
-    assert all(r["subject"] == "alice" for r in rows)
-    assert all(not r["new_value"].startswith("=") for r in rows)
+    assert {r["What"] for r in rows} == {"description", "variables"}
+    assert {(r["Subject Type"], r["Subject Id"], r["Subject Name"]) for r in rows} == {
+        ("users", "alice", "alice")}
+    assert {(r["Object Type"], r["Object Id"], r["Type"]) for r in rows} == {
+        ("node_groups", DB_ID, "edit")}
+    assert {r["Description"] for r in rows} == {"edit_description", "edit_variables"}
+    assert all(not r["New Value"].startswith("=") for r in rows)
 
 
 def test_refused_writes_leave_no_entry(named):

@@ -133,3 +133,40 @@ def test_rules_with_numeric_path_components(api):
     assert_error(api.put(f"/v1/groups/{gid}", json={
         "name": "bad", "parent": ROOT_ID, "rule": ["=", ["fact", "x", -1], "a"]}), 400,
         "schema-violation")
+
+
+def test_rules_with_array_contains(api):
+    """`<:`: a group whose rule asks whether an array fact holds a value, classified,
+    explained and translated over HTTP; the console's negations are refused with a hint."""
+    rule = ["<:", ["fact", "roles"], "web"]
+    gid = "1e2f3a4b-5c6d-4e7f-8091-a2b3c4d5e6f7"
+    created = api.put(f"/v1/groups/{gid}", json={"name": "Has web role", "parent": ROOT_ID,
+                                                  "rule": rule})
+    assert created.status_code == 201, created.text
+    try:
+        def groups(fact):
+            found = api.post("/v1/classified/nodes/web1.example.com", json={
+                "fact": {"role": "web", **fact}, "trusted": {"certname": "web1.example.com"}})
+            assert found.status_code == 200, found.text
+            return found.json()["groups"]
+
+        assert gid in groups({"roles": ["db", "web"]})
+        assert gid not in groups({"roles": "web"})  # a string is no array
+        assert gid not in groups({"roles": ["webserver"]})  # elements compared whole
+        explained = api.post("/v1/classified/nodes/web1.example.com/explanation",
+                             json={"fact": {"roles": ["db", "web"]}}).json()
+        own = explained["match_explanations"][gid]["form"][1]  # then the root's rule
+        assert own == {"value": True, "form": [
+            "<:", {"path": ["fact", "roles"], "value": ["db", "web"]}, "web"]}
+    finally:
+        assert api.delete(f"/v1/groups/{gid}").status_code == 204
+    assert api.post("/v1/rules/translate", params={"format": "inventory"},
+                    json=rule).json() == [
+        "in", "certname", ["extract", ["certname"], ["select_fact_contents", [
+            "and", ["~>", "path", ["^roles$", "^[0-9]+$"]], ["=", "value", "web"]]]]]
+    assert_error(api.post("/v1/rules/translate", json=rule), 422, "untranslatable-rule")
+    refused = api.put(f"/v1/groups/{gid}", json={"name": "bad", "parent": ROOT_ID,
+                                                  "rule": ["!=", "name", "a"]})
+    assert_error(refused, 400, "schema-violation")
+    assert '["not", ["=", field, value]]' in refused.json()["msg"] + str(
+        refused.json().get("details"))

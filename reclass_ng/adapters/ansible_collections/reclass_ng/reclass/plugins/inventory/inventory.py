@@ -75,7 +75,7 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Constructable  # noqa
 try:
     from reclass_ng.adapters import ansible as ansible_adapter
     from reclass_ng.adapters.inventory_source import checked_settings, open_inventory
-    from reclass_ng.cli.failures import other_nodes_errors
+    from reclass_ng.api import other_nodes_errors
     from reclass_ng.errors import MultipleErrors, ReclassError
 except ImportError as err:  # pragma: no cover - reported when Ansible loads the plugin
     RECLASS_NG_IMPORT_ERROR: ImportError | None = err

@@ -1,4 +1,4 @@
-"""cli/yaml_import.py: PyYAML imported with its patterns compiled on first use loads and dumps
+"""storage/yaml_import.py: PyYAML imported with its patterns compiled on first use loads and dumps
 exactly what a plain `import yaml` does (both in fresh processes)."""
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ merged: {<<: {a: 1}, b: 2}
 PROBE = """
 import sys
 if sys.argv[1] == "deferred":
-    from reclass_ng.cli.yaml_import import pyyaml
+    from reclass_ng.storage.yaml_import import pyyaml
     yaml = pyyaml()  # imports yaml the deferred way
 else:
     import yaml
-assert ("reclass_ng.cli.yaml_import" in sys.modules) == (sys.argv[1] == "deferred")
+assert ("reclass_ng.storage.yaml_import" in sys.modules) == (sys.argv[1] == "deferred")
 document = sys.stdin.read()
 for loader in (yaml.SafeLoader, yaml.CSafeLoader):
     data = yaml.load(document, Loader=loader)

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The tools and `--jobs` against a plain render, as ratios measured in the same run.
+
+    python bench/tools.py --nodes 2000            # mcp shape, seed 1, in bench/.work/tools
+
+Each command runs once as a whole process; its CPU time (user + sys of it and its children,
+from wait4) and peak resident set are reported, with the load average before and after (the
+machine is shared: compare ratios, not seconds). Measured:
+
+* `reclass --inventory -o json` (the plain render the targets are relative to), and `-o yaml`;
+* `reclass-ng lint` (target: within 3x the plain render, under 500 MB);
+* `reclass-ng diff` of the inventory and a copy with a shared class changed (target: within
+  2.5x of rendering both);
+* `--jobs 2` against one job, both formats (target on an idle 2-core machine: 1.6x faster).
+
+Standard library only; see doc/performance.rst.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import generate  # noqa: E402
+
+BIN = Path(sys.executable).parent
+TIMEOUT = 3600
+
+
+def run(argv: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the process tree, peak RSS in MB) of one run."""
+    import time
+
+    started = time.monotonic()
+    with open(os.devnull, "w") as sink:
+        proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.DEVNULL)
+        deadline = started + TIMEOUT
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise SystemExit(f"timed out: {argv}")
+            time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.monotonic() - started, cpu, usage.ru_maxrss // 1024
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--work", type=Path, default=Path(__file__).parent / ".work" / "tools")
+    args = parser.parse_args(argv)
+    base = args.work / f"mcp-{args.nodes}"
+    changed = args.work / f"mcp-{args.nodes}-changed"
+    if not base.is_dir():
+        generate("mcp", args.nodes, args.seed, base)
+    if changed.exists():
+        shutil.rmtree(changed)
+    shutil.copytree(base, changed)
+    # a class with parameters (its last section, as the generator writes them) changed
+    path = next(path for path in sorted((changed / "classes").rglob("*.yml"))
+                if "\nparameters:\n" in "\n" + path.read_text())
+    path.write_text(path.read_text() + "  bench_tools_change: 1\n")
+    reclass, tool = str(BIN / "reclass"), str(BIN / "reclass-ng")
+    print(f"load before: {os.getloadavg()}")
+    rows = {}
+    for fmt in ("json", "yaml"):
+        for jobs in (1, 2):
+            rows[f"render {fmt} --jobs {jobs}"] = run(
+                [reclass, "-b", str(base), "--inventory", "-o", fmt, "-j", str(jobs)])
+    rows["render json (changed copy)"] = run([reclass, "-b", str(changed), "--inventory", "-o",
+                                              "json"])
+    rows["lint"] = run([tool, "lint", "-b", str(base)])
+    rows["diff"] = run([tool, "diff", "-b", str(changed), "--from-dir", str(base)])
+    print(f"load after: {os.getloadavg()}")
+    plain = rows["render json --jobs 1"][1]
+    both = plain + rows["render json (changed copy)"][1]
+    for name, (wall, cpu, rss) in rows.items():
+        print(f"{name:30} wall {wall:7.2f} s  cpu {cpu:7.2f} s  peak {rss:5d} MB")
+    print(f"lint / render: {rows['lint'][1] / plain:.2f}x CPU (target <= 3)")
+    print(f"diff / rendering both: {rows['diff'][1] / both:.2f}x CPU (target <= 2.5)")
+    for fmt in ("json", "yaml"):
+        one, two = rows[f"render {fmt} --jobs 1"], rows[f"render {fmt} --jobs 2"]
+        print(f"--jobs 2 {fmt}: wall {one[0] / two[0]:.2f}x faster, CPU {two[1] / one[1]:.2f}x "
+              "of one job (target: 1.6x faster on an idle 2-core machine)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
