@@ -52,7 +52,7 @@ def audit_one(argv: list[str]) -> dict[str, int]:
     from reclass_ng.storage import yaml_load
 
     counts: Counter = Counter()
-    _count(yaml_load, "_block_document", counts, "block reader: documents",
+    _count(yaml_load.YamlLoader, "block_document", counts, "block reader: documents",
            "block reader: declined", lambda result: result is yaml_load._DECLINED)
     _count(SharedClassWalks, "walk_classes", counts, "shared class walks: nodes",
            "shared class walks: declined", lambda taken: not taken)

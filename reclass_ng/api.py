@@ -10,7 +10,7 @@ from reclass_ng.errors import ReclassError
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage import load_settings
-from reclass_ng.storage.base import Storage
+from reclass_ng.storage.base import Storage, floats_json_exact
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it
@@ -63,6 +63,15 @@ class Inventory(InventoryRenderer):
         if node is not None:
             return self._live.refresh_for(node)
         return self._live.refresh()
+
+    @property
+    def floats_json_exact(self) -> bool:
+        """Whether every float of what this inventory serves prints the same through orjson as
+        through json (no float below 1e-4, NaN or infinity in the files it read: see
+        reclass_ng.storage.base.floats_json_exact), so a JSON writer may skip checking."""
+        if self._live is not None:
+            return self._live.floats_json_exact
+        return floats_json_exact(self.storage)
 
     @property
     def node_names(self) -> list[str]:

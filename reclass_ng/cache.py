@@ -26,7 +26,12 @@ else:  # at run time BoundedCache[...] appears in (unevaluated) annotations only
 
 
 class BoundedCache(Generic[K, V]):
-    """At most `size` entries; the least recently used one goes first. Thread-safe."""
+    """At most `size` entries; the least recently used one goes first. Thread-safe.
+
+    `get(key, make)` is the cache of things made on demand. A memo table read for every scalar
+    of a file (the YAML loader's) reads with `peek`, which is the kept mapping's own C `get`:
+    no lock and no Python call, and a hit does not count as a use (the table is then bounded
+    first in, first out)."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
@@ -34,6 +39,23 @@ class BoundedCache(Generic[K, V]):
         self.size = size
         self._entries: OrderedDict[K, V] = OrderedDict()
         self._lock = allocate_lock()
+        # The kept value of a key or `default` (None), leaving the order alone. One C call
+        # under the GIL, so safe against a concurrent `put` or `get`.
+        self.peek: Callable[..., V | None] = self._entries.get
+
+    def put(self, key: K, value: V) -> None:
+        """Keep `value` for `key`, dropping the least recently used entry beyond the size.
+
+        Without the lock: the memo tables call this for every new spelling, and each step is
+        one C call under the GIL. A racing `get` then finds the key gone and makes it again;
+        racing puts may drop an entry too many, or keep one over the size for a moment."""
+        entries = self._entries
+        entries[key] = value
+        if len(entries) > self.size:
+            try:
+                entries.popitem(last=False)
+            except KeyError:  # emptied by racing puts
+                pass
 
     def get(self, key: K, make: Callable[[K], V]) -> V:
         """The value of `key`, made with `make(key)` (outside the lock) when not kept."""
@@ -44,11 +66,7 @@ class BoundedCache(Generic[K, V]):
             except KeyError:
                 pass
         value = make(key)
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+        self.put(key, value)
         return value
 
     def clear(self) -> None:

@@ -33,7 +33,7 @@ cdef class Merger:
     cpdef merge_entity(self, MergedNode node, entity, observer=*)
     # origin: a dict or None (OwnedDict.origin); typed, its .get is a C lookup. target: an
     # OwnedDict always; typed, .origin and .src are C fields, not __getattr__-hooked lookups.
-    # mapping_types: _MAPPING_TYPES, typed: `in` is a C set lookup.
+    # mapping_types: MAPPING_TYPES, typed: `in` is a C set lookup.
     @cython.locals(origin=dict, target=OwnedDict, mapping_types=frozenset)
     cpdef merge_mapping(self, target, new, source, path, record=*)
     cpdef merge_mapping_per_key(self, target, new, source, path, record=*)

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 # What merges key by key into an owned copy (merge_value's first case), as one set: the rule
 # that a mapping merged over a mapping merges key by key (classes.thaw repeats it).
 MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
+# Values fold merges or appends to (a change to or from one is _kind_changed's).
+_CONTAINER_TYPES = DICT_TYPES + LIST_TYPES
 
 
 class MergedNode:
@@ -244,44 +246,30 @@ class Merger:
         one and only scalars came before (ignore_overwritten_missing_references), but the error
         still counts if the result ends up a dict or list.
         """
-        settings = self.settings
         output: Any = None
         owned = False
         skipped: ResolveError | None = None
-        last = len(layers) - 1
         for i, layer in enumerate(layers):
             try:
                 new = render(layer)
             except ResolveError as err:
-                if not (settings.ignore_overwritten_missing_references and i != last
-                        and not isinstance(output, DICT_TYPES + LIST_TYPES)):
-                    raise
-                warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
+                self._skip_missing_reference(err, layers, i, output, warn)
                 new, skipped = None, err
             if output is None or layer.override:
                 if record is not None:
-                    record.folded(path, layers, i, replacing_outcome(layer),
-                                  new)
+                    record.folded(path, layers, i, replacing_outcome(layer), new)
                 output, owned = new, False
                 continue
+            # Same kinds merge (dicts) or append (lists) here; every change of kind is
+            # _kind_changed's.
             outcome = "replace"
             if isinstance(output, DICT_TYPES):
                 if isinstance(new, DICT_TYPES):
                     if not owned:
                         output, owned = OwnedDict(output), True
-                    if record is None:
-                        self.merge_mapping(output, new, layer.source, path)
-                    else:
-                        record.folded(path, layers, i, "merge", new)
-                        self.merge_mapping(output, new, layer.source, path, record)
-                        record.fold_merged()
+                    self._merge_layer(output, new, layers, i, path, record)
                     continue
-                if isinstance(new, LIST_TYPES):
-                    self._type_error(layers, i, path)
-                if not (settings.allow_scalar_over_dict
-                        or (settings.allow_none_override and new is None)):
-                    self._type_error(layers, i, path)
-                output, owned = new, False
+                output, owned, outcome = self._kind_changed(output, new, layers, i, path)
             elif isinstance(output, LIST_TYPES):
                 if isinstance(new, LIST_TYPES):
                     if not owned:
@@ -289,28 +277,64 @@ class Merger:
                     output.extend(new)
                     outcome = "append"
                 else:
-                    if isinstance(new, DICT_TYPES):
-                        self._type_error(layers, i, path)
-                    if not (settings.allow_scalar_over_list
-                            or (settings.allow_none_override and new is None)):
-                        self._type_error(layers, i, path)
-                    output, owned = new, False
-            elif isinstance(new, DICT_TYPES):
-                if not settings.allow_dict_over_scalar:
-                    self._type_error(layers, i, path)
-                output, owned = new, False
-            elif isinstance(new, LIST_TYPES):
-                if not settings.allow_list_over_scalar:
-                    self._type_error(layers, i, path)
-                output, owned = OwnedList([output, *new]), True
-                outcome = "append"
+                    output, owned, outcome = self._kind_changed(output, new, layers, i, path)
+            elif isinstance(new, _CONTAINER_TYPES):
+                output, owned, outcome = self._kind_changed(output, new, layers, i, path)
             else:
                 output, owned = new, False
             if record is not None:
                 record.folded(path, layers, i, outcome, new)
-        if skipped is not None and isinstance(output, DICT_TYPES + LIST_TYPES):
+        if skipped is not None and isinstance(output, _CONTAINER_TYPES):
             raise skipped
         return output
+
+    def _merge_layer(self, output: OwnedDict, new: Any, layers: Sequence[Layer], i: int,
+                     path: tuple, record: WriteObserver | None) -> None:
+        """fold's step where layer `i`'s mapping `new` merges into the owned mapping `output`."""
+        source = layers[i].source
+        if record is None:
+            self.merge_mapping(output, new, source, path)
+        else:
+            record.folded(path, layers, i, "merge", new)
+            self.merge_mapping(output, new, source, path, record)
+            record.fold_merged()
+
+    def _skip_missing_reference(self, err: ResolveError, layers: Sequence[Layer], i: int,
+                                output: Any, warn: Callable[[str], None]) -> None:
+        """Warn that layer `i`'s reference is undefined when fold may skip it (not the last
+        layer, only scalars before it: ignore_overwritten_missing_references); raise `err`
+        otherwise."""
+        if not (self.settings.ignore_overwritten_missing_references and i != len(layers) - 1
+                and not isinstance(output, _CONTAINER_TYPES)):
+            raise err
+        layer = layers[i]
+        warn(f"[WARNING] Reference '{getattr(layer.value, 'text', layer.value)}' undefined")
+
+    def _kind_changed(self, output: Any, new: Any, layers: Sequence[Layer], i: int,
+                      path: tuple) -> tuple[Any, bool, str]:
+        """fold's step where layer `i`'s value `new` meets an `output` of another kind (a
+        dict or list and anything else, a scalar and a dict or list): the new output, whether
+        it is owned, and the outcome recorded; TypeMergeError where the settings refuse it."""
+        settings = self.settings
+        if isinstance(output, DICT_TYPES):
+            if isinstance(new, LIST_TYPES) or not (
+                    settings.allow_scalar_over_dict
+                    or (settings.allow_none_override and new is None)):
+                self._type_error(layers, i, path)
+            return new, False, "replace"
+        if isinstance(output, LIST_TYPES):
+            if isinstance(new, DICT_TYPES) or not (
+                    settings.allow_scalar_over_list
+                    or (settings.allow_none_override and new is None)):
+                self._type_error(layers, i, path)
+            return new, False, "replace"
+        if isinstance(new, DICT_TYPES):
+            if not settings.allow_dict_over_scalar:
+                self._type_error(layers, i, path)
+            return new, False, "replace"
+        if not settings.allow_list_over_scalar:
+            self._type_error(layers, i, path)
+        return OwnedList([output, *new]), True, "append"
 
     @staticmethod
     def _type_error(layers: Sequence[Layer], i: int, path: tuple) -> None:

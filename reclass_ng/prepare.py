@@ -20,7 +20,6 @@ from reclass_ng.errors import (
 from reclass_ng.settings import Settings
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
-from reclass_ng.syntax.query import QueryParser
 from reclass_ng.values import (
     NEEDS_RESOLVING,
     Interpolation,
@@ -34,6 +33,8 @@ from reclass_ng.values import (
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
+
+    from reclass_ng.syntax.query import QueryParser
 
 
 # Strings with syntax whose templates an EntityPreparer keeps (see _templates).
@@ -218,6 +219,9 @@ class EntityPreparer:
         # kapicorp parses every query of every file a node reads, so a malformed one fails
         # the node even where a later value replaces it (issue 36).
         if self._queries is None:
+            # imported here: the query grammar costs a start without queries its import
+            from reclass_ng.syntax.query import QueryParser
+
             self._queries = QueryParser(self.settings.delimiter)
         for item in items:
             if type(item) is not Query:

@@ -282,11 +282,10 @@ def check_config_values(values: Mapping[str, Any], path: str,
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """` (did you mean x?)` naming the closest candidates, or an empty string."""
-    from reclass_ng.suggestions import similar_names  # only when a name is unknown
+    """` (did you mean x?)` naming the closest of `candidates` to `name`, or an empty string."""
+    from reclass_ng import suggestions  # only when a name is unknown
 
-    close = similar_names(name, candidates)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return suggestions.did_you_mean(suggestions.similar_names(name, candidates)[:1])
 
 
 def check_setting_names(names: Iterable[str]) -> None:

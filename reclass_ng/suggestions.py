@@ -132,3 +132,9 @@ def similar_paths(ref_path: str, tree: Any, delimiter: str) -> list[str]:
         break
     scored.pop(ref_path, None)
     return _best(scored)
+
+
+def did_you_mean(names: Sequence[str]) -> str:
+    """` (did you mean a, b?)` naming `names`, or an empty string when there are none: the one
+    spelling of the hint after a message (settings, explain, lint, the editor)."""
+    return f" (did you mean {', '.join(names)}?)" if names else ""

@@ -28,6 +28,41 @@ settings.load_profile("reclass-ng")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
+TESTS_DIR = Path(__file__).resolve().parent
+
+# `pytest -m "not slow"` is the inner loop (README, "Running the tests"): every test not
+# listed here, the corpus and the engine's property tests included. These drive real tools or
+# whole services, or take tens of seconds each; `make test` still runs them. A single slow
+# test elsewhere carries an explicit `@pytest.mark.slow`.
+SLOW_TEST_PATHS = (
+    "integration/",  # real Puppet, Salt, Ansible and Kapitan
+    "kapitan_suite/",  # Kapitan's own test suite, run twice
+    "test_kapicorp_bytes.py",  # byte-compatibility with the real kapicorp-reclass
+    "test_bench_generator.py",  # generated inventories, rendered by kapicorp and reclass-rs too
+    "test_doc_examples.py",  # every documented command run as written
+    "explorer/test_browser.py",  # chromium driven through selenium
+    "explorer/test_large_inventory.py",  # the pages of a 2,000-node inventory
+    "lsp/test_neovim.py",  # a real neovim as the LSP client
+    "classifier/test_catalog.py",  # Puppet's own parser reads the classes
+    "server/test_openapi_fuzz.py",  # schemathesis against the running service
+    "server/test_reliability.py",  # services killed mid-write, concurrent writers
+    "server/test_catalog_doc_examples.py",  # the service's documented examples, as written
+    "server/test_fair_serving.py", "server/test_fair_admission.py",  # timing under load
+    "test_storage_git.py", "test_incremental_git.py", "test_hostile_git_settings.py",  # git
+    "test_incremental_fuzz.py",  # the deploy state machine against fresh renders
+    "test_incremental_corpus.py",  # every corpus scenario again through the incremental paths
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of SLOW_TEST_PATHS `slow`."""
+    for item in items:
+        try:
+            where = item.path.relative_to(TESTS_DIR).as_posix()
+        except ValueError:  # a test outside tests/ (none today)
+            continue
+        if where.startswith(SLOW_TEST_PATHS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="module", params=["fast", "reference"])

@@ -40,3 +40,16 @@ def test_a_failed_make_keeps_nothing_and_a_cache_keeps_at_least_one() -> None:
     assert len(cache) == 0
     with pytest.raises(ValueError):
         BoundedCache(0)
+
+
+def test_put_keeps_a_value_and_peek_reads_it_without_using_it() -> None:
+    # The YAML loader's memo tables: `put` on a miss, `peek` (no lock, no recency) per scalar.
+    cache: BoundedCache[str, object] = BoundedCache(2)
+    missing = object()
+    assert cache.peek("a", missing) is missing
+    cache.put("a", None)  # a kept None is told apart from a missing key by the default
+    cache.put("b", 2)
+    assert cache.peek("a", missing) is None
+    cache.put("c", 3)  # peeking did not make `a` recently used: it goes first
+    assert cache.peek("a", missing) is missing
+    assert (cache.peek("b"), cache.peek("c"), len(cache)) == (2, 3, 2)

@@ -295,6 +295,7 @@ def one_json_document(result: subprocess.CompletedProcess[str]) -> dict[str, Any
     return document
 
 
+@pytest.mark.slow  # every command as its own process, several times
 def test_every_command_takes_errors_json_anywhere(broken_example: Path, tmp_path: Path) -> None:
     missing = tmp_path / "missing"
     for words in failing_command_lines(broken_example, missing):
@@ -343,7 +344,7 @@ def test_not_found_records_name_the_node_and_the_suggestions(broken_example: Pat
     [error] = explained["errors"]
     assert error["node"] == "web1"
     assert error["suggestions"] == ["web1.example.com", "web1.staging.example.com"]
-    assert "did you mean: web1.example.com, web1.staging.example.com?" in error["message"]
+    assert "did you mean web1.example.com, web1.staging.example.com?" in error["message"]
     missing_key = one_json_document(run(
         "reclass-ng", ["explain", "-b", str(REPO / "inventory-example"), "web1.example.com",
                        "nginx:workers", "--errors", "json"], tmp_path))["errors"][0]

@@ -322,9 +322,9 @@ def test_application_added_then_removed(inventory: Path) -> None:
 
 @pytest.mark.parametrize(("args", "code", "message"), [
     (["n2", "pkgs"], 74, "Node 'n2' not found"),
-    (["n1", "nginx:server:prot"], 74, "did you mean: nginx:server:port?"),
+    (["n1", "nginx:server:prot"], 74, "did you mean nginx:server:port?"),
     (["n1", "nginx:server:port:x"], 74, "nginx:server:port is a value (9090), not a mapping"),
-    (["n1", "--class", "bb"], 74, "does not have class 'bb' (did you mean: b?)"),
+    (["n1", "--class", "bb"], 74, "does not have class 'bb' (did you mean b?)"),
     (["n1", "--application", "wbe"], 74, "does not have application 'wbe'"),
     (["n1"], 2, "Give exactly one of PATH, --exports PATH, --class NAME or --application"),
 ])
@@ -544,7 +544,7 @@ def test_exports_are_explained_with_references_into_parameters(tmp_path: Path) -
         ("e", "name", "overridden", "n1", False), ("n1", "name", "set", None, True)]
     assert name["contributions"][1]["line"] == 5
     result = explain(inv, "n1", "--exports", "nam")
-    assert result.returncode == 74 and "has no export 'nam' (did you mean: name?)" in result.stderr
+    assert result.returncode == 74 and "has no export 'nam' (did you mean name?)" in result.stderr
 
 
 def test_each_reference_of_a_list_says_which_item_it_is_in(make_inventory) -> None:

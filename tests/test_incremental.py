@@ -167,7 +167,8 @@ def start_inventory(base: Path) -> None:
     write_inventory(base, files)
 
 
-@pytest.fixture(params=["inotify", "signatures"])
+# The inotify variant is `slow` (tests/conftest.py): the inner loop keeps the signatures one.
+@pytest.fixture(params=[pytest.param("inotify", marks=pytest.mark.slow), "signatures"])
 def trusted_directory_signatures(request: pytest.FixtureRequest,
                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """The quick check of `refresh(node)` with kernel notifications, and with directory
@@ -178,6 +179,7 @@ def trusted_directory_signatures(request: pytest.FixtureRequest,
     monkeypatch.setattr(live, "BATCH_AFTER_MISSES", 0)  # a node asked for renders every node
 
 
+@pytest.mark.slow  # 40 edit sequences, each rendered live and fresh: 1.5 minutes per variant
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(edits, min_size=1, max_size=8), st.sampled_from(NODES))

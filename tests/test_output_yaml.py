@@ -88,6 +88,7 @@ def test_fast_path_is_taken_for_plain_trees(monkeypatch):
 SCENARIO_TIMESTAMP = re.compile(r"timestamp: .*")
 
 
+@pytest.mark.slow  # every corpus scenario written twice (about a minute)
 def test_corpus_yaml_output_is_pyyaml(monkeypatch, tmp_path):
     """Every scenario that renders, printed with -o yaml, fast writer against PyYAML's."""
     from test_corpus import RUNNER, SCENARIOS, run_in_process

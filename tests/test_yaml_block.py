@@ -13,15 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.errors import YamlFileError
-from reclass_ng.storage.yaml_block import BlockYamlReader, NotSimple, block_yaml_text
-from reclass_ng.storage.yaml_load import (
-    BLOCK_READER,
-    MAX_YAML_DEPTH,
-    PLAIN_TAGS,
-    _plain_value,
-    load_yaml_file,
-    parse_yaml_full,
-)
+from reclass_ng.storage.yaml_block import NotSimple, block_yaml_text
+from reclass_ng.storage.yaml_load import MAX_YAML_DEPTH, YamlLoader, load_yaml_file, parse_yaml_full
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
@@ -39,13 +32,18 @@ def typed(value):
     return (type(value).__name__, value)
 
 
+# One storage's loader: the fast path and its reference share its memo tables, as they do
+# when a storage reads its files.
+LOADER = YamlLoader()
+
+
 def fast(text: str):
     """What the fast path makes of `text`, or NotSimple (the class) when it declines."""
     prepared = block_yaml_text(text.encode())
     if prepared is None:
         return NotSimple
     try:
-        return BLOCK_READER.parse(prepared)
+        return LOADER.block_reader.parse(prepared)
     except NotSimple:
         return NotSimple
 
@@ -53,7 +51,7 @@ def fast(text: str):
 def full(text: str):
     """What the full loader makes of `text`, or the YAML error it raises."""
     try:
-        return parse_yaml_full(text.encode())
+        return parse_yaml_full(text.encode(), LOADER)
     except yaml.YAMLError as err:
         return err
 
@@ -277,7 +275,7 @@ def test_invalid_yaml_keeps_the_full_loaders_error_with_its_line(tmp_path):
 
 
 def test_the_readers_memo_tables_stay_bounded():
-    reader = BlockYamlReader(PLAIN_TAGS, _plain_value, MAX_YAML_DEPTH, 10)
+    reader = YamlLoader(memo_entries=10).block_reader
     for number in range(50):
         assert reader.parse(f"key{number}: value{number}\n") == {
             f"key{number}": f"value{number}"}

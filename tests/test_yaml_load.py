@@ -158,23 +158,23 @@ def test_overlapping_renders_restore_the_recursion_limit():
     assert sys.getrecursionlimit() == before
 
 
-def test_the_loaders_memo_tables_stay_bounded(tmp_path, monkeypatch):
+def test_the_loaders_memo_tables_stay_bounded(tmp_path):
     # Spellings no other test writes: each one is new to the tables.
     import uuid
 
-    from reclass_ng.storage import yaml_load
+    from reclass_ng.storage.yaml_load import YamlLoader
 
-    monkeypatch.setattr(yaml_load, "MAX_MEMO_ENTRIES", 50)
+    loader = YamlLoader(memo_entries=50)
     numbers = [uuid.uuid4().int % 10**15 for _ in range(300)]
     words = [f"w{uuid.uuid4().hex[:12]}" for _ in range(300)]
     path = tmp_path / "many.yml"
     path.write_text("numbers: [" + ", ".join(map(str, numbers)) + "]\n"
                     "words: [" + ", ".join(words) + "]\n")
-    assert load_yaml_file(str(path)) == {"numbers": numbers, "words": words}
-    assert len(yaml_load.SCALAR_VALUES) <= 50
-    assert len(yaml_load.PLAIN_TAGS) <= 50
-    # Loading again, with the tables refilled from empty, gives the same values.
-    assert load_yaml_file(str(path)) == {"numbers": numbers, "words": words}
+    assert loader.load_file(str(path)) == {"numbers": numbers, "words": words}
+    assert 0 < len(loader.scalar_values) <= 50
+    assert 0 < len(loader.plain_tags) <= 50
+    # Loading again, with the tables holding other spellings, gives the same values.
+    assert loader.load_file(str(path)) == {"numbers": numbers, "words": words}
 
 
 # plain_scalar_tag, the fast path, against PyYAML's resolver (the reference).

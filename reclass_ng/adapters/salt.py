@@ -26,7 +26,6 @@ import reclass_ng
 from reclass_ng.adapters.inventory_source import checked_settings, inventory_base, open_inventory
 from reclass_ng.adapters.plain_data import plain_json
 from reclass_ng.incremental.adapter_pool import LiveInventoryPool
-from reclass_ng.storage.yaml_load import LOADED_FLOATS
 from reclass_ng.values import to_plain
 
 PILLAR_ENTITY_URI = "salt-pillar://"
@@ -50,14 +49,17 @@ class PillarCopies:
         self._pillars: dict[str, tuple[Any, bool, bytes]] = {}
         self._lock = threading.Lock()
 
-    def pillar(self, nodeinfo: Mapping[str, Any]) -> dict[str, Any]:
+    def pillar(self, nodeinfo: Mapping[str, Any], floats_exact: bool = False) -> dict[str, Any]:
+        """A copy of the pillar of `nodeinfo`; `floats_exact`: the files it was rendered from
+        hold no NaN or infinity (reclass_ng.Inventory.floats_json_exact), so its JSON is not
+        read back to compare."""
         name = nodeinfo["__reclass__"]["node"]
         parameters = nodeinfo.get("parameters")
         kept = self._pillars.get(name)
         if kept is None or kept[0] is not parameters:  # not this render's result
             # NaN and infinities come only from files PyYAML's own constructor read, which
-            # clears LOADED_FLOATS.json_exact for the process (reclass_ng.storage.yaml_load).
-            as_json = plain_json(parameters or {}, nan_possible=not LOADED_FLOATS.json_exact)
+            # makes the floats of the inventory that read them inexact.
+            as_json = plain_json(parameters or {}, nan_possible=not floats_exact)
             kept = (parameters, as_json is not None,
                     as_json if as_json is not None else
                     pickle.dumps(pillar_data(nodeinfo), pickle.HIGHEST_PROTOCOL))
@@ -157,7 +159,8 @@ def ext_pillar(
         environment = environment_override(inventory, pillarenv)
         info = inventory.nodeinfo(minion_id, extra=extra, environment=environment)
         # Rendered for this call only (extra entities, another environment): no copy to keep.
-        return pillar_data(info) if extra or environment else PILLARS.pillar(info)
+        return pillar_data(info) if extra or environment else PILLARS.pillar(
+            info, inventory.floats_json_exact)
 
     return _with_inventory("ext_pillar.reclass_ng", inventory_base_uri, dict(
         kwargs, storage_type=storage_type, nodes_uri=nodes_uri, classes_uri=classes_uri,

@@ -7,13 +7,12 @@ render ends (so the terminal shows only the output and messages), and never touc
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
     from typing import TextIO
 
 # Below this many nodes a render is over before a bar would be read.
@@ -129,13 +128,16 @@ class StepsProgress:
         if self.bar is not None:
             self.bar.clear()
 
+    # A context manager of its own, not contextlib's: `reclass --inventory` imports this
+    # module, and contextlib costs its start an import (tests/test_startup_imports.py).
+    def __enter__(self) -> Callable[[int, int], None]:
+        return self.step
 
-@contextlib.contextmanager
+    def __exit__(self, *exc: object) -> None:
+        self.clear()
+
+
 def steps_progress(stream: TextIO, label: str, steps: int = 1, quiet: bool = False
-                   ) -> Iterator[Callable[[int, int], None]]:
-    """A StepsProgress's `step` callback for the time of the `with`; the bar erased after."""
-    progress = StepsProgress(stream, label, steps, quiet)
-    try:
-        yield progress.step
-    finally:
-        progress.clear()
+                   ) -> StepsProgress:
+    """A StepsProgress, whose `with` gives its `step` callback and erases the bar after."""
+    return StepsProgress(stream, label, steps, quiet)

@@ -189,10 +189,8 @@ class InventoryOutput:
 
             sys.stdout.write(dump(data, "json", settings.pretty_print, speed=inventory.speed))
         else:
-            from reclass_ng.storage.yaml_load import LOADED_FLOATS
-
             write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=LOADED_FLOATS.json_exact, speed=inventory.speed)
+                  floats_exact=inventory.floats_json_exact, speed=inventory.speed)
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""

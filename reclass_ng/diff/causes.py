@@ -15,7 +15,8 @@ from typing import Any
 
 import attrs
 
-from reclass_ng.diff.compare import InventoryDiff, KeyChange, Origin
+from reclass_ng.diff.compare import InventoryDiff, KeyChange
+from reclass_ng.explain.origin import Origin
 
 
 @attrs.frozen
@@ -75,7 +76,7 @@ def _cause_of(change: KeyChange) -> tuple[str, str, str | None]:
     origin = change.origin
     if origin is None:
         return ("unattributed", "lists and values without a recorded write", None)
-    label = f"{origin.kind} {origin.name}" if origin.kind in ("class", "node") else origin.kind
+    label = origin.label
     if origin.file:
         label += f", {origin.file}"
     return ("write", label, origin.file)

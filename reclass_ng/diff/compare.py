@@ -18,34 +18,13 @@ import attrs
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
+from reclass_ng.explain.origin import Origin
 from reclass_ng.location import display_path
 from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")
 COMPARED = ("classes", "applications", "environment") + SECTIONS  # as flatten() takes them
-
-
-@attrs.frozen
-class Origin:
-    """Where a rendered value was written: a class or node file and the line of its key."""
-
-    kind: str  # "class", "node", "automatic", ...
-    name: str
-    file: str | None  # relative to the inventory directory of its side
-    line: int | None
-    via: str | None = None  # the reference text when the value written there was one
-
-    def text(self) -> str:
-        """`class web, classes/web.yml:5, via ${...}` as the text output shows it."""
-        label = f"{self.kind} {self.name}" if self.kind in ("class", "node") else self.kind
-        if self.file:
-            label += f", {self.file}" + (f":{self.line}" if self.line else "")
-        return label + (f", via {self.via}" if self.via else "")
-
-    def as_dict(self) -> dict[str, Any]:
-        """The origin as plain data (the JSON output)."""
-        return attrs.asdict(self)
 
 
 @attrs.define

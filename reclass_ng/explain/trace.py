@@ -20,7 +20,7 @@ from reclass_ng.api import Inventory
 from reclass_ng.errors import NodeNotFound, NotFoundError
 from reclass_ng.location import display_path
 from reclass_ng.observe.provenance import MISSING, MergedEntity, Write
-from reclass_ng.suggestions import similar_node_names
+from reclass_ng.suggestions import did_you_mean, similar_node_names
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import Interpolation, Stack, as_written, to_plain
 
@@ -33,14 +33,14 @@ __all__ = ["MAX_REFERENCE_DEPTH", "MISSING", "ExplainNotFound", "NodeTrace", "as
 class ExplainNotFound(NotFoundError):
     """A node, parameter, class or application the node does not have.
 
-    The nearest existing names are part of the message (`(did you mean: a, b?)`) and are the
+    The nearest existing names are part of the message (`(did you mean a, b?)`) and are the
     record's suggestions; the record names the node asked about.
     """
 
     def __init__(self, text: str, node: str | None = None,
                  suggestions: Sequence[str] = ()) -> None:
         close = list(suggestions)
-        super().__init__(text + (f" (did you mean: {', '.join(close)}?)" if close else ""),
+        super().__init__(text + did_you_mean(close),
                          suggest=lambda: close)
         self.asked_node = node
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
 import reclass_ng
+from reclass_ng.cache import BoundedCache
 from reclass_ng.classifier.classification import classification_steps
 from reclass_ng.classifier.explanation import explanation_from_steps
 from reclass_ng.classifier.facts import trusted_with_certname
@@ -32,36 +32,9 @@ from reclass_ng.schemas import Violation, check_node, load_schemas
 from reclass_ng.server.inventory_state import InventoryState, Snapshot
 from reclass_ng.server.observed_state import ObservedState
 
-T = TypeVar("T")
 PROVENANCE_CACHE_SIZE = 32  # node traces kept (a trace is one node's merge, replayed)
 DIFF_CACHE_SIZE = 4  # diffs kept (each renders the inventory twice)
 WORKING_TREE = ""  # the diff side that is the directory as it is now
-
-
-class BoundedCache:
-    """Least recently used values, at most `size`, safe across the server's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def peek(self, key: Any) -> Any:
-        """The value kept for `key`, or None."""
-        with self._lock:
-            return self._items.get(key)
-
-    def get(self, key: Any, make: Callable[[], T]) -> T:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = make()  # outside the lock: a slow render must not block other pages
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-        return value
 
 
 @attrs.frozen
@@ -88,9 +61,12 @@ class ExplorerData:
     def __init__(self, state: InventoryState, observed: ObservedState) -> None:
         self.state = state
         self.observed = observed
-        self._per_snapshot = BoundedCache(4)  # (signature, what) -> catalogue, class graph
-        self._provenance = BoundedCache(PROVENANCE_CACHE_SIZE)
-        self._diffs = BoundedCache(DIFF_CACHE_SIZE)
+        # (signature, what) -> the catalogue or the class graph of a snapshot
+        self._per_snapshot: BoundedCache[tuple[Any, str], Any] = BoundedCache(4)
+        self._provenance: BoundedCache[tuple[Any, str], NodeExplanation] = \
+            BoundedCache(PROVENANCE_CACHE_SIZE)
+        self._diffs: BoundedCache[tuple[str, str, Any], DiffResult] = \
+            BoundedCache(DIFF_CACHE_SIZE)
         self._build_lock = threading.Lock()  # one full render at a time
 
     # -- the files as they are now ----------------------------------------------------------
@@ -105,7 +81,7 @@ class ExplorerData:
         """Every node rendered (once per snapshot: the first page after a change waits)."""
         key = (snapshot.signature, "catalogue")
 
-        def build() -> NodeCatalogue:
+        def build(key: tuple[Any, str]) -> NodeCatalogue:
             with self._build_lock:  # a second request waits for the first one's render
                 built = self._per_snapshot.peek(key)
                 return built if built is not None else NodeCatalogue.build(
@@ -114,14 +90,14 @@ class ExplorerData:
 
     def class_graph(self, snapshot: Snapshot) -> ClassGraph:
         return self._per_snapshot.get((snapshot.signature, "classes"),
-                                      lambda: ClassGraph(self.inventory(snapshot)))
+                                      lambda _key: ClassGraph(self.inventory(snapshot)))
 
     # -- one node ---------------------------------------------------------------------------
 
     def provenance(self, snapshot: Snapshot, node: str) -> NodeExplanation:
         """The node's trace; raises the engine's error when the node does not render."""
         return self._provenance.get((snapshot.signature, node),
-                                    lambda: NodeExplanation(self.inventory(snapshot), node))
+                                    lambda _key: NodeExplanation(self.inventory(snapshot), node))
 
     def schema_violations(self, prov: NodeExplanation) -> tuple[list[Violation], str | None] | None:
         """The node's parameter schema violations (reclass_ng.schemas) and the message of a
@@ -179,7 +155,7 @@ class ExplorerData:
     def diff(self, snapshot: Snapshot, old: str, new: str) -> DiffResult:
         """The `reclass-ng diff` of two revisions (WORKING_TREE: the directory as it is)."""
         key = (old, new, snapshot.signature if WORKING_TREE in (old, new) else None)
-        return self._diffs.get(key, lambda: self._compute_diff(old, new))
+        return self._diffs.get(key, lambda _key: self._compute_diff(old, new))
 
     def _compute_diff(self, old: str, new: str) -> DiffResult:
         directory = str(self.state.inventory_dir)

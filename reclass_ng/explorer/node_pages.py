@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from reclass_ng.explain.origin import Origin
 from reclass_ng.explorer.catalogue import NodeCatalogue, NodeFilter, NodeSummary, page_of
 from reclass_ng.explorer.data import NodeGroups
 from reclass_ng.explorer.group_pages import explained_rule_html, facts_html, rule_text
@@ -19,7 +20,7 @@ from reclass_ng.explorer.html import (
     url,
     value_html,
 )
-from reclass_ng.explorer.provenance import NodeExplanation, Origin
+from reclass_ng.explorer.provenance import NodeExplanation
 from reclass_ng.schemas import Violation
 
 # -- the list ---------------------------------------------------------------------------------
@@ -211,8 +212,7 @@ def history_url(node: str, path: str, section: str = "parameters") -> str:
 
 
 def _origin_text(origin: Origin) -> str:
-    who = origin.source if origin.source_kind == "class" else (
-        f"node {origin.source}" if origin.source_kind == "node" else origin.source_kind)
+    who = origin.name if origin.kind == "class" else origin.label
     via = f" via {origin.via}" if origin.via else ""
     return f"{who} — {origin.place}{via}"
 

@@ -19,24 +19,7 @@ from reclass_ng.explain import (
     explain_class,
     explain_parameter,
 )
-
-
-@attrs.frozen
-class Origin:
-    """One write that is part of a final value: who wrote it, where, and how."""
-
-    source: str
-    source_kind: str  # "class", "node", "automatic", "extra"
-    file: str | None
-    line: int | None
-    effect: str  # set, merged, appended
-    via: str | None  # the reference to a mapping the value came through
-
-    @property
-    def place(self) -> str:
-        if self.file is None:
-            return "(no file)"
-        return f"{self.file}:{self.line}" if self.line is not None else self.file
+from reclass_ng.explain.origin import Origin
 
 
 @attrs.frozen
@@ -83,10 +66,10 @@ class NodeExplanation:
             if not contribution.final:
                 continue
             found.append(Origin(
-                source=contribution.source.name, source_kind=contribution.source.kind,
+                kind=contribution.source.kind, name=contribution.source.name,
                 file=self.display_file(contribution.file),
                 line=self.line_of(contribution.file, (section, *contribution.key)),
-                effect=contribution.effect, via=contribution.via))
+                via=contribution.via))
         return tuple(found)
 
     def leaves(self, section: str = "parameters", under: tuple = ()) -> list[Leaf]:

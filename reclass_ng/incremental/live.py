@@ -50,6 +50,7 @@ from reclass_ng.records import Record
 from reclass_ng.render import InventoryRenderer
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage import load_settings
+from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.storage.split import SplitStorage
 
 # Storages refresh() keeps current: yaml_fs (snapshot.py) and the split storages yaml_git and
@@ -119,6 +120,9 @@ class LiveRender:
         self.local_devices = local_devices() if read_config else frozenset()
         self.config_places = ConfigPlaces(base_uri)
         self.stored = False  # whether the results of this generation are on disk (cache_dir)
+        # Whether results kept from an earlier generation were rendered from files with floats
+        # that orjson and json print differently (floats_json_exact).
+        self.kept_inexact_floats = False
         # The config file's warnings (unknown keys) last told: told again when they change,
         # as a fresh load would tell them.
         self.told_config_warnings = tuple(told_config_warnings)
@@ -188,7 +192,10 @@ class LiveRender:
             self.settings_stamps = stamps
             return Refresh()
         previous = self.generation
+        kept_inexact_floats = False
         if previous is not None and old is not None and old.settings == settings:
+            kept_inexact_floats = self.kept_inexact_floats or not floats_json_exact(
+                previous.storage)
             if isinstance(old, InventorySnapshot) and isinstance(snapshot, InventorySnapshot):
                 unchanged = set(old.digests) - old.changed_paths(snapshot)
                 yaml_fs(generation.storage).reuse_parsed(yaml_fs(previous.storage), unchanged)
@@ -204,6 +211,7 @@ class LiveRender:
         self.generation, self.snapshot, self.failure = generation, snapshot, None
         self.settings_stamps = stamps
         self.results = kept
+        self.kept_inexact_floats = kept_inexact_floats
         self.stored = previous is None and len(kept) == len(snapshot.nodes)
         self.misses = 0
         self.collected = False
@@ -331,7 +339,17 @@ class LiveRender:
                 or len(self.results) != len(self.snapshot.nodes)):
             return
         self.stored = True
-        result_store.save_results(settings, self.results, self.capture.forward)
+        result_store.save_results(settings, self.results, self.capture.forward,
+                                  self.floats_json_exact)
+
+    @property
+    def floats_json_exact(self) -> bool:
+        """Whether every float of the results served now prints the same through orjson as
+        through json: of the files this generation read, and of earlier generations' where
+        their results are still served (storage.base.floats_json_exact)."""
+        generation = self.generation
+        return (generation is not None and not self.kept_inexact_floats
+                and floats_json_exact(generation.storage))
 
     def _files_unchanged(self, rendered: Iterable[NodeResult]) -> bool:
         """True when the files the `rendered` results read have the digests they had: no

@@ -37,7 +37,6 @@ from reclass_ng.incremental.cache_file import ignored
 from reclass_ng.incremental.node_results import OK, NodeDeps, NodeResult
 from reclass_ng.incremental.snapshot import InventorySnapshot
 from reclass_ng.settings import Settings
-from reclass_ng.storage.yaml_load import LOADED_FLOATS
 from reclass_ng.version import __version__
 
 STORE_FORMAT = 1
@@ -171,16 +170,17 @@ def _hex(value: bytes | None) -> str | None:
 
 
 def save_results(settings: Settings, results: Mapping[str, NodeResult],
-                 warn: Callable[[str], None]) -> None:
+                 warn: Callable[[str], None], floats_exact: bool = False) -> None:
     """Write the storable results (see the module's docstring) for the next process; a file
-    that cannot be written is reported and skipped."""
+    that cannot be written is reported and skipped. `floats_exact`: the files the results
+    were rendered from hold no float that orjson and json print differently
+    (storage.base.floats_json_exact), so a result's JSON is not read back to compare."""
     path = store_path(settings)
     if path is None:
         return
     # Tuples (YAML's !!omap and !!pairs), NaN and infinities come only from files PyYAML's own
-    # constructor read, which clears LOADED_FLOATS.json_exact for the process (storage.
-    # yaml_load); a node with inventory queries is compared anyway.
-    loaded_exact = LOADED_FLOATS.json_exact
+    # constructor read, which makes its storage's floats inexact (storage.yaml_load.
+    # YamlLoader); a node with inventory queries is compared anyway.
     entries: dict[str, Any] = {}
     file_at: dict[tuple[str, bytes | None], int] = {}
     body: list[bytes] = []
@@ -189,7 +189,7 @@ def save_results(settings: Settings, results: Mapping[str, NodeResult],
         if result.phase != OK or result.merge_warnings or result.interpolation_warnings:
             continue
         deps = result.deps
-        data = exact_json(result.value, not loaded_exact or deps.nodes_key is not None)
+        data = exact_json(result.value, not floats_exact or deps.nodes_key is not None)
         if data is None:
             continue
         files = [file_at.setdefault(item, len(file_at)) for item in deps.files]

@@ -29,6 +29,7 @@ from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.write_rules import node_list
 from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.prepare import absolute_class_name
+from reclass_ng.suggestions import did_you_mean
 
 
 def _path_of(entity: Entity) -> str:
@@ -193,9 +194,7 @@ class RenderRules:
             head = err.text.split(": ", 1)[0]
             file = head if os.path.isfile(head) else run.file
         text = " ".join(line.strip() for line in err.detail_lines())
-        close = err.suggestions()
-        if close:
-            text += f" (did you mean {', '.join(close)}?)"
+        text += did_you_mean(err.suggestions())
         self.others.setdefault((file, line, text), []).append(run.name)
 
     def findings(self) -> tuple[list[Finding], list[Finding]]:

@@ -14,7 +14,7 @@ from reclass_ng.lint.findings import ERROR, WARNING, Finding, finding
 from reclass_ng.lint.nodes import NodeRun
 from reclass_ng.lint.yaml_pass import LineIndex
 from reclass_ng.observe.provenance import Write, values_written
-from reclass_ng.values import Interpolation, as_written
+from reclass_ng.values import as_written, kind_of
 
 MAX_NAMES = 5
 DEAD = ("overridden", "replaced", "removed")
@@ -38,17 +38,15 @@ def short_value(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def kind_of(value: Any) -> str:
+# The kinds of merge errors (values.kind_of) as type-change names them: any interpolation is a
+# reference (its value's kind is known only once rendered).
+_WRITE_KINDS = {"dictionary": "dict", "list": "list", "scalar": "scalar", "reference": "reference",
+                "inv_query": "reference", "composite": "reference"}
+
+
+def write_kind(value: Any) -> str:
     """The kind a write has for type-change: dict, list, scalar, null or reference."""
-    if value is None:
-        return "null"
-    if type(value) is Interpolation:
-        return "reference"
-    if isinstance(value, dict):
-        return "dict"
-    if isinstance(value, list):
-        return "list"
-    return "scalar"
+    return "null" if value is None else _WRITE_KINDS[kind_of(value)]
 
 
 def label(write: Write) -> str:
@@ -103,21 +101,21 @@ class WriteRules:
     def _add_write(self, node: str, path: tuple, write: Write, before: Write | None,
                    counted: bool) -> None:
         by = write.by
-        kind = kind_of(write.written)
+        kind = write_kind(write.written)
         if counted and write.effect in DEAD and _counts_for_dead(write.source.kind, kind,
                                                                  write.flag):
             key = (write.source.name, path)
             count, first, example = self.dead.get(key, (0, write, by))
             self.dead[key] = (count + 1, first, example or by)
         if write.effect == "overridden" and by is not None and by.key == path:
-            new_kind = kind_of(by.written)
+            new_kind = write_kind(by.written)
             if kind != new_kind and "reference" not in (kind, new_kind) \
                     and "null" not in (kind, new_kind):
                 group = (path, kind, id(write.source), new_kind, id(by.source))
                 self.changes.setdefault(group, (write, by, []))[2].append(node)
         if write.effect == "appended" and before is not None and before.final:
             # allow_list_over_scalar: a list appended to a scalar turns it into a list.
-            old_kind = kind_of(before.written)
+            old_kind = write_kind(before.written)
             if old_kind == "scalar" and kind == "list":
                 appended = (path, old_kind, id(before.source), kind, id(write.source))
                 self.changes.setdefault(appended, (before, write, []))[2].append(node)
@@ -132,7 +130,7 @@ class WriteRules:
         users: dict[tuple, int] = {}
         for (name, _), (tree, nodes) in self.class_trees.items():
             for path, value, flag in values_written(tree):
-                if _counts_for_dead("class", kind_of(value), flag):
+                if _counts_for_dead("class", write_kind(value), flag):
                     users[(name, path)] = users.get((name, path), 0) + nodes
         return users
 
@@ -152,8 +150,8 @@ class WriteRules:
                 f"on every node using the class ({count}){shown}"))
         type_found = [finding(
             "type-change", new.file, new.line,
-            f"{key_text(old.path)}: a {kind_of(new.written)} here replaces the "
-            f"{kind_of(old.written)} of {where(old, index)} on {node_list(nodes)}")
+            f"{key_text(old.path)}: a {write_kind(new.written)} here replaces the "
+            f"{write_kind(old.written)} of {where(old, index)} on {node_list(nodes)}")
             for old, new, nodes in self.changes.values()]
         constant_found = [finding(
             "constant-ignored", write.file, index.line(write.file, ("parameters", *fixed.key)),

@@ -17,6 +17,7 @@ from reclass_ng.lsp.documents import Outline, Span
 from reclass_ng.lsp.live import EditedInventory
 from reclass_ng.prepare import absolute_class_name
 from reclass_ng.schemas import Violation, group_violations
+from reclass_ng.suggestions import did_you_mean
 
 ERROR, WARNING = 1, 2  # LSP DiagnosticSeverity
 NODES_NAMED = 5  # nodes a message names before "and N more"
@@ -101,8 +102,7 @@ def file_diagnostics(live: EditedInventory | None, path: str, text: str,
             grouped.setdefault(key, (err, []))[1].append(state.name)
     for (span, message), (err, nodes) in sorted(grouped.items(), key=lambda item: item[0]):
         suggestions = err.suggestions() if isinstance(err, ClassNotFound) else []
-        hint = f" (did you mean {', '.join(suggestions)}?)" if suggestions else ""
-        found.append(FileDiagnostic(span, f"{message}{hint} [{_nodes_phrase(sorted(nodes))}]",
+        found.append(FileDiagnostic(span, f"{message}{did_you_mean(suggestions)} [{_nodes_phrase(sorted(nodes))}]",
                                     ERROR, err.error_kind, suggestions))
     found.extend(_schema_diagnostics(live, path, outline))
     if lint_file and outline.problem is None and os.path.isfile(path) \

@@ -49,7 +49,7 @@ def write(data: Any, stream: IO[str], fmt: str = "yaml", pretty: bool = True, *,
     """Write what `dump` returns, without holding all of a large inventory's text at once.
 
     `floats_exact`: the caller knows that `data` holds no float below 1e-4, NaN or infinity
-    (`storage.yaml_load.LOADED_FLOATS` records that for everything loaded from YAML); the JSON
+    (`Inventory.floats_json_exact` tells that of the files an inventory read); the JSON
     writer then need not search its output for them. `speed`: which fast writers are on
     (default: RECLASS_NG_SPEED's); the references write what `dump` does with them off.
     """

@@ -7,8 +7,8 @@ re-indent or encode of the text. orjson's text differs from json's in four place
 
 * non-ASCII characters and DEL, which json escapes: escaped afterwards, when `bytes.isascii`
   or a search for DEL finds one;
-* floats below 1e-4, NaN and infinities: the YAML loader records whether it built any
-  (`storage.yaml_load.LOADED_FLOATS`); a caller that knows there are none says so with
+* floats below 1e-4, NaN and infinities: each storage's YAML loader records whether it
+  built any (`Inventory.floats_json_exact`); a caller that knows there are none says so with
   `floats_exact=True`, otherwise the text is searched for them as before;
 * what orjson refuses (keys that are not strings, integers beyond 64 bits, nesting deeper
   than 255): those parts go through the exact writer.

@@ -70,6 +70,14 @@ class Storage(ClassTree, Protocol):
         """The class tree of nodes in `environment` (the storage itself if there is one tree)."""
 
 
+def floats_json_exact(storage: ClassTree) -> bool:
+    """Whether every float `storage` has read so far prints the same through orjson as through
+    json (no float below 1e-4, NaN or infinity: storage.yaml_load.YamlLoader), so that a JSON
+    writer may skip checking for them. A storage may say so with a `floats_json_exact`
+    attribute; one that does not is taken to hold such floats."""
+    return getattr(storage, "floats_json_exact", False) is True
+
+
 def open_storage(settings: Settings, reuse: object = None) -> Storage:
     """The storage `settings.storage_type` names; `reuse` is an open storage it may return when
     it reads the same files (the yaml_fs trees of a long-running process)."""

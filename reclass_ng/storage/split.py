@@ -81,6 +81,14 @@ class SplitStorage:
     def origin(self, path: str) -> str:
         return self.node_tree.origin(path)  # every tree is a yaml_fs tree
 
+    @property
+    def floats_json_exact(self) -> bool:
+        """Whether every float of the files parsed so far, in any tree, prints the same
+        through orjson as through json (storage.yaml_load.YamlLoader)."""
+        with self._lock:
+            trees = [self.node_tree, *self._trees.values()]
+        return all(tree.floats_json_exact for tree in trees)
+
     def parsed(self, path: str) -> Any:
         """A file of any of the trees, parsed once (node files through the nodes tree)."""
         for tree in list(self._trees.values()):

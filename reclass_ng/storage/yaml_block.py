@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reclass_ng.cache import BoundedCache
+
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
@@ -65,23 +67,24 @@ class BlockYamlReader:
     """Reads plain block YAML (`parse`), memoising the keys and one-line values it has read.
 
     Both memo tables depend on the spelling alone (and on PyYAML's resolvers, fixed for the
-    process), hold immutable values only, and start again empty when they reach `max_memo`
-    entries, so a process reading new files for months keeps a bounded number."""
+    process), hold immutable values only, and keep at most `max_memo` entries, so a process
+    reading new files for months keeps a bounded number. The reader belongs to one
+    storage's loader (storage.yaml_load.YamlLoader), as its memo tables do."""
 
-    __slots__ = ("plain_tags", "plain_value", "max_depth", "max_memo", "_keys", "_values")
+    __slots__ = ("plain_tag", "plain_value", "max_depth", "_keys", "_values")
 
-    def __init__(self, plain_tags: dict[str, str], plain_value: Callable[[str], Any],
+    def __init__(self, plain_tags: BoundedCache[str, str], plain_value: Callable[[str], Any],
                  max_depth: int, max_memo: int) -> None:
         """`plain_tags` maps plain scalars to their resolved tags (the loader's memo; a string
         is taken as it is when it maps to STR_TAG itself), `plain_value` gives the value of
         any other plain scalar (NotSimple for what is not read here: timestamps, merge keys),
         `max_depth` bounds the nesting of collections (deeper documents raise NotSimple)."""
-        self.plain_tags = plain_tags
+        self.plain_tag = plain_tags.peek
         self.plain_value = plain_value
         self.max_depth = max_depth
-        self.max_memo = max_memo
-        self._keys: dict[str, Any] = {}  # key as written -> the key
-        self._values: dict[str, Any] = {}  # one-line scalar as written -> its value
+        self._keys: BoundedCache[str, Any] = BoundedCache(max_memo)  # key as written -> key
+        # one-line scalar as written -> its value
+        self._values: BoundedCache[str, Any] = BoundedCache(max_memo)
 
     def parse(self, text: str) -> dict[Any, Any] | None:
         """The mapping `text` holds, read as PyYAML's safe loader reads it (None when it holds
@@ -89,15 +92,16 @@ class BlockYamlReader:
         the module's docstring)."""
         if " \n" in text or text.endswith(" "):
             text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
-        keys, values, max_depth = self._keys, self._values, self.max_depth
+        keys, values, max_depth = self._keys.peek, self._values.peek, self.max_depth
         unknown = _UNKNOWN
         root: dict[Any, Any] = {}
         collection: Any
         # Open collections, innermost last: (indentation of their entries, the collection,
         # is it a sequence, is it a sequence written at its key's own indentation); the
         # innermost one is also in the four variables below.
+        top: _Block | None
         level, collection, is_sequence, indentless = top = (0, root, False, False)
-        stack: list[tuple[int, Any, bool, bool]] = [top]
+        stack: list[_Block] = [top]
         # The last entry had no value on its line: (its collection, its key or index, the
         # indentation a nested block must exceed, whether it was a mapping key).
         pending: tuple[Any, Any, int, bool] | None = None
@@ -114,6 +118,8 @@ class BlockYamlReader:
                 owner, slot, owner_indent, from_key = pending
                 pending = None
                 if indent > owner_indent or (indent == owner_indent and from_key and dash):
+                    # the entry's value is the block this line opens (a sequence may sit at
+                    # its key's own indentation)
                     nested: Any = [] if dash else {}
                     owner[slot] = nested
                     if len(stack) >= max_depth:
@@ -122,13 +128,7 @@ class BlockYamlReader:
                         indent, nested, dash, indent == owner_indent)
                     stack.append(top)
             if indent != level:
-                if indent > level:
-                    raise NotSimple  # a continuation line: a multi-line scalar
-                while stack[-1][0] > indent:
-                    stack.pop()
-                level, collection, is_sequence, indentless = stack[-1]
-                if level != indent:
-                    raise NotSimple  # indentation matching no open block
+                level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
             if is_sequence:
                 if not dash:
                     if not indentless:
@@ -141,7 +141,7 @@ class BlockYamlReader:
                         collection.append(None)
                         pending = (collection, len(collection) - 1, indent, False)
                         continue
-                    value = values.get(rest, unknown)
+                    value = values(rest, unknown)
                     if value is not unknown:
                         collection.append(value)
                         continue
@@ -156,11 +156,8 @@ class BlockYamlReader:
                     content = rest
                     nested = {}
                     collection.append(nested)
-                    if len(stack) >= max_depth:
-                        raise NotSimple
-                    level, collection, is_sequence, indentless = top = (
-                        indent, nested, False, False)
-                    stack.append(top)
+                    level, collection, is_sequence, indentless = _push_block(
+                        stack, (indent, nested, False, False), max_depth)
             elif dash:
                 raise NotSimple  # a sequence entry among mapping keys
             # `key: value` or `key:` in `collection`, a mapping whose keys are at `indent`
@@ -171,14 +168,14 @@ class BlockYamlReader:
                 text_key = content[:-1]
             elif rest and rest[0] == " ":
                 rest = rest.lstrip(" ")
-            key = keys.get(text_key, unknown)
+            key = keys(text_key, unknown)
             if key is unknown:
                 key = self._key(text_key)
             if not rest or rest[0] == "#":
                 collection[key] = None
                 pending = (collection, key, indent, True)
                 continue
-            value = values.get(rest, unknown)
+            value = values(rest, unknown)
             if value is unknown:
                 value = self._value(rest)
             collection[key] = value
@@ -195,27 +192,49 @@ class BlockYamlReader:
         elif text[0] in _INDICATORS or " #" in text:
             raise NotSimple
         else:
-            key = text if self.plain_tags.get(text) is _STR else self.plain_value(text)
+            plain_tag = self.plain_tag  # a local: see storage.yaml_load.YamlLoader
+            key = text if plain_tag(text) is _STR else self.plain_value(text)
         if len(text) < _MAX_MEMO_LENGTH:
-            keys = self._keys
-            if len(keys) >= self.max_memo:
-                keys.clear()
-            keys[text] = key
+            self._keys.put(text, key)
         return key
 
     def _value(self, text: str) -> Any:
         """The value of the one-line scalar `text` (not a comment), remembered unless it is
         a (mutable) collection."""
-        value = _scalar(text.lstrip(" "), self.plain_tags, self.plain_value)
+        value = _scalar(text.lstrip(" "), self.plain_tag, self.plain_value)
         if len(text) < _MAX_MEMO_LENGTH and type(value) is not list and type(value) is not dict:
-            values = self._values
-            if len(values) >= self.max_memo:
-                values.clear()
-            values[text] = value
+            self._values.put(text, value)
         return value
 
 
-def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], Any]) -> Any:
+# A block is (indentation of its entries, the collection, is it a sequence, is it a sequence
+# written at its key's own indentation), as BlockYamlReader.parse keeps them on its stack.
+_Block = tuple  # tuple[int, Any, bool, bool]
+
+
+def _push_block(stack: list[_Block], block: _Block, max_depth: int) -> _Block:
+    """`block` opened inside the innermost one of `stack`; NotSimple beyond `max_depth`."""
+    if len(stack) >= max_depth:
+        raise NotSimple
+    stack.append(block)
+    return block
+
+
+def _enclosing_block(stack: list[_Block], indent: int) -> _Block:
+    """The open block whose entries a line at `indent` continues, the deeper ones closed;
+    NotSimple for more indentation (a multi-line scalar) or a level no open block has."""
+    if indent > stack[-1][0]:
+        raise NotSimple  # a continuation line: a multi-line scalar
+    while stack[-1][0] > indent:
+        stack.pop()
+    block = stack[-1]
+    if block[0] != indent:
+        raise NotSimple  # indentation matching no open block
+    return block
+
+
+def _scalar(text: str, plain_tag: Callable[[str], str | None],
+            plain_value: Callable[[str], Any]) -> Any:
     """The value of the one-line scalar `text` (no leading space, not a comment)."""
     first = text[0]
     if first in _QUOTES:
@@ -224,7 +243,7 @@ def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], 
         if text == "{}":
             return {}
         if first == "[" and text[-1] == "]":
-            return _flow_sequence(text, plain_tags, plain_value)
+            return _flow_sequence(text, plain_tag, plain_value)
         if first != "-" or len(text) == 1 or text[1] == " ":
             raise NotSimple
     comment = text.find(" #")
@@ -232,7 +251,7 @@ def _scalar(text: str, plain_tags: dict[str, str], plain_value: Callable[[str], 
         text = text[:comment].rstrip(" ")
     if ": " in text or text[-1] == ":":
         raise NotSimple
-    return text if plain_tags.get(text) is _STR else plain_value(text)
+    return text if plain_tag(text) is _STR else plain_value(text)
 
 
 def _quoted(text: str) -> str:
@@ -253,7 +272,7 @@ def _quoted(text: str) -> str:
     return inner
 
 
-def _flow_sequence(text: str, plain_tags: dict[str, str],
+def _flow_sequence(text: str, plain_tag: Callable[[str], str | None],
                    plain_value: Callable[[str], Any]) -> list[Any]:
     """The items of `[a, b]` written on one line: plain and quoted scalars only (`classes:
     [a, b]`, `parts: ["a", 'b']`)."""
@@ -274,5 +293,5 @@ def _flow_sequence(text: str, plain_tags: dict[str, str],
                 continue
             if not _FLOW_UNREAD_OR_QUOTE.isdisjoint(item):
                 raise NotSimple
-        items.append(item if plain_tags.get(item) is _STR else plain_value(item))
+        items.append(item if plain_tag(item) is _STR else plain_value(item))
     return items

@@ -31,7 +31,7 @@ from reclass_ng.storage.dir_entries import (
     directory_identity,
     entry_kind,
 )
-from reclass_ng.storage.yaml_load import load_yaml_file, parse_yaml_bytes
+from reclass_ng.storage.yaml_load import YamlLoader
 
 # The most directories one scan of nodes/ or classes/ reads (doc/storage.rst): a tree is
 # rarely above a few thousand, but symlinked directories that link to one another multiply the
@@ -242,13 +242,14 @@ class YamlFsStorage:
             if directory is not None and not os.path.isdir(directory):
                 raise NotFoundError(f"No such directory: {directory}", path=str(directory))
         self.nodes = NodeFiles(self._scan_nodes)
+        # The loader's memo tables and what the floats it read were like; whether it reads by
+        # the fast path of plain block YAML (Speed) is the speed of the process when the
+        # storage opens, for every inventory reusing its parsed files.
+        self.loader = YamlLoader(block_reader=Speed.from_environment().block_yaml_reader)
         self._parsed: dict[str, Any] = {}
         self._overlay = dict(overlay or {})
         self._lock = allocate_lock()
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
-        # Whether files are read by the fast path of plain block YAML (Speed): the speed of
-        # the process when the storage opens, for every inventory reusing its parsed files.
-        self.block_yaml_reader = Speed.from_environment().block_yaml_reader
 
     @property
     def nodes_uri(self) -> str:
@@ -338,9 +339,8 @@ class YamlFsStorage:
         except KeyError:
             pass
         content = self._overlay.get(path)
-        reader = self.block_yaml_reader
-        data = load_yaml_file(path, reader) if content is None \
-            else parse_yaml_bytes(content, path, reader)
+        loader = self.loader
+        data = loader.load_file(path) if content is None else loader.parse_bytes(content, path)
         with self._lock:
             return self._parsed.setdefault(path, data)
 
@@ -348,10 +348,19 @@ class YamlFsStorage:
         """The URI of a file in messages and `__reclass__:uri`."""
         return "yaml_fs://" + path
 
+    @property
+    def floats_json_exact(self) -> bool:
+        """Whether every float of the files parsed so far prints the same through orjson as
+        through json (storage.yaml_load.YamlLoader)."""
+        return self.loader.floats_json_exact
+
     def reuse_parsed(self, other: YamlFsStorage, paths: Iterable[str]) -> None:
         """Take the parsed documents of `paths` from `other` (files known to be unchanged
-        since `other` parsed them), so they are not parsed again."""
+        since `other` parsed them), so they are not parsed again; their floats come along
+        (if `other` read an inexact one, this storage may now hold it)."""
         theirs = other._parsed
+        if not other.floats_json_exact:
+            self.loader.floats_json_exact = False
         with self._lock:
             for path in paths:
                 if path in theirs:

@@ -19,13 +19,9 @@ from reclass_ng.storage.yaml_load import (
     _STR,
     _TAG,
     _VALUE,
-    LOADED_FLOATS,
     MAX_EXPANDED_NODES,
     MAX_YAML_DEPTH,
-    PLAIN_TAGS,
-    SCALAR_VALUES,
-    _remember,
-    _typed_scalar,
+    YamlLoader,
     plain_scalar_tag,
     read_input_file,
 )
@@ -35,6 +31,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     import yaml
+
+    from reclass_ng.cache import BoundedCache
 else:
     yaml = pyyaml()
 
@@ -86,14 +84,13 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
     direct walk gives the same values several times faster. Implicit tags of plain scalars
     are memoised: the same few hundred words appear in every file.
 
-    The two memo tables are shared by every load of the process (what they hold depends on the
-    spelling alone, never on a file, and every value is immutable) and bounded: a table that
-    reaches MAX_MEMO_ENTRIES starts again empty, so a service reading new files for months
-    keeps at most that many short spellings, for the price of one length check per new one.
+    The memo tables are those of the storage's YamlLoader (`owner`, given to each parse): what
+    they hold depends on the spelling alone, never on a file, and they are bounded.
     """
 
-    _plain_tags = PLAIN_TAGS
-    _scalar_values = SCALAR_VALUES
+    _plain_tags: BoundedCache[str, str]
+    _kept_tag: Any  # its peek
+    _scalar: Any  # the owner's typed_scalar(tag, text)
     merge_keys = False  # a `<<` or `=` scalar was seen: mappings may need flattening
     expanded = 0  # containers built so far, counted only when the document has aliases
 
@@ -107,7 +104,8 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         if kind is yaml.ScalarNode:
             if not implicit[0]:
                 return _STR  # quoted: always a string
-            tag = self._plain_tags.get(value)
+            kept_tag = self._kept_tag  # a local: see storage.yaml_load.YamlLoader
+            tag = kept_tag(value)
             if tag is None:
                 tag = plain_scalar_tag(value) or super().resolve(kind, value, implicit)
                 if tag == _STR:
@@ -115,7 +113,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
                 elif tag == _MERGE or tag == _VALUE:
                     self.merge_keys = True
                 elif len(value) < 40:
-                    _remember(self._plain_tags, value, tag)
+                    self._plain_tags.put(value, tag)
             return tag
         return _SEQ if kind is yaml.SequenceNode else _MAP
 
@@ -130,7 +128,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
             if tag == _STR:
                 return node.value
             if tag in _SCALAR_TAGS:
-                return self._scalar(tag, node)
+                return self._scalar(tag, node.value)
             raise _Unsupported
         if depth > MAX_YAML_DEPTH:
             raise _TooDeep(node.start_mark)
@@ -152,9 +150,6 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         finally:
             if walking is not None:
                 walking.discard(id(node))
-
-    def _scalar(self, tag: str, node: yaml.ScalarNode) -> Any:
-        return _typed_scalar(tag, node.value)
 
     def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
                  depth: int) -> dict[Any, Any]:
@@ -254,10 +249,14 @@ def _check_depth(data: bytes) -> None:
             raise _TooDeep(mark)
 
 
-def parse_yaml_full(data: bytes) -> Any:
-    """The document in `data`, read through PyYAML's parser (the fast path's reference)."""
+def parse_yaml_full(data: bytes, owner: YamlLoader) -> Any:
+    """The document in `data`, read through PyYAML's parser (the fast path's reference), with
+    the memo tables of `owner`, whose floats_json_exact it clears where it cannot check."""
     _check_depth(data)
     loader = _FastLoader(data)
+    loader._plain_tags = owner.plain_tags
+    loader._kept_tag = owner.plain_tags.peek
+    loader._scalar = owner.typed_scalar
     if b"!" in data:  # explicit tags (a key tagged !!merge is never resolved)
         loader.merge_keys = True
     try:
@@ -274,7 +273,7 @@ def parse_yaml_full(data: bytes) -> Any:
     mark = _deepest_point(data)
     if mark is not None:
         raise _TooDeep(mark)
-    LOADED_FLOATS.json_exact = False  # PyYAML's own constructor: floats not checked
+    owner.floats_json_exact = False  # PyYAML's own constructor: floats not checked
     return yaml.load(data, Loader=SafeLoader)
 
 
@@ -290,11 +289,11 @@ def yaml_problem(err: yaml.MarkedYAMLError) -> str:
     return " ".join(p for p in (err.context, err.problem) if p) or "invalid YAML"
 
 
-def parse_yaml_bytes_full(data: bytes, path: str) -> Any:
-    """storage.yaml_load.parse_yaml_bytes the full way: the document in `data` (read from
-    `path`, named in errors), within the loader's limits."""
+def parse_yaml_bytes_full(data: bytes, path: str, owner: YamlLoader) -> Any:
+    """YamlLoader.parse_bytes the full way: the document in `data` (read from `path`, named
+    in errors), within the loader's limits, with the memo tables of `owner`."""
     try:
-        return parse_yaml_full(data)
+        return parse_yaml_full(data, owner)
     except _TooDeep as err:
         raise _limit_error(path, f"the document nests deeper than {MAX_YAML_DEPTH} levels",
                            err.mark) from None

@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 
+from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_block import STR_TAG, BlockYamlReader, NotSimple, block_yaml_text
 
@@ -42,18 +43,6 @@ _BOOL, _NULL, _INT = _TAG + "bool", _TAG + "null", _TAG + "int"
 _TRUE_SPELLINGS = frozenset(("yes", "true", "on"))  # lower case: SafeConstructor.bool_values
 
 
-class _LoadedFloats:
-    """Whether every float loaded in this process prints the same through orjson as through
-    json (`repr`): true unless a file held a float below 1e-4 (orjson writes `0.00001` where
-    json writes `1e-05`), a NaN or an infinity. The JSON writer skips searching its output for
-    such numbers while this holds (`output.fast_json`)."""
-
-    json_exact = True
-
-
-LOADED_FLOATS = _LoadedFloats()
-
-
 def float_json_exact(value: float) -> bool:
     """Whether orjson writes `value` as json does (`float.__repr__`): zero, and finite floats
     of at least 1e-4 in size (tested on random bit patterns in tests/test_output_json.py)."""
@@ -62,7 +51,7 @@ def float_json_exact(value: float) -> bool:
 MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
 MAX_YAML_DEPTH = 200
 MAX_EXPANDED_NODES = 1_000_000
-# Spellings of plain scalars each memo table of the loader keeps (about 3 MB at the most).
+# Spellings of plain scalars each memo table of a YamlLoader keeps (about 3 MB at the most).
 MAX_MEMO_ENTRIES = 20_000
 
 
@@ -128,32 +117,115 @@ def plain_scalar_tag(value: str) -> str | None:
     return None if first in _STANDARD_RESOLVERS else _STR
 
 
-# The loader's memo tables (storage.yaml_full._FastLoader's and BlockYamlReader's): what
-# they hold depends on the spelling alone, never on a file, and every value is immutable, so
-# every load of the process shares them; bounded by MAX_MEMO_ENTRIES (`_remember`).
-PLAIN_TAGS: dict[str, str] = {}  # plain scalar -> its resolved tag
-SCALAR_VALUES: dict[tuple[str, str], Any] = {}  # (tag, spelling) -> int, float, bool, ...
 _NOT_PLAIN = object()
+_UNKNOWN = object()  # not in a memo table
 
 
-def _typed_scalar(tag: str, text: str) -> Any:
-    """The value of a scalar of `tag` (int, float, bool, null or timestamp) spelt `text`.
-    These are immutable: one value per spelling, shared by every file."""
-    key = (tag, text)
-    try:
-        return SCALAR_VALUES[key]
-    except KeyError:
-        pass
-    value = _plain_typed_value(tag, text)
-    if value is _NOT_PLAIN:
-        from reclass_ng.storage.yaml_full import constructed_scalar
+class YamlLoader:
+    """Reads the YAML files of one storage: owns the loader's memo tables and knows whether
+    every float it loaded prints the same through orjson as through json.
 
-        value = constructed_scalar(tag, text)
-    if tag == _FLOAT and not float_json_exact(value):
-        LOADED_FLOATS.json_exact = False
-    if len(text) < 40:
-        _remember(SCALAR_VALUES, key, value)
-    return value
+    The memo tables (plain scalar -> its resolved tag, (tag, spelling) -> value, and the
+    block reader's keys and values) depend on the spelling alone, never on a file, and hold
+    immutable values only, so every file of the storage shares them; each keeps at most
+    `memo_entries` spellings (a service reading new files for months stays bounded).
+
+    `floats_json_exact` stays true unless a file held a float below 1e-4 (orjson writes
+    `0.00001` where json writes `1e-05`), a NaN or an infinity, or was read by PyYAML's own
+    constructor (floats not checked). The writers of JSON skip searching their output for
+    such numbers while it holds (`output_json`, the Salt adapter, the result store): it
+    travels with the storage that read the files, so one inventory's floats never change how
+    another one's output is written.
+
+    `block_reader`: whether plain block YAML is read by the fast path (Speed.block_yaml_reader;
+    None: RECLASS_NG_SPEED's); False reads every file the full way, PyYAML's."""
+
+    __slots__ = ("plain_tags", "scalar_values", "floats_json_exact", "block_reader",
+                 "block_reader_on", "_kept_tag", "_kept_value")
+
+    def __init__(self, memo_entries: int = MAX_MEMO_ENTRIES,
+                 block_reader: bool | None = None) -> None:
+        self.plain_tags: BoundedCache[str, str] = BoundedCache(memo_entries)
+        self.scalar_values: BoundedCache[tuple[str, str], Any] = BoundedCache(memo_entries)
+        self.floats_json_exact = True
+        # Their `peek`s, read into a local before the call: an attribute that is not a method
+        # is looked up the slow way when called as `self.x.peek(...)`, once per scalar.
+        self._kept_tag = self.plain_tags.peek
+        self._kept_value = self.scalar_values.peek
+        self.block_reader = BlockYamlReader(self.plain_tags, self.plain_value, MAX_YAML_DEPTH,
+                                            memo_entries)
+        # Whether block_reader may read a file (Speed.block_yaml_reader): the owner's speed,
+        # else RECLASS_NG_SPEED's, read once here rather than once per file.
+        self.block_reader_on = _block_reader_on() if block_reader is None else block_reader
+
+    def load_file(self, path: str) -> Any:
+        """The document in `path`; invalid YAML is an error naming the file, line and column."""
+        return self.parse_bytes(read_input_file(path), path)
+
+    def parse_bytes(self, data: bytes, path: str) -> Any:
+        """The document in `data` (read from `path`, named in errors), within the loader's
+        limits: plain block YAML by the fast path, anything else the full way."""
+        document = self.block_document(data)
+        if document is not _DECLINED:
+            return document
+        from reclass_ng.storage.yaml_full import parse_yaml_bytes_full
+
+        return parse_yaml_bytes_full(data, path, self)
+
+    def block_document(self, data: bytes) -> Any:
+        """The document in `data` read by the fast path of plain block YAML
+        (storage/yaml_block.py), or _DECLINED for anything else."""
+        if not self.block_reader_on:
+            return _DECLINED
+        text = block_yaml_text(data)
+        if text is not None and _standard_tags():
+            try:
+                return self.block_reader.parse(text)
+            except NotSimple:
+                pass
+        return _DECLINED
+
+    def typed_scalar(self, tag: str, text: str) -> Any:
+        """The value of a scalar of `tag` (int, float, bool, null or timestamp) spelt `text`.
+        These are immutable: one value per spelling, shared by every file."""
+        key = (tag, text)
+        kept_value = self._kept_value
+        value = kept_value(key, _UNKNOWN)
+        if value is not _UNKNOWN:
+            return value
+        value = _plain_typed_value(tag, text)
+        if value is _NOT_PLAIN:
+            from reclass_ng.storage.yaml_full import constructed_scalar
+
+            value = constructed_scalar(tag, text)
+        if tag == _FLOAT and not float_json_exact(value):
+            self.floats_json_exact = False
+        if len(text) < 40:
+            self.scalar_values.put(key, value)
+        return value
+
+    def plain_value(self, text: str) -> Any:
+        """The value of the plain scalar `text` for BlockYamlReader.parse; NotSimple for a
+        merge key, a `=` or a timestamp, which the full loader reads."""
+        kept_tag = self._kept_tag
+        tag = kept_tag(text)
+        if tag is None:
+            tag = plain_scalar_tag(text)
+            if tag is None:
+                from reclass_ng.storage.yaml_full import resolved_plain_tag
+
+                tag = resolved_plain_tag(text)
+            if tag == _MERGE or tag == _VALUE:
+                raise NotSimple  # never remembered: the loader notes each one (merge_keys)
+            if tag == _STR:
+                tag = _STR  # BlockYamlReader.parse compares by identity
+            if len(text) < 40:
+                self.plain_tags.put(text, tag)
+        if tag == _STR:
+            return text
+        if tag in _BLOCK_SCALAR_TAGS:
+            return self.typed_scalar(tag, text)
+        raise NotSimple
 
 
 def _plain_typed_value(tag: str, text: str) -> Any:
@@ -177,73 +249,26 @@ def _plain_typed_value(tag: str, text: str) -> Any:
 # Tags of plain scalars that BlockYamlReader.parse takes the value of here (others: the full way).
 _BLOCK_SCALAR_TAGS = frozenset((_INT, _FLOAT, _BOOL, _NULL))
 
-
-def _plain_value(text: str) -> Any:
-    """The value of the plain scalar `text` for BlockYamlReader.parse; NotSimple for a merge key,
-    a `=` or a timestamp, which the full loader reads."""
-    tags = PLAIN_TAGS
-    tag = tags.get(text)
-    if tag is None:
-        tag = plain_scalar_tag(text)
-        if tag is None:
-            from reclass_ng.storage.yaml_full import resolved_plain_tag
-
-            tag = resolved_plain_tag(text)
-        if tag == _MERGE or tag == _VALUE:
-            raise NotSimple  # never remembered: the loader notes each one (merge_keys)
-        if tag == _STR:
-            tag = _STR  # BlockYamlReader.parse compares by identity
-        if len(text) < 40:
-            _remember(tags, text, tag)
-    if tag == _STR:
-        return text
-    if tag in _BLOCK_SCALAR_TAGS:
-        return _typed_scalar(tag, text)
-    raise NotSimple
-
-
-# The fast path of plain block YAML (memo tables bounded like the loader's).
-BLOCK_READER = BlockYamlReader(PLAIN_TAGS, _plain_value, MAX_YAML_DEPTH, MAX_MEMO_ENTRIES)
-
-
-def _remember(table: dict, key: Any, value: Any) -> None:
-    """Memoise in one of the loader's tables, which start again empty when full."""
-    if len(table) >= MAX_MEMO_ENTRIES:
-        table.clear()
-    table[key] = value
-
-
-# What _block_document returns for a document the fast path declines.
+# What YamlLoader.block_document returns for a document the fast path declines.
 _DECLINED = object()
 
 
-def _block_document(data: bytes, block_reader: bool | None = None) -> Any:
-    """The document in `data` read by the fast path of plain block YAML
-    (storage/yaml_block.py), or _DECLINED for anything else."""
-    text = block_yaml_text(data)
-    if text is not None and _standard_tags() and (
-            _block_reader_on() if block_reader is None else block_reader):
-        try:
-            return BLOCK_READER.parse(text)
-        except NotSimple:
-            pass
-    return _DECLINED
-
-
 def _block_reader_on() -> bool:
-    """Whether the fast path may read a file whose reader did not say (Speed.block_yaml_reader,
-    from RECLASS_NG_SPEED). A yaml_fs storage asks once when it opens (its parsed files are
-    shared by every inventory reusing it): reading the environment costs more than a file."""
+    """Whether the fast path may read files when the loader's owner did not say
+    (Speed.block_yaml_reader, from RECLASS_NG_SPEED). A yaml_fs storage asks once, when it
+    opens (its parsed files are shared by every inventory reusing it): reading the environment
+    costs more than a file."""
     from reclass_ng.settings import Speed  # settings imports errors, which import this
 
     return Speed.from_environment().block_yaml_reader
 
 
 def _parse(data: bytes) -> Any:
-    """The document in `data`: plain block YAML by the fast path, anything else by
-    parse_yaml_full."""
-    document = _block_document(data)
-    return parse_yaml_full(data) if document is _DECLINED else document
+    """The document in `data` read by a new YamlLoader (tests compare it with
+    parse_yaml_full)."""
+    loader = YamlLoader(block_reader=True)
+    document = loader.block_document(data)
+    return parse_yaml_full(data, loader) if document is _DECLINED else document
 
 
 def _standard_tags() -> bool:
@@ -262,11 +287,12 @@ def _standard_tags() -> bool:
     return usable
 
 
-def parse_yaml_full(data: bytes) -> Any:
-    """The document in `data`, read through PyYAML's parser (the fast path's reference)."""
+def parse_yaml_full(data: bytes, loader: YamlLoader | None = None) -> Any:
+    """The document in `data`, read through PyYAML's parser (the fast path's reference), with
+    the memo tables of `loader` (a new YamlLoader's when None)."""
     from reclass_ng.storage.yaml_full import parse_yaml_full as full
 
-    return full(data)
+    return full(data, loader or YamlLoader())
 
 
 def read_input_file(path: str) -> bytes:
@@ -316,20 +342,15 @@ def read_input_file_stat(path: str) -> tuple[bytes, os.stat_result]:
 
 
 def load_yaml_file(path: str, block_reader: bool | None = None) -> Any:
-    """The document in `path`; invalid YAML is an error naming the file, line and column."""
-    return parse_yaml_bytes(read_input_file(path), path, block_reader)
+    """The document in `path` read by a new YamlLoader, for a file read on its own (settings,
+    a tool); a storage reads its files with its own loader. `block_reader`: as YamlLoader's."""
+    return YamlLoader(block_reader=block_reader).load_file(path)
 
 
 def parse_yaml_bytes(data: bytes, path: str, block_reader: bool | None = None) -> Any:
-    """The document in `data` (read from `path`, named in errors), within the loader's
-    limits; `block_reader`: whether the fast path may read it (Speed.block_yaml_reader;
-    default: RECLASS_NG_SPEED's)."""
-    document = _block_document(data, block_reader)
-    if document is not _DECLINED:
-        return document
-    from reclass_ng.storage.yaml_full import parse_yaml_bytes_full
-
-    return parse_yaml_bytes_full(data, path)
+    """The document in `data` (read from `path`, named in errors) read by a new YamlLoader,
+    for a document read on its own (YamlLoader.parse_bytes). `block_reader`: as YamlLoader's."""
+    return YamlLoader(block_reader=block_reader).parse_bytes(data, path)
 
 
 def compose_yaml_file(path: str) -> Any:

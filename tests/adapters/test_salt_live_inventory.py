@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -93,3 +94,27 @@ def test_changing_what_ext_pillar_returned_never_changes_a_later_answer(
                 pillar["_reclass_"]["name"].clear()
                 del pillar["count"]
         assert any(path.name.startswith("live-") for path in cache.iterdir())
+
+
+def test_one_inventorys_floats_never_change_how_anothers_pillars_are_copied(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A NaN read by one configuration once made the master process read back and compare
+    # the pillar JSON of every configuration (a process global, never reset); whether floats
+    # may differ is now known per inventory, and the NaN one's pillar is still exact.
+    nan_base = write_inventory(tmp_path / "nan", {
+        "nodes/n.yml": "parameters: {missing: .nan, tiny: 0.00001}\n"})
+    plain_base = write_inventory(tmp_path / "plain", {"nodes/p.yml": "parameters: {x: 2.5}\n"})
+    read_back: list[bool] = []
+    real_plain_json = salt.plain_json
+
+    def recording_plain_json(value: object, nan_possible: bool = True) -> bytes | None:
+        read_back.append(nan_possible)
+        return real_plain_json(value, nan_possible)
+
+    monkeypatch.setattr(salt, "plain_json", recording_plain_json)
+    monkeypatch.setattr(salt, "LIVE_INVENTORIES", LiveInventoryPool(open_inventory))
+    monkeypatch.setattr(salt, "PILLARS", salt.PillarCopies())
+    nan_pillar = salt.ext_pillar("n", {}, inventory_base_uri=str(nan_base))
+    assert math.isnan(nan_pillar["missing"]) and nan_pillar["tiny"] == 1e-05
+    assert salt.ext_pillar("p", {}, inventory_base_uri=str(plain_base))["x"] == 2.5
+    assert read_back == [True, False]
