@@ -126,15 +126,15 @@ def test_watch_reports_an_unreadable_class_file_and_goes_on(inventory, case):
         return lines.get(timeout=TIME_LIMIT * 6)
 
     try:
-        first = next_line()
-        assert first.startswith("error: "), first
+        first = next_line()  # what it rendered and that it watches, then each failing node
+        assert first.startswith("reclass-ng watch: ") and "failing" in first, first
         seen = [first]
         while message not in "".join(seen):
             seen.append(next_line())
         assert "hostile.yml" in "".join(seen)
         hostile.unlink()
         hostile.write_text("parameters: {hostile: gone}\n")
-        while not next_line().startswith(("changed:", "added:")):
+        while not next_line().startswith(("fixed:", "changed:", "added:")):
             pass
     finally:
         watcher.kill()
