@@ -58,7 +58,7 @@ def audit_one(argv: list[str]) -> dict[str, int]:
            "shared class walks: declined", lambda taken: not taken)
     _count(Resolver, "_rendered_now", counts, "resolver fast paths: values",
            "resolver fast paths: declined", lambda new: new is NOT_RENDERED)
-    _count(Resolver, "_target_by_walk", counts, "resolver fast paths: values",
+    _count(Resolver, "_rendered_target", counts, "resolver fast paths: values",
            "resolver fast paths: declined", lambda new: new is NOT_RENDERED)
     _count(Resolver, "_render_at", counts, "resolver: full renders", "-", lambda _: False)
     _count(Resolver, "_reuse", counts, "subtree memo: containers offered",
