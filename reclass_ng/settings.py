@@ -67,9 +67,13 @@ STORAGE_TYPES = ("yaml_fs", "yaml_git", "mixed")
 
 def _storage_type(value: Any, name: str) -> str:
     text = _string(value, name)
-    if text not in STORAGE_TYPES:
+    # A misspelling of a known storage fails here, at its file and line. Any other name is a
+    # storage module's (reclass_ng.storage.<name>, the plug-in contract of storage.base): it
+    # is looked up when the storage opens, which reports a name no module answers to.
+    hint = did_you_mean(text, STORAGE_TYPES) if text not in STORAGE_TYPES else ""
+    if hint:
         raise ConfigError(f"Storage type {text!r} is not supported; reclass-ng reads yaml_fs, "
-                          f"yaml_git and mixed inventories{did_you_mean(text, STORAGE_TYPES)}")
+                          f"yaml_git and mixed inventories{hint}")
     return text
 
 
