@@ -10,9 +10,11 @@ if TYPE_CHECKING:
 
 
 class _FrozenRender:
-    """Whether the last render froze what it left alive (see cycle_collection_paused)."""
+    """Whether the last render froze what it left alive, and how much was alive after the last
+    render that collected (see cycle_collection_paused)."""
 
     froze = False
+    survivors = 0
 
 
 class cycle_collection_paused:  # lower case: used like the function it was, `with ...():`
@@ -23,8 +25,13 @@ class cycle_collection_paused:  # lower case: used like the function it was, `wi
     was on, it is switched back on afterwards with everything then alive frozen (`gc.freeze`):
     otherwise its next pass would go over every object the render made (0.45 s at 2,000
     nodes) and find nothing to collect. Reference counting still frees frozen objects; the
-    next render unfreezes them and collects once before it starts, so cyclic garbage among
-    them is kept until the next render at most. A single render pays no collection at all.
+    next render unfreezes them, and collects before it starts once a quarter more objects are
+    frozen than were alive after the last collection: CPython's own rule for its oldest
+    generation. A full pass costs time in proportion to everything alive, and in a long-lived
+    process (a service, an editor, a test run) that is far more than one render makes:
+    collecting before every render cost a render of a few nodes 0.3 s and more. Cyclic garbage
+    frozen by renders is so bounded to a quarter of what is alive. A single render pays no
+    collection at all.
     With `collect` False, what earlier renders froze stays frozen and uncollected (a
     long-lived inventory rendering a few nodes at a time collects once per generation, not
     once per node: reclass_ng.incremental.live).
@@ -40,10 +47,13 @@ class cycle_collection_paused:  # lower case: used like the function it was, `wi
     def __enter__(self) -> None:
         self.was_enabled = was_enabled = gc.isenabled()
         if _FrozenRender.froze and self.collect:
+            frozen = gc.get_freeze_count()
             gc.unfreeze()
             _FrozenRender.froze = False
-            if was_enabled:
-                gc.collect()  # cyclic garbage among what the last render froze, before refreezing
+            survivors = _FrozenRender.survivors
+            if was_enabled and frozen - survivors > survivors // 4:
+                gc.collect()  # cyclic garbage among what renders froze, before refreezing
+                _FrozenRender.survivors = 0  # counted again when this render freezes
         gc.disable()
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -51,4 +61,6 @@ class cycle_collection_paused:  # lower case: used like the function it was, `wi
         if self.was_enabled:
             gc.freeze()
             _FrozenRender.froze = True
+            if not _FrozenRender.survivors:
+                _FrozenRender.survivors = gc.get_freeze_count()
             gc.enable()
