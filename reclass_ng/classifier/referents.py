@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from reclass_ng.classifier.catalog import ClassCatalog
+from reclass_ng.classifier.catalog import ClassCatalog, PuppetClass
 from reclass_ng.classifier.errors import GroupProblem
 from reclass_ng.classifier.groups import Group
 from reclass_ng.classifier.hierarchy import GroupTree
@@ -70,24 +70,8 @@ def referent_problems(tree: GroupTree, catalog: ClassCatalog | None,
     for group in (tree.walk() if groups is None else groups):
         if not catalog.has_environment(group.environment):
             continue
-        known = catalog.classes(group.environment)
-        missing: list[dict[str, Any]] = []
-        unspecified: list[dict[str, Any]] = []
-        for class_name, (declared_by, params) in sorted(inherited_classes(tree, group).items()):
-            base = {"environment": group.environment, "group": group.name}
-            puppet_class = known.get(class_name)
-            if puppet_class is None:
-                missing.append({"kind": "missing-class", "missing": class_name, **base,
-                                "defined_by": declared_by})
-                continue
-            for param, (_, set_by) in sorted(params.items()):
-                if param not in puppet_class.parameters:
-                    missing.append({"kind": "missing-parameter", "missing": [class_name, param],
-                                    **base, "defined_by": set_by})
-            required = [p for p in puppet_class.required() if p not in params]
-            if required:
-                unspecified.append({"kind": UNSPECIFIED_PARAMETERS, **base, "class": class_name,
-                                    "unspecified": required, "defined_by": declared_by})
+        missing, unspecified = _referent_details(tree, group,
+                                                 catalog.classes(group.environment))
         if missing:
             problems.append(GroupProblem(
                 MISSING_REFERENTS, _missing_message(missing), group.file, group.id, group.name,
@@ -97,6 +81,30 @@ def referent_problems(tree: GroupTree, catalog: ClassCatalog | None,
                 UNSPECIFIED_PARAMETERS, _unspecified_message(unspecified), group.file, group.id,
                 group.name, unspecified, ("classes",)))
     return problems
+
+
+def _referent_details(tree: GroupTree, group: Group, known: dict[str, PuppetClass]
+                      ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The missing-referents and the unspecified-parameters details of one group, whose
+    environment has the classes `known`."""
+    missing: list[dict[str, Any]] = []
+    unspecified: list[dict[str, Any]] = []
+    base = {"environment": group.environment, "group": group.name}
+    for class_name, (declared_by, params) in sorted(inherited_classes(tree, group).items()):
+        puppet_class = known.get(class_name)
+        if puppet_class is None:
+            missing.append({"kind": "missing-class", "missing": class_name, **base,
+                            "defined_by": declared_by})
+            continue
+        missing.extend({"kind": "missing-parameter", "missing": [class_name, param], **base,
+                        "defined_by": set_by}
+                       for param, (_, set_by) in sorted(params.items())
+                       if param not in puppet_class.parameters)
+        required = [p for p in puppet_class.required() if p not in params]
+        if required:
+            unspecified.append({"kind": UNSPECIFIED_PARAMETERS, **base, "class": class_name,
+                                "unspecified": required, "defined_by": declared_by})
+    return missing, unspecified
 
 
 def _missing_message(details: Sequence[dict[str, Any]]) -> str:

@@ -204,30 +204,42 @@ def _reference(trace: NodeTrace, ref: Ref | Query, depth: int, seen: frozenset[s
         out["inner"] = inner
     keys = trace.split(path)
     value = lookup(trace.params, keys)
-    if value is MISSING:
-        out["note"] = "missing" if default is None else f"missing: the default {default!r} is used"
-        return out
-    out["value"] = plain(value)
-    if path in seen:
-        out["note"] = "loop: already explained above"
-        return out
-    if depth >= MAX_REFERENCE_DEPTH:
-        out["note"] = "depth limit reached"
+    if value is not MISSING:
+        out["value"] = plain(value)
+    note = _not_followed(value, default, path in seen, depth)
+    if note is not None:
+        out["note"] = note
         return out
     leaf, _ = _leaf_and_element(trace.params, keys)
     if isinstance(value, dict) and value:
         # A whole mapping: name who wrote its leaves, without following their references.
-        writers: dict[tuple, dict[str, Any]] = {}
-        for item in _final_leaves(value, leaf):
-            for contribution in trace.trace(item):
-                if contribution.final:
-                    where = _where(trace, contribution)
-                    writers.setdefault((where["source"], where["key"]), where)
-        out["sources"] = list(writers.values())
-        return out
-    out["sources"] = [_contribution(trace, c, depth + 1, seen | {path})
-                      for c in trace.trace(leaf) if c.final]
+        out["sources"] = _mapping_writers(trace, value, leaf)
+    else:
+        out["sources"] = [_contribution(trace, c, depth + 1, seen | {path})
+                          for c in trace.trace(leaf) if c.final]
     return out
+
+
+def _not_followed(value: Any, default: Any, seen: bool, depth: int) -> str | None:
+    """Why the writes behind a reference's value are not listed, or None when they are."""
+    if value is MISSING:
+        return "missing" if default is None else f"missing: the default {default!r} is used"
+    if seen:
+        return "loop: already explained above"
+    if depth >= MAX_REFERENCE_DEPTH:
+        return "depth limit reached"
+    return None
+
+
+def _mapping_writers(trace: NodeTrace, value: dict, leaf: tuple) -> list[dict[str, Any]]:
+    """Who wrote the final values of a mapping's leaves, each writer and key once."""
+    writers: dict[tuple, dict[str, Any]] = {}
+    for item in _final_leaves(value, leaf):
+        for contribution in trace.trace(item):
+            if contribution.final:
+                where = _where(trace, contribution)
+                writers.setdefault((where["source"], where["key"]), where)
+    return list(writers.values())
 
 
 # -- classes and applications ------------------------------------------------------------------

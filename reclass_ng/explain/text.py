@@ -42,31 +42,35 @@ def _by(item: dict[str, Any]) -> str:
     return f"{label(item)} ({place(item)}, {item['key']})"
 
 
+# What became of a write, when no later write is named.
+_EFFECTS = {"merged": "merged (mappings merge key by key)",
+            "appended": "appended to the list",
+            "removes": "removes what earlier writes put below it"}
+# What a later write (`{by}`) did to it.
+_EFFECTS_BY = {"overridden": "overridden by {by}",
+               "replaced": "replaced by {by} with ~",
+               "ignored": "ignored: constant set by {by}",
+               "removed": "removed by {by}"}
+
+
+def _set_text(flag: str) -> str:
+    text = "set"
+    if "~" in flag:
+        text += " with ~ (replaces what was there)"
+    if "=" in flag:
+        text += " as a constant (later writes are ignored)"
+    return text
+
+
 def effect_text(c: dict[str, Any]) -> str:
     """What became of a write, in words."""
     effect, by = c["effect"], c.get("by")
     if effect == "set":
-        text = "set"
-        if "~" in c.get("flag", ""):
-            text += " with ~ (replaces what was there)"
-        if "=" in c.get("flag", ""):
-            text += " as a constant (later writes are ignored)"
-    elif effect == "merged":
-        text = "merged (mappings merge key by key)"
-    elif effect == "appended":
-        text = "appended to the list"
-    elif effect == "removes":
-        text = "removes what earlier writes put below it"
-    elif by is None:
-        text = effect
-    elif effect == "overridden":
-        text = f"overridden by {_by(by)}"
-    elif effect == "replaced":
-        text = f"replaced by {_by(by)} with ~"
-    elif effect == "ignored":
-        text = f"ignored: constant set by {_by(by)}"
-    elif effect == "removed":
-        text = f"removed by {_by(by)}"
+        text = _set_text(c.get("flag", ""))
+    elif effect in _EFFECTS:
+        text = _EFFECTS[effect]
+    elif by is not None and effect in _EFFECTS_BY:
+        text = _EFFECTS_BY[effect].format(by=_by(by))
     else:
         text = effect
     return text + (" -> in the final value" if c.get("final") else "")

@@ -2,23 +2,6 @@
 
 Pages are rendered on the server from the engine's data and the existing tools (explain, diff,
 the classifier); a small stylesheet and script are shipped as package data, with no build step
-and nothing fetched from elsewhere. Mount it on the service's app with `mount_explorer(app)`.
+and nothing fetched from elsewhere. The service mounts it (`reclass_ng.server.explorer_routes`):
+the explorer is a tool and never imports the server.
 """
-
-from __future__ import annotations
-
-from fastapi import FastAPI
-
-
-def mount_explorer(app: FastAPI) -> None:
-    """Serve the explorer at /ui/ from the app's ServiceContext (`app.state.service`, set
-    before this is called): the same inventory state and observed state as the API."""
-    from reclass_ng.explorer.data import ExplorerData
-    from reclass_ng.explorer.routes import router
-
-    context = app.state.service
-    app.state.explorer = ExplorerData(context.inventory, context.observed)
-    app.include_router(router)
-
-
-__all__ = ["mount_explorer"]

@@ -131,29 +131,19 @@ class NodeCatalogue:
     def _passes(self, node: NodeSummary, wanted: NodeFilter) -> bool:
         if wanted.failing and node.error is None:
             return False
-        if wanted.text:
-            needle = wanted.text.lower()
-            haystack: Iterable[str] = (node.name, node.environment, *node.classes,
-                                       *node.groups)
-            if not any(needle in item.lower() for item in haystack):
-                return False
-        if wanted.environment and node.environment != wanted.environment:
+        if wanted.text and not _mentions(node, wanted.text):
             return False
-        if wanted.class_name and wanted.class_name not in node.classes:
+        if not _has_named(node, wanted):
             return False
-        if wanted.application and wanted.application not in node.applications:
+        return not wanted.parameter or self._has_parameter(node, wanted.parameter)
+
+    def _has_parameter(self, node: NodeSummary, wanted: str) -> bool:
+        """Whether the node has the parameter `path`, or `path=value` (as the page shows it)."""
+        if node.info is None:
             return False
-        if wanted.group and wanted.group not in node.groups:
-            return False
-        if wanted.parameter:
-            if node.info is None:
-                return False
-            path, has_value, expected = wanted.parameter.partition("=")
-            found, value = parameter_value(node.info["parameters"], path.strip(),
-                                           self.delimiter)
-            if not found or (has_value and value_text(value) != expected.strip()):
-                return False
-        return True
+        path, has_value, expected = wanted.partition("=")
+        found, value = parameter_value(node.info["parameters"], path.strip(), self.delimiter)
+        return found and (not has_value or value_text(value) == expected.strip())
 
     def group_names(self) -> list[str]:
         return sorted({group for node in self.nodes for group in node.groups})
@@ -163,6 +153,21 @@ class NodeCatalogue:
 
     def failed(self) -> list[NodeSummary]:
         return [node for node in self.nodes if node.error is not None]
+
+
+def _mentions(node: NodeSummary, text: str) -> bool:
+    """Whether `text` is in the node's name, environment, a class or a group, in any case."""
+    needle = text.lower()
+    haystack: Iterable[str] = (node.name, node.environment, *node.classes, *node.groups)
+    return any(needle in item.lower() for item in haystack)
+
+
+def _has_named(node: NodeSummary, wanted: NodeFilter) -> bool:
+    """Whether the node has the environment, class, application and group the filter names."""
+    return ((not wanted.environment or node.environment == wanted.environment)
+            and (not wanted.class_name or wanted.class_name in node.classes)
+            and (not wanted.application or wanted.application in node.applications)
+            and (not wanted.group or wanted.group in node.groups))
 
 
 def _node_file(inventory: reclass_ng.Inventory, name: str) -> dict[str, Any]:

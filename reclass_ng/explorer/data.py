@@ -2,8 +2,10 @@
 
 `ExplorerData` sits on the service's own InventoryState (the files, re-read when they change)
 and ObservedState (the facts nodes reported), so the explorer shows exactly what the API
-serves. Everything derived from the files belongs to one snapshot signature; the caches here
-are owned by the ExplorerData object and bounded.
+serves. It names what it reads of them as protocols, so that the explorer, a tool, does not
+import the server, the integration that mounts it (reclass_ng.server.explorer_routes).
+Everything derived from the files belongs to one snapshot signature; the caches here are owned
+by the ExplorerData object and bounded.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import threading
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Hashable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -29,12 +32,43 @@ from reclass_ng.explorer.catalogue import NodeCatalogue, error_text, groups_matc
 from reclass_ng.explorer.class_graph import ClassGraph
 from reclass_ng.explorer.provenance import NodeExplanation
 from reclass_ng.schemas import Violation, check_node, load_schemas
-from reclass_ng.server.inventory_state import InventoryState, Snapshot
-from reclass_ng.server.observed_state import ObservedState
+
+if TYPE_CHECKING:  # the protocol below names it; the explorer reads the tree it is given
+    from reclass_ng.classifier.hierarchy import GroupTree
 
 PROVENANCE_CACHE_SIZE = 32  # node traces kept (a trace is one node's merge, replayed)
 DIFF_CACHE_SIZE = 4  # diffs kept (each renders the inventory twice)
 WORKING_TREE = ""  # the diff side that is the directory as it is now
+
+
+class InventorySnapshot(Protocol):
+    """The files as read at one signature (the service's Snapshot is one)."""
+
+    @property
+    def signature(self) -> Hashable: ...
+
+    @property
+    def tree(self) -> GroupTree | None: ...
+
+
+SnapshotT = TypeVar("SnapshotT", bound=InventorySnapshot)
+SnapshotT_contra = TypeVar("SnapshotT_contra", bound=InventorySnapshot, contravariant=True)
+
+
+class LiveInventory(Protocol[SnapshotT_contra]):
+    """The inventory directory and its reclass inventory at a snapshot (the service's
+    InventoryState is one)."""
+
+    @property
+    def inventory_dir(self) -> Path: ...
+
+    def inventory(self, snapshot: SnapshotT_contra) -> reclass_ng.Inventory: ...
+
+
+class StoredFacts(Protocol):
+    """The facts each node last reported (the service's ObservedState is one)."""
+
+    def runtime(self, node: str) -> dict[str, Any] | None: ...
 
 
 @attrs.frozen
@@ -55,10 +89,10 @@ class DiffResult:
     error: str | None
 
 
-class ExplorerData:
+class ExplorerData(Generic[SnapshotT]):
     """Read-only views of one inventory directory for the explorer pages."""
 
-    def __init__(self, state: InventoryState, observed: ObservedState) -> None:
+    def __init__(self, state: LiveInventory[SnapshotT], observed: StoredFacts) -> None:
         self.state = state
         self.observed = observed
         # (signature, what) -> the catalogue or the class graph of a snapshot
@@ -71,13 +105,10 @@ class ExplorerData:
 
     # -- the files as they are now ----------------------------------------------------------
 
-    def snapshot(self) -> Snapshot:
-        return self.state.snapshot()
-
-    def inventory(self, snapshot: Snapshot) -> reclass_ng.Inventory:
+    def inventory(self, snapshot: SnapshotT) -> reclass_ng.Inventory:
         return self.state.inventory(snapshot)
 
-    def catalogue(self, snapshot: Snapshot) -> NodeCatalogue:
+    def catalogue(self, snapshot: SnapshotT) -> NodeCatalogue:
         """Every node rendered (once per snapshot: the first page after a change waits)."""
         key = (snapshot.signature, "catalogue")
 
@@ -88,13 +119,13 @@ class ExplorerData:
                     self.inventory(snapshot), snapshot.tree, self.observed.runtime)
         return self._per_snapshot.get(key, build)
 
-    def class_graph(self, snapshot: Snapshot) -> ClassGraph:
+    def class_graph(self, snapshot: SnapshotT) -> ClassGraph:
         return self._per_snapshot.get((snapshot.signature, "classes"),
                                       lambda _key: ClassGraph(self.inventory(snapshot)))
 
     # -- one node ---------------------------------------------------------------------------
 
-    def provenance(self, snapshot: Snapshot, node: str) -> NodeExplanation:
+    def provenance(self, snapshot: SnapshotT, node: str) -> NodeExplanation:
         """The node's trace; raises the engine's error when the node does not render."""
         return self._provenance.get((snapshot.signature, node),
                                     lambda _key: NodeExplanation(self.inventory(snapshot), node))
@@ -113,7 +144,7 @@ class ExplorerData:
         return check_node(schemas, prov.node, prov.info["parameters"], prov.trace.provenance,
                           base), None
 
-    def node_groups(self, snapshot: Snapshot, node: str) -> NodeGroups | None:
+    def node_groups(self, snapshot: SnapshotT, node: str) -> NodeGroups | None:
         tree = snapshot.tree
         if tree is None:
             return None
@@ -124,7 +155,7 @@ class ExplorerData:
         return NodeGroups(stored, steps.matched, steps.leaves,
                           explanation_from_steps(tree, steps))
 
-    def group_nodes(self, snapshot: Snapshot) -> dict[str, list[str]]:
+    def group_nodes(self, snapshot: SnapshotT) -> dict[str, list[str]]:
         """Group id -> the inventory's nodes it matches with their stored facts (matching
         needs names and facts only: no node is rendered)."""
         found: dict[str, list[str]] = {}
@@ -152,7 +183,7 @@ class ExplorerData:
         lines = proc.stdout.decode(errors="replace").splitlines()
         return [tuple(line.split("\0", 1)) for line in lines if "\0" in line]  # type: ignore[misc]
 
-    def diff(self, snapshot: Snapshot, old: str, new: str) -> DiffResult:
+    def diff(self, snapshot: SnapshotT, old: str, new: str) -> DiffResult:
         """The `reclass-ng diff` of two revisions (WORKING_TREE: the directory as it is)."""
         key = (old, new, snapshot.signature if WORKING_TREE in (old, new) else None)
         return self._diffs.get(key, lambda _key: self._compute_diff(old, new))

@@ -57,6 +57,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple, Union
 
+import attrs
 import orjson
 
 Piece = Union[bytes, memoryview, None]  # noqa: UP007 (a runtime alias on 3.10)  # None: the timestamp's place
@@ -282,64 +283,92 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
     kept = _segments_kept(parts, old_segments, MAX_SEGMENTS - new_bytes)
     if isinstance(entries, bytes) and kept != list(range(len(old_segments))):
         return  # the stored entries' ranges would move: keep the old cache
-    new_index = len(kept)  # the new segment comes after the kept ones
+    laid = _lay_out(parts, old_segments, kept)
+    if not isinstance(entries, bytes):
+        for entry in entries["nodes"].values():
+            entry["text"] = _placed(entry["text"], laid.places)
+        entries["frame"] = [_placed(item, laid.places) for item in entries["frame"]]
+    segments = [[old_segments[at].name, len(old_segments[at].view),
+                 old.header["segments"][at][2], old_segments[at].slots]  # type: ignore[union-attr]
+                for at in kept]
+    _write_files(path, header, segments, laid,
+                 entries if isinstance(entries, bytes) else orjson.dumps(entries),
+                 listing if isinstance(listing, bytes) else orjson.dumps(listing), warn)
+
+
+@attrs.define
+class _Layout:
+    """Where the parts of a new cache go: each part's (segment, start, end) or None for a
+    timestamp, the runs of the index's layout, and the new segment's bytes, size, CRC and
+    timestamp slots."""
+
+    new_index: int  # the new segment's, after the kept ones
+    places: list[tuple[int, int, int] | None] = attrs.Factory(list)
+    layout: list[list[int]] = attrs.Factory(list)
+    chunks: list[bytes | memoryview] = attrs.Factory(list)
+    size: int = 0
+    crc: int = 0
+    slots: list[int] = attrs.Factory(list)
+
+    def add_timestamp(self, previous: Part, old_segments: list[Segment]) -> None:
+        """A timestamp's place: after the new bytes just written, or at a slot that ends the
+        stored text before it."""
+        if isinstance(previous, (bytes, memoryview)):
+            self.slots.append(self.size)
+        elif not _ends_at_slot(previous, old_segments):
+            raise ValueError("a timestamp's place that is not in a stored text")
+        self.places.append(None)
+
+    def add_new(self, part: bytes | memoryview) -> None:
+        self.chunks.append(part)
+        self.crc = zlib.crc32(part, self.crc)
+        self.add_place((self.new_index, self.size, self.size + len(part)))
+        self.size += len(part)
+
+    def add_place(self, place: tuple[int, int, int]) -> None:
+        self.places.append(place)
+        if self.layout and self.layout[-1][0] == place[0] and self.layout[-1][2] == place[1]:
+            self.layout[-1][2] = place[2]  # continues the run before it
+        else:
+            self.layout.append(list(place))
+
+
+def _lay_out(parts: list[Part], old_segments: list[Segment], kept: list[int]) -> _Layout:
+    """The places of `parts` when the `kept` old segments stay (renumbered in order) and the
+    live bytes of the others are copied into the new segment."""
     renumbered = {old_at: new_at for new_at, old_at in enumerate(kept)}
-    chunks: list[bytes | memoryview] = []
-    slots: list[int] = []
-    layout: list[list[int]] = []
-    places: list[tuple[int, int, int] | None] = []  # per part: (segment, start, end)
-    size = crc = 0
+    laid = _Layout(len(kept))
     previous: Part = None
     for part in parts:
         if type(part) is Span and part.segment not in renumbered:  # compacted: copied
             part = old_segments[part.segment].view[part.start:part.end]
         if part is None:
-            if isinstance(previous, (bytes, memoryview)):
-                slots.append(size)
-            elif not _ends_at_slot(previous, old_segments):
-                raise ValueError("a timestamp's place that is not in a stored text")
-            places.append(None)
+            laid.add_timestamp(previous, old_segments)
+        elif type(part) is Span:
+            laid.add_place((renumbered[part.segment], part.start, part.end))
         else:
-            if type(part) is Span:
-                place = (renumbered[part.segment], part.start, part.end)
-            else:
-                chunks.append(part)  # type: ignore[arg-type]
-                crc = zlib.crc32(part, crc)  # type: ignore[arg-type]
-                place = (new_index, size, size + len(part))
-                size = place[2]
-            places.append(place)
-            if layout and layout[-1][0] == place[0] and layout[-1][2] == place[1]:
-                layout[-1][2] = place[2]
-            else:
-                layout.append(list(place))
+            laid.add_new(part)  # type: ignore[arg-type]
         previous = part
-    if not isinstance(entries, bytes):
-        for entry in entries["nodes"].values():
-            entry["text"] = _placed(entry["text"], places)
-        entries["frame"] = [_placed(item, places) for item in entries["frame"]]
-    entries_bytes = entries if isinstance(entries, bytes) else orjson.dumps(entries)
-    listing_bytes = listing if isinstance(listing, bytes) else orjson.dumps(listing)
-    rest = entries_bytes + b"\n" + listing_bytes + b"\n"
-    segments = [[old_segments[at].name, len(old_segments[at].view),
-                 old.header["segments"][at][2], old_segments[at].slots]  # type: ignore[union-attr]
-                for at in kept]
+    return laid
+
+
+def _write_files(path: str, header: dict[str, Any], segments: list[list[Any]], laid: _Layout,
+                 entries: bytes, listing: bytes, warn: Callable[[str], None]) -> None:
+    """Write the new segment (when there are new bytes) and the index, and put them in place
+    (_commit); remove what is left of them when that fails."""
     directory = os.path.dirname(path)
-    stem = os.path.basename(path).removesuffix(".cache")
     new_name = None
     temporary = None
     try:
         os.makedirs(directory, exist_ok=True)
-        if chunks:
-            new_name = f"{stem}-{secrets.token_hex(8)}.out"
-            handle = os.open(os.path.join(directory, new_name),
-                             os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                             0o600)
-            with os.fdopen(handle, "wb") as stream:
-                stream.writelines(chunks)
-            segments.append([new_name, size, crc, slots])
+        if laid.chunks:
+            new_name = _new_segment_name(path)
+            _write_segment(os.path.join(directory, new_name), laid.chunks)
+            segments.append([new_name, laid.size, laid.crc, laid.slots])
         header_line = orjson.dumps(dict(
-            header, segments=segments, layout=layout, entries_size=len(entries_bytes),
-            listing_size=len(listing_bytes))) + b"\n"
+            header, segments=segments, layout=laid.layout, entries_size=len(entries),
+            listing_size=len(listing))) + b"\n"
+        rest = entries + b"\n" + listing + b"\n"
         index_crc = zlib.crc32(rest, zlib.crc32(header_line))
         import tempfile  # only runs that write import it (an unchanged one seldom does)
 
@@ -355,6 +384,18 @@ def write_cache_file(path: str, header: dict[str, Any], entries: dict[str, Any] 
             if leftover:
                 with contextlib.suppress(OSError):
                     os.unlink(leftover)
+
+
+def _new_segment_name(path: str) -> str:
+    """A fresh name for a new segment of the cache at `path`."""
+    return f"{os.path.basename(path).removesuffix('.cache')}-{secrets.token_hex(8)}.out"
+
+
+def _write_segment(segment_path: str, chunks: list[bytes | memoryview]) -> None:
+    handle = os.open(segment_path,
+                     os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+    with os.fdopen(handle, "wb") as stream:
+        stream.writelines(chunks)
 
 
 def _placed(indexes: tuple[int, int], places: list[tuple[int, int, int] | None]

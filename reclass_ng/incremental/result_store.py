@@ -107,16 +107,7 @@ def load_results(settings: Settings, snapshot: InventorySnapshot,
 
 
 def _current(content: bytes, key: str, snapshot: InventorySnapshot) -> dict[str, NodeResult]:
-    if not content.startswith(_MAGIC):
-        raise ValueError("not a reclass-ng live results file")
-    checked = len(_MAGIC) + _CRC_LINE
-    if content[len(_MAGIC):checked] != b"%08x\n" % zlib.crc32(memoryview(content)[checked:]):
-        raise ValueError("its checksum does not match (a partial or changed file)")
-    end = content.index(b"\n", checked)
-    header = orjson.loads(content[checked:end])
-    if type(header) is not dict or header.get("key") != key:
-        raise ValueError("written for another inventory, other settings or another version")
-    body = memoryview(content)[end + 1:]
+    header, body = _header_and_body(content, key)
     # Every file once: (path, digest) as NodeDeps holds it, and whether it changed since.
     files = [(_str(path), _digest(digest)) for path, digest in header["files"]]
     digests = snapshot.digests
@@ -136,16 +127,35 @@ def _current(content: bytes, key: str, snapshot: InventorySnapshot) -> dict[str,
                         tuple((_str(name), _str(path)) for name, path in classes),
                         tuple(_str(name) for name in missing),
                         _digest(class_names_key), _digest(nodes_key))
-        if not deps.current(name, snapshot):
-            continue
-        start, stop = entry["at"]
-        if type(start) is not int or type(stop) is not int or not 0 <= start <= stop <= len(body):
-            raise ValueError(f"bad span of node {name}")
-        value = orjson.loads(body[start:stop])
-        if type(value) is not dict or value.get("__reclass__", {}).get("node") != name:
-            raise ValueError(f"the stored nodeinfo of {name} is not that node's")
-        results[name] = NodeResult(name, OK, value, (), (), deps)
+        if deps.current(name, snapshot):
+            results[name] = NodeResult(name, OK, _nodeinfo(name, entry["at"], body), (), (),
+                                       deps)
     return results
+
+
+def _header_and_body(content: bytes, key: str) -> tuple[dict[str, Any], memoryview]:
+    """The header of a results file written for `key`, and the body after it."""
+    if not content.startswith(_MAGIC):
+        raise ValueError("not a reclass-ng live results file")
+    checked = len(_MAGIC) + _CRC_LINE
+    if content[len(_MAGIC):checked] != b"%08x\n" % zlib.crc32(memoryview(content)[checked:]):
+        raise ValueError("its checksum does not match (a partial or changed file)")
+    end = content.index(b"\n", checked)
+    header = orjson.loads(content[checked:end])
+    if type(header) is not dict or header.get("key") != key:
+        raise ValueError("written for another inventory, other settings or another version")
+    return header, memoryview(content)[end + 1:]
+
+
+def _nodeinfo(name: str, span: Any, body: memoryview) -> dict[str, Any]:
+    """The stored nodeinfo of node `name` at `span` (start, stop) of the body."""
+    start, stop = span
+    if type(start) is not int or type(stop) is not int or not 0 <= start <= stop <= len(body):
+        raise ValueError(f"bad span of node {name}")
+    value = orjson.loads(body[start:stop])
+    if type(value) is not dict or value.get("__reclass__", {}).get("node") != name:
+        raise ValueError(f"the stored nodeinfo of {name} is not that node's")
+    return value
 
 
 def _indexes(values: Any, table: list[Any]) -> Any:

@@ -168,27 +168,22 @@ class RenderRules:
         if err is None or isinstance(err, ChangedConstantError):
             return  # constant-ignored reports the write that broke the constant
         failed = _reference_errors(err)
+        if failed:
+            self._add_failed_references(run.name, failed)
+        elif not (isinstance(err, YamlFileError) and err.path in self.yaml_broken):
+            self._add_node_error(run, err)
+
+    def _add_failed_references(self, node: str, failed: list[ValueAtPathError]) -> None:
         for ref_err in failed:
             ref = getattr(ref_err, "ref", None)
             what = f"{ref} cannot be resolved" if ref else ref_err.text
             key = (what, ref_err.path, ref_err.file() or "")
-            self.refs.setdefault(key, []).append(run.name)
+            self.refs.setdefault(key, []).append(node)
             # A hint ("did you mean ...") depends on the node's keys: show the first one.
             self.hints.setdefault(key, getattr(ref_err, "hint", None))
-        if failed:
-            return
-        if isinstance(err, YamlFileError):
-            if err.path in self.yaml_broken:
-                return
-            file, line = err.path, err.line
-        elif isinstance(err, ValueAtPathError):
-            file = err.file() or ""
-            line = self.index.line(file, _section_path(err.path))
-        elif isinstance(err, LocatedError):  # e.g. a class not found: its list entry
-            at = err.written_at()
-            file, line = err.file() or "", at.line if at is not None else None
-        else:
-            file, line = "", None
+
+    def _add_node_error(self, run: NodeRun, err: ReclassError) -> None:
+        file, line = self._place_of(err)
         if not file:
             # Format errors start with the file they are about; else the node file is the place.
             head = err.text.split(": ", 1)[0]
@@ -196,6 +191,18 @@ class RenderRules:
         text = " ".join(line.strip() for line in err.detail_lines())
         text += did_you_mean(err.suggestions())
         self.others.setdefault((file, line, text), []).append(run.name)
+
+    def _place_of(self, err: ReclassError) -> tuple[str, int | None]:
+        """The file and line an error is about, as far as it says ("" when it does not)."""
+        if isinstance(err, YamlFileError):
+            return err.path, err.line
+        if isinstance(err, ValueAtPathError):
+            file = err.file() or ""
+            return file, self.index.line(file, _section_path(err.path))
+        if isinstance(err, LocatedError):  # e.g. a class not found: its list entry
+            at = err.written_at()
+            return err.file() or "", at.line if at is not None else None
+        return "", None
 
     def findings(self) -> tuple[list[Finding], list[Finding]]:
         """(failing-reference, node-error) findings of every node that did not render."""

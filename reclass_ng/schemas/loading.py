@@ -135,6 +135,86 @@ def _setting(base: str) -> tuple[str, dict[str, str]] | None:
     return os.path.dirname(os.path.abspath(config)), value
 
 
+def _loops(shown: str) -> ConfigError:
+    return ConfigError(f"schema file {shown}: the schema loops (a YAML alias inside itself)")
+
+
+class _SchemaFiles:
+    """The schema files read so far (by file URI) and the registry holding them: each file is
+    read and checked when the setting or a `$ref` first names it."""
+
+    def __init__(self, directory: str, jsonschema: Any) -> None:
+        import referencing
+        from referencing.jsonschema import DRAFT202012
+
+        self._resource = lambda document: referencing.Resource.from_contents(
+            document, default_specification=DRAFT202012)
+        self._jsonschema = jsonschema
+        self.display = SchemaSet(directory, (), {}, None).display
+        self.documents: dict[str, Any] = {}
+        self.registry = referencing.Registry()
+
+    def add(self, path: str) -> str:
+        """Read and check the schema file at `path`; its URI."""
+        shown = self.display(path)
+        if len(self.documents) >= MAX_SCHEMA_FILES:
+            raise ConfigError(f"schema file {shown}: more than {MAX_SCHEMA_FILES} schema files "
+                              f"reached through $ref")
+        document = read_schema_document(path, shown)
+        try:  # jsonschema's own check, whatever validator the nodes are checked with
+            self._jsonschema.Draft202012Validator.check_schema(document)
+        except self._jsonschema.exceptions.SchemaError as err:
+            where = "#/" + "/".join(str(p) for p in err.path)
+            raise ConfigError(f"schema file {shown}: not a valid JSON Schema (draft 2020-12) at "
+                              f"{where}: {err.message}") from None
+        except RecursionError:
+            raise _loops(shown) from None
+        uri = "file://" + path
+        # The file's own URI as its base, so a relative $ref is read next to it.
+        if isinstance(document, dict) and "$id" not in document:
+            document = {"$id": uri, **document}
+        self.documents[uri] = document
+        self.registry = self.registry.with_resource(uri, self._resource(document))
+        return uri
+
+    def add_referenced(self, pending: list[str]) -> None:
+        """Read every file the `$ref`s of the `pending` files lead to, following files as
+        they are named: a `$ref` to a URL or to a missing file is found before any node is
+        checked."""
+        while pending:
+            pending.extend(self._add_targets_of(pending.pop()))
+
+    def _add_targets_of(self, uri: str) -> list[str]:
+        """Read the files the `$ref`s of `uri` name that are not read yet; their URIs."""
+        shown = self.display(_file_of(uri))
+        try:
+            refs = list(_refs(self.documents[uri]))
+        except RecursionError:
+            raise _loops(shown) from None
+        added = []
+        for _, ref in refs:
+            target = urldefrag(_join(uri, ref)).url
+            if not target.startswith("file://"):
+                raise ConfigError(f"schema file {shown}: $ref {ref!r}: only local files are "
+                                  f"read, not {target}")
+            if target not in self.documents:
+                if not os.path.isfile(_file_of(target)):
+                    raise ConfigError(f"schema file {shown}: $ref {ref!r}: no such file "
+                                      f"{self.display(_file_of(target))}")
+                added.append(self.add(_file_of(target)))
+        return added
+
+    def check_refs(self) -> None:
+        """Resolve every `$ref`: a missing place, or a chain of `$ref`s that comes back to
+        itself, is found before any node is checked."""
+        import referencing.exceptions
+
+        for uri, document in self.documents.items():
+            shown = self.display(_file_of(uri))
+            for _, ref in _refs(document):
+                _follow(self.registry, uri, ref, shown, referencing.exceptions, self.display)
+
+
 def load_schemas(base: str, delimiter: str = ":", fast: bool = True) -> SchemaSet | None:
     """The schemas the inventory in `base` attaches (None when its reclass-config.yml has no
     `schemas` setting), every file read and checked. `fast=False`: jsonschema's own keywords
@@ -144,83 +224,28 @@ def load_schemas(base: str, delimiter: str = ":", fast: bool = True) -> SchemaSe
         return None
     directory, setting = found
     jsonschema = _jsonschema()
-    import referencing
-    import referencing.exceptions
-    from referencing.jsonschema import DRAFT202012
-
     validator_class = jsonschema.Draft202012Validator
-    schema_checker = validator_class  # check_schema: jsonschema's own, always
     if fast:
         from reclass_ng.schemas.fast_keywords import KeywordMemo, fast_keywords
 
         validator_class = jsonschema.validators.extend(validator_class,
                                                        fast_keywords(KeywordMemo()))
-    documents: dict[str, Any] = {}
-    shown_set = SchemaSet(directory, (), {}, None)
-
-    def add(path: str, registry: Any) -> Any:
-        shown = shown_set.display(path)
-        if len(documents) >= MAX_SCHEMA_FILES:
-            raise ConfigError(f"schema file {shown}: more than {MAX_SCHEMA_FILES} schema files "
-                              f"reached through $ref")
-        document = read_schema_document(path, shown)
-        try:
-            schema_checker.check_schema(document)
-        except jsonschema.exceptions.SchemaError as err:
-            where = "#/" + "/".join(str(p) for p in err.path)
-            raise ConfigError(f"schema file {shown}: not a valid JSON Schema (draft 2020-12) at "
-                              f"{where}: {err.message}") from None
-        except RecursionError:
-            raise ConfigError(f"schema file {shown}: the schema loops (a YAML alias inside "
-                              f"itself)") from None
-        uri = "file://" + path
-        # The file's own URI as its base, so a relative $ref is read next to it.
-        if isinstance(document, dict) and "$id" not in document:
-            document = {"$id": uri, **document}
-        documents[uri] = document
-        resource = referencing.Resource.from_contents(document, default_specification=DRAFT202012)
-        return registry.with_resource(uri, resource)
-
-    registry = referencing.Registry()
+    files = _SchemaFiles(directory, jsonschema)
     attached = []
     pending: list[str] = []
     for key, name in setting.items():
         path = os.path.abspath(os.path.join(directory, os.path.expanduser(name)))
-        if "file://" + path not in documents:
-            registry = add(path, registry)
-            pending.append("file://" + path)
+        if "file://" + path not in files.documents:
+            pending.append(files.add(path))
         parts = tuple(key.split(delimiter)) if key else ()
         attached.append((parts, path))
-    # Every $ref resolved now, following files as they are named: a missing file or place,
-    # or a chain of $refs that comes back to itself, is found before any node is checked.
-    while pending:
-        uri = pending.pop()
-        shown = shown_set.display(_file_of(uri))
-        try:
-            refs = list(_refs(documents[uri]))
-        except RecursionError:
-            raise ConfigError(f"schema file {shown}: the schema loops (a YAML alias inside "
-                              f"itself)") from None
-        for _, ref in refs:
-            target = urldefrag(_join(uri, ref)).url
-            if not target.startswith("file://"):
-                raise ConfigError(f"schema file {shown}: $ref {ref!r}: only local files are "
-                                  f"read, not {target}")
-            if target not in documents:
-                if not os.path.isfile(_file_of(target)):
-                    raise ConfigError(f"schema file {shown}: $ref {ref!r}: no such file "
-                                      f"{shown_set.display(_file_of(target))}")
-                registry = add(_file_of(target), registry)
-                pending.append(target)
-    for uri in documents:
-        shown = shown_set.display(_file_of(uri))
-        for _, ref in _refs(documents[uri]):
-            _follow(registry, uri, ref, shown, referencing.exceptions, shown_set.display)
+    files.add_referenced(pending)
+    files.check_refs()
     validators = tuple(
-        AttachedSchema(parts, path, validator_class(documents["file://" + path],
-                                                    registry=registry))
+        AttachedSchema(parts, path, validator_class(files.documents["file://" + path],
+                                                    registry=files.registry))
         for parts, path in attached)
-    return SchemaSet(directory, validators, documents, registry)
+    return SchemaSet(directory, validators, files.documents, files.registry)
 
 
 def _join(base_uri: str, ref: str) -> str:

@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 import anyio.to_thread
 from fastapi import FastAPI
 
-from reclass_ng.explorer import mount_explorer
 from reclass_ng.server import (
     activity_routes,
     catalog_routes,
@@ -21,6 +20,7 @@ from reclass_ng.server import (
 )
 from reclass_ng.server.allowed_hosts import AllowedHosts
 from reclass_ng.server.errors import ApiError
+from reclass_ng.server.explorer_routes import mount_explorer
 from reclass_ng.server.fair_admission import FairAdmission
 from reclass_ng.server.http import BodyLimit, ServerConfig, context_from, install_error_handlers
 from reclass_ng.server.yaml_files import inventory_lock, remove_stale_temp_files_below

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
+import attrs
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -71,75 +72,98 @@ class ConnectionTable:
         return None
 
 
+@attrs.frozen
+class ConnectionLimits:
+    """The header timeout and the two connection caps of one server."""
+
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_per_client: int = DEFAULT_MAX_PER_CLIENT
+
+
+class BoundedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with the limits of the module's docstring. Each server uses a
+    subclass made by `bounded_protocol`, which holds its limits and its connection table."""
+
+    limits: ClassVar[ConnectionLimits]
+    table: ClassVar[ConnectionTable]
+    _header_timer: asyncio.TimerHandle | None = None
+    _client_key: str | None = None
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override,unused-ignore]
+        super().connection_made(transport)
+        self._client_key = self.client[0] if self.client else ""
+        self.table.add(self._client_key, self)
+        self._arm_header_timer()
+        self._enforce_caps(self._client_key)
+
+    def _enforce_caps(self, client: str) -> None:
+        """Close a connection when this new one, of `client`, goes past a cap."""
+        if self.table.count(client) > self.limits.max_per_client:
+            self._close_one_of(client)
+        elif self.table.total > self.limits.max_connections:
+            busiest, held = self.table.busiest()
+            if held > self.table.count(client):
+                self._close_one_of(busiest)
+            else:
+                self.drop()
+
+    def is_idle(self) -> bool:
+        """No request in progress (never sent one, or between keep-alive requests)."""
+        return (not self.transport.is_closing() and self.conn.their_state is h11.IDLE
+                and (self.cycle is None or self.cycle.response_complete))
+
+    def _close_one_of(self, client: str) -> None:
+        """Close an idle connection of `client` other than this new one; else this one."""
+        victim = self.table.idle_of(client, self)
+        (victim if victim is not None else self).drop()
+
+    def drop(self) -> None:
+        """Close this connection now and forget it in the per-client table."""
+        self._forget()
+        self.transport.close()
+
+    def _forget(self) -> None:
+        if self._client_key is not None:
+            self.table.remove(self._client_key, self)
+            self._client_key = None
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self._arm_header_timer()  # (a trickle of bytes does not re-arm a running timer)
+        else:
+            self._cancel_header_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_header_timer()
+        self._forget()
+        super().connection_lost(exc)
+
+    def _arm_header_timer(self) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.limits.header_timeout,
+                                                      self._headers_late)
+
+    def _cancel_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 def bounded_protocol(header_timeout: float = DEFAULT_HEADER_TIMEOUT,
                      max_connections: int = DEFAULT_MAX_CONNECTIONS,
                      max_per_client: int = DEFAULT_MAX_PER_CLIENT) -> type[H11Protocol]:
     """An H11Protocol class with these limits (and its own ConnectionTable), to pass to uvicorn
     as `http=`."""
-    table = ConnectionTable()
 
-    class BoundedH11Protocol(H11Protocol):
-        _header_timer: asyncio.TimerHandle | None = None
-        _client_key: str | None = None
+    class ServerH11Protocol(BoundedH11Protocol):
+        limits = ConnectionLimits(header_timeout, max_connections, max_per_client)
+        table = ConnectionTable()
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override,unused-ignore]
-            super().connection_made(transport)
-            self._client_key = self.client[0] if self.client else ""
-            table.add(self._client_key, self)
-            self._arm_header_timer()
-            if table.count(self._client_key) > max_per_client:
-                self._close_one_of(self._client_key)
-            elif table.total > max_connections:
-                busiest, held = table.busiest()
-                if held > table.count(self._client_key):
-                    self._close_one_of(busiest)
-                else:
-                    self.drop()
-
-        def is_idle(self) -> bool:
-            """No request in progress (never sent one, or between keep-alive requests)."""
-            return (not self.transport.is_closing() and self.conn.their_state is h11.IDLE
-                    and (self.cycle is None or self.cycle.response_complete))
-
-        def _close_one_of(self, client: str) -> None:
-            """Close an idle connection of `client` other than this new one; else this one."""
-            victim = table.idle_of(client, self)
-            (victim if victim is not None else self).drop()
-
-        def drop(self) -> None:
-            """Close this connection now and forget it in the per-client table."""
-            self._forget()
-            self.transport.close()
-
-        def _forget(self) -> None:
-            if self._client_key is not None:
-                table.remove(self._client_key, self)
-                self._client_key = None
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._arm_header_timer()  # (a trickle of bytes does not re-arm a running timer)
-            else:
-                self._cancel_header_timer()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._cancel_header_timer()
-            self._forget()
-            super().connection_lost(exc)
-
-        def _arm_header_timer(self) -> None:
-            if self._header_timer is None:
-                self._header_timer = self.loop.call_later(header_timeout, self._headers_late)
-
-        def _cancel_header_timer(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-                self._header_timer = None
-
-        def _headers_late(self) -> None:
-            self._header_timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
-
-    return BoundedH11Protocol
+    return ServerH11Protocol

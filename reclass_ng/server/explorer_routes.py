@@ -1,12 +1,15 @@
 """The explorer's routes under /ui/: HTML pages, one HTML fragment (a key's history), and the
-two static files. Every route only reads; errors become pages, never a traceback."""
+two static files. Every route only reads; errors become pages, never a traceback.
+
+The pages and their data are the explorer's (reclass_ng.explorer); what is HTTP about them
+(the read rule, the service's state, the activity log) is the service's, so it lives here."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import resources
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from reclass_ng.errors import ReclassError
@@ -32,6 +35,9 @@ from reclass_ng.server.group_writes import check_uuid
 from reclass_ng.server.http import page_parameter, require_auth, service
 from reclass_ng.server.inventory_state import Snapshot
 
+# The explorer's data over the service's own snapshots.
+ServiceExplorerData = ExplorerData[Snapshot]
+
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
 STATIC_TYPES = {"explorer.css": "text/css; charset=utf-8",
@@ -43,18 +49,26 @@ AUTH_HINT = ("\n\nThe explorer follows the API's rule for reads, and a browser d
              "`reclass-ng ui -b DIR` on your own machine.")
 
 
-def explorer_data(request: Request) -> ExplorerData:
+def mount_explorer(app: FastAPI) -> None:
+    """Serve the explorer at /ui/ from the app's ServiceContext (`app.state.service`, set
+    before this is called): the same inventory state and observed state as the API."""
+    context = app.state.service
+    app.state.explorer = ExplorerData(context.inventory, context.observed)
+    app.include_router(router)
+
+
+def explorer_data(request: Request) -> ServiceExplorerData:
     """The ExplorerData mount_explorer made for this app."""
     return request.app.state.explorer
 
 
-def respond(request: Request, render: Callable[[ExplorerData, Snapshot], str]) -> HTMLResponse:
+def respond(request: Request,
+            render: Callable[[ServiceExplorerData, Snapshot], str]) -> HTMLResponse:
     """Check the read rule, then build a page from the inventory as it is now; an error of the
     inventory or the service becomes an error page."""
     try:
         require_auth(request, write=False)
-        data = explorer_data(request)
-        return HTMLResponse(render(data, data.snapshot()))
+        return HTMLResponse(render(explorer_data(request), service(request).inventory.snapshot()))
     except ApiError as err:
         hint = AUTH_HINT if err.status in (401, 403) else ""
         return HTMLResponse(page("Error", error_block(err.msg + hint)), status_code=err.status,
@@ -94,7 +108,7 @@ def static(name: str) -> Response:
 
 @router.get("/nodes")
 def nodes(request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         query = request.query_params
         wanted = NodeFilter(text=query.get("q", "").strip(),
                             environment=query.get("environment", "").strip(),
@@ -110,7 +124,7 @@ def nodes(request: Request) -> HTMLResponse:
 
 @router.get("/nodes/{name}")
 def node(name: str, request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         inventory = data.inventory(snapshot)
         if name not in inventory.storage.nodes:
             raise ApiError(404, "not-found", f"No node {name!r} in this inventory.", None)
@@ -126,7 +140,7 @@ def node(name: str, request: Request) -> HTMLResponse:
 @router.get("/nodes/{name}/history")
 def history(name: str, request: Request) -> HTMLResponse:
     """The history of one key: a fragment for the node page's script, or a whole page."""
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         path = request.query_params.get("path", "")
         section = "exports" if request.query_params.get("section") == "exports" \
             else "parameters"
@@ -146,7 +160,7 @@ def origins(name: str, request: Request) -> Response:
         data = explorer_data(request)
         section = "exports" if request.query_params.get("section") == "exports" \
             else "parameters"
-        prov = data.provenance(data.snapshot(), name)
+        prov = data.provenance(service(request).inventory.snapshot(), name)
         return JSONResponse(origins_json(prov, request.query_params.get("path", ""), section))
     except ApiError as err:
         return JSONResponse(err.body(), status_code=err.status, headers=err.headers)
@@ -157,7 +171,7 @@ def origins(name: str, request: Request) -> Response:
 
 @router.get("/classes")
 def classes(request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         return class_list_page(data.class_graph(snapshot), data.catalogue(snapshot),
                                request.query_params.get("q", "").strip())
     return respond(request, render)
@@ -165,7 +179,7 @@ def classes(request: Request) -> HTMLResponse:
 
 @router.get("/classes/{name}")
 def class_(name: str, request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         graph = data.class_graph(snapshot)
         if name not in graph.paths:
             raise ApiError(404, "not-found", f"No class {name!r} in this inventory.", None)
@@ -176,7 +190,7 @@ def class_(name: str, request: Request) -> HTMLResponse:
 
 @router.get("/groups")
 def groups(request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         problems = [f"{p.file}: {p.to_error()['msg']}" for p in snapshot.problems]
         matched = data.group_nodes(snapshot) if not problems else {}
         return groups_page(snapshot.tree, problems, matched, data.observed.runtime)
@@ -186,9 +200,10 @@ def groups(request: Request) -> HTMLResponse:
 @router.get("/groups/{group_id}/history")
 def group_history(group_id: str, request: Request) -> HTMLResponse:
     """Who changed the group through the API, from the activity log (newest first)."""
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         group_id_checked = check_uuid(group_id)
-        group_access.check_read(request.state.principal, data.state, group_id_checked)
+        group_access.check_read(request.state.principal, service(request).inventory,
+                                group_id_checked)
         group = snapshot.group(group_id_checked)
         if group is None:
             raise ApiError(404, "not-found", f"No group {group_id!r} in this inventory.", None)
@@ -202,7 +217,7 @@ def group_history(group_id: str, request: Request) -> HTMLResponse:
 
 @router.get("/diff")
 def diff(request: Request) -> HTMLResponse:
-    def render(data: ExplorerData, snapshot: Snapshot) -> str:
+    def render(data: ServiceExplorerData, snapshot: Snapshot) -> str:
         query = request.query_params
         old = (query.get("from_rev") or query.get("from") or "").strip()
         new = (query.get("to_rev") or query.get("to") or "").strip()
