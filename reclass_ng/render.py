@@ -109,7 +109,7 @@ class NodeRenderer:
         # Which fast paths this renderer's merges and resolvers take (default: what
         # RECLASS_NG_SPEED says); fixed for the renderer's life.
         self.speed = speed = speed or Speed.from_environment()
-        self.merger = Merger(settings, speed)
+        self.merger = Merger(settings, speed, preparer.kept_prefixes)
         self.loader = ClassLoader(storage, preparer)
         self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
         self.shared_walks = SharedClassWalks(self.expander)
