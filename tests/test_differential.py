@@ -138,6 +138,9 @@ ISSUE_CASES = {
         "nodes/n1.yml": "parameters:\n  b: k\n  ka: 1\n  'k a': 2\n  v: '${${b} a}'\n"},
     "g1-nested-prefixes": {
         "nodes/n1.yml": "parameters:\n  '~a': {'~b': 1, c: {'=d': 2}}\n  '=e': {'~f': 3}\n"},
+    "g1-override-inside-referenced-dict": {
+        "classes/c.yml": "parameters:\n  b: {l: [1]}\n  '~a': {'~l': [2]}\n",
+        "nodes/n1.yml": "classes: [c]\nparameters:\n  b: '${a}'\n"},
     "g1-ignore-errors-drops-whole-export": {
         "nodes/n1.yml": "parameters:\n  q: '$[ +IgnoreErrors exports:ed ]'\n",
         "nodes/n2.yml": "exports:\n  ed: {k1: '${nope}', k2: 2}\n"},
