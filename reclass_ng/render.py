@@ -257,6 +257,15 @@ class NodeRenderer:
         source = Source("automatic parameters", name, "automatic")
         return Entity(name=name, uri=uri, classes=classes, parameters=params, source=source)
 
+    def under_settings(self, settings: Settings) -> NodeRenderer:
+        """A renderer of the same storage and class mappings under other `settings`, with
+        caches of its own (prepared files, class walks); it reads `~`/`=` keys kept as written
+        that either renderer's files had (EntityPreparer.kept_prefixes, shared)."""
+        preparer = EntityPreparer(settings, self.preparer.parser)
+        preparer.kept_prefixes = self.preparer.kept_prefixes
+        return NodeRenderer(self.storage, settings, preparer, self.mappings, self.warn,
+                            self.speed)
+
     # -- interpolation ------------------------------------------------------------------
 
     def resolver(self, root: OwnedDict, query: QueryEvaluator | None = None,

@@ -11,32 +11,13 @@ report these apart from agreements and deviations, so what is still open stays v
 
 from __future__ import annotations
 
-from differential.deviations import (
-    Recogniser,
-    kapicorp_exception,
-    only_kapicorp_failed,
-)
+from differential.deviations import Recogniser, kapicorp_exception, only_kapicorp_failed
 from differential.inventory_strategy import InventoryCase
 from differential.runner import Rendering
 
 
 def only_reclass_ng_failed(rendering: Rendering) -> bool:
     return rendering.kapicorp.ok and not rendering.reclass_ng.ok
-
-
-def finding_3_constant_error_in_other_node(rendering: Rendering, case: InventoryCase) -> bool:
-    """Finding 3: another node's parameters change a constant (`=k: 1` in one class, `k: 2` in
-    the next); kapicorp's query ignores it (it renders only the exports it needs), reclass-ng
-    fails the querying node ("Inventory Queries: -> n1 Attempt to change constant value")."""
-    ours = rendering.reclass_ng.stderr
-    if not (only_reclass_ng_failed(rendering) and "Attempt to change constant value" in ours):
-        return False
-    # Reported under the queries' heading, or (with --nodeinfo) as the rendered node's error
-    # whose constant lives in another node's file.
-    return "Inventory Queries" in ours or (
-        rendering.node is not None and "(node " in ours
-        and f"(node {rendering.node})" not in ours)
-
 
 
 def finding_4_escaped_reference_in_list(rendering: Rendering, case: InventoryCase) -> bool:
@@ -58,14 +39,12 @@ def finding_5_query_in_list_through_reference(rendering: Rendering,
     return only_kapicorp_failed(rendering) and kapicorp_exception(rendering) == "AttributeError" \
         and "$[" in text and "~" in text
 
-# What is left open of issue 36 after h36-fix and h36-prefix: the fuzzer's findings 3-5.
+# What is left open of issue 36 after h36-fix and h36-prefix: the fuzzer's findings 4 and 5.
 # Fixed and removed: group 1 cases 1-6 and 8 (the nested prefixes and their consequence:
 # scenarios fuzz-tilde-nested-*), group 2 (no-export test, self: null, dict merged under null),
-# findings 1 and 2; cases 7, 9 and the dict merged under a null became documented deviations
-# (doc/compatibility-deviations.yml).
+# findings 1-3 (finding 3: scenarios fuzz-query-constant-changed-in-*); cases 7, 9 and the
+# dict merged under a null became documented deviations (doc/compatibility-deviations.yml).
 KNOWN_OPEN: dict[str, Recogniser] = {
-    # Finding 3 (/work/h36-findings.md): a changed constant in the exporting node fails our query.
-    "finding-3-constant-error-in-other-node": finding_3_constant_error_in_other_node,
     # Found after the merge of both branches (`scripts/differential-fuzz.py -n 300`).
     "finding-4-escaped-reference-in-list": finding_4_escaped_reference_in_list,
     "finding-5-query-in-list-through-reference": finding_5_query_in_list_through_reference,
