@@ -255,6 +255,9 @@ def test_a_prefixed_key_kept_below_a_prefixed_key_is_explained_where_a_merge_rea
         ("n1", "b", "set", None, True),
     ]
     assert report["contributions"][1]["via"] == "${a}"
+    # The reference is followed to the key as a holds it.
+    [ref] = report["contributions"][1]["references"]
+    assert (ref["path"], ref["value"]) == ("a:~l", [2])
     kept = explain_json(inv, "n1", "a")
     assert kept["value"] == {"~l": [2]}
 
