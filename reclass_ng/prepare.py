@@ -54,8 +54,8 @@ class EntityPreparer:
         # scan of the template's items more per string. Bounded: cleared when full.
         self._templates: dict[str, Any] = {}
         self._queries: QueryParser | None = None  # made for the first query (pyparsing)
-        # The prefixes of keys kept as written below a `~`/`=` key: reclass reads them when a
-        # mapping holding them is merged into another (Merger.fold).
+        # The prefixes of keys kept as written (below a `~`/`=` key, or in a list): reclass
+        # reads them when a mapping holding them is merged into another (Merger.fold).
         self.kept_prefixes: set[str] = set()
 
     def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
@@ -145,7 +145,6 @@ class EntityPreparer:
                     value = self._mapping(raw_value, source, path + (key,))
                 else:  # reclass keeps the keys below a prefixed key as written (issue 36)
                     value = self._list_item(raw_value, source, path + (key,))
-                    self._note_kept_prefixes(raw_value)
             elif kind is list:
                 value = self._list(raw_value, source, path + (key,))
             else:
@@ -192,18 +191,13 @@ class EntityPreparer:
         # never merges into them.
         if type(value) is dict:
             out = {k: self._list_item(v, source, path + (k,)) for k, v in value.items()}
+            prefixes = self.prefixes
+            for k in out:
+                if type(k) is str and k[:1] in prefixes:
+                    self.kept_prefixes.add(k[0])
             dirty = any(type(v) in NEEDS_RESOLVING for v in out.values())
             return UnresolvedDict(out) if dirty else out
         return self._value(value, source, path)
-
-    def _note_kept_prefixes(self, mapping: dict) -> None:
-        # The prefixes of the keys kept as written below a prefixed key (not inside lists:
-        # reclass never reads those), for Merger.fold, which reads them only if there are any.
-        for key, value in mapping.items():
-            if type(key) is str and key[:1] in self.prefixes:
-                self.kept_prefixes.add(key[0])
-            if type(value) is dict:
-                self._note_kept_prefixes(value)
 
     def string(self, text: str, source: Source, path: Sequence[object]) -> Any:
         """A string value: plain text, or an Interpolation when it holds references or queries."""
