@@ -28,6 +28,8 @@ cdef class Merger:
     cdef public object settings
     cdef public dict _split_paths
     cdef public bint inlined_merge
+    cdef public set kept_prefixes
+    cdef public dict _prefixes
 
     cpdef split_paths(self, delimiter)
     cpdef merge_entity(self, MergedNode node, entity, observer=*)

@@ -62,8 +62,14 @@ class MergedNode:
 class Merger:
     """Merges entities and folds layer stacks under one set of settings."""
 
-    def __init__(self, settings: Settings, speed: Speed | None = None) -> None:
+    def __init__(self, settings: Settings, speed: Speed | None = None,
+                 kept_prefixes: set[str] | None = None) -> None:
         self.settings = settings
+        # EntityPreparer.kept_prefixes: which `~`/`=` prefixes some file kept as written
+        # (below a prefixed key); fold reads such keys only when it is not empty.
+        self.kept_prefixes: set[str] = set() if kept_prefixes is None else kept_prefixes
+        self._prefixes = {settings.dict_key_override_prefix: "override",
+                          settings.dict_key_constant_prefix: "constant"}
         # False: merge_mapping merges every key through merge_value (the reference of its
         # inlined cases, Speed.inlined_merge).
         self.inlined_merge = (speed or Speed.from_environment()).inlined_merge
@@ -265,6 +271,9 @@ class Merger:
             outcome = "replace"
             if isinstance(output, DICT_TYPES):
                 if isinstance(new, DICT_TYPES):
+                    if self.kept_prefixes:
+                        output, new, owned = self._read_kept_prefixes(output, new, owned,
+                                                                      layers, i, path, record)
                     if not owned:
                         output, owned = OwnedDict(output), True
                     self._merge_layer(output, new, layers, i, path, record)
@@ -298,6 +307,49 @@ class Merger:
             record.folded(path, layers, i, "merge", new)
             self.merge_mapping(output, new, source, path, record)
             record.fold_merged()
+
+    def _read_kept_prefixes(self, output: Any, new: Any, owned: bool, layers: Sequence[Layer],
+                            i: int, path: tuple, record: WriteObserver | None
+                            ) -> tuple[Any, Any, bool]:
+        """fold's step before layer `i`'s mapping `new` merges into the mapping `output`:
+        kapicorp merges two mappings into a new tree, which reads the `~`/`=` keys kept as
+        written below a prefixed key (issue 36), so both are read so (prefixes_applied).
+        Returns output, new and whether output is owned now."""
+        new = self.prefixes_applied(new, layers[i], path, record)
+        if not owned:  # not a merge of earlier layers: the value of layer i - 1 as it came
+            read = self.prefixes_applied(output, layers[i - 1], path, record)
+            output, owned = read, read is not output
+        return output, new, owned
+
+    def prefixes_applied(self, mapping: Any, layer: Layer, path: tuple,
+                         record: WriteObserver | None = None) -> Any:
+        """`mapping` (at `path`, from `layer`), or an owned copy where each `~`/`=` key kept as
+        written is read as a flagged layer, as EntityPreparer reads a file's keys (not inside
+        lists: reclass never reads those). `record` is told each key read so."""
+        prefixes = self._prefixes
+        source = layer.source
+        changed = False
+        items = []
+        for key, value in mapping.items():
+            if type(key) is str and key[:1] in prefixes:
+                flags = {"override": False, "constant": False}
+                flags[prefixes[key[0]]] = True
+                read_as = Layer(value, source, **flags)
+                if record is not None:
+                    record.kept_key_read(path + (key[1:],), key, read_as, layer)
+                key, value, changed = key[1:], Stack([read_as]), True
+            elif isinstance(value, DICT_TYPES):
+                read = self.prefixes_applied(value, layer, path + (key,), record)
+                changed = changed or read is not value
+                value = read
+            items.append((key, value))
+        if not changed:
+            return mapping
+        out = OwnedDict.from_source((), source)
+        for key, value in items:  # `~b` and `b` side by side: layers of `b`, in file order
+            out[key] = self.merge_value(out[key], value, source, source, path + (key,)) \
+                if key in out else value
+        return out
 
     def _skip_missing_reference(self, err: ResolveError, layers: Sequence[Layer], i: int,
                                 output: Any, warn: Callable[[str], None]) -> None:

@@ -13,6 +13,7 @@ cdef class EntityPreparer:
     cdef public dict prefixes
     cdef public dict _templates
     cdef public object _queries
+    cdef public set kept_prefixes
 
     cpdef mapping(self, value, key, source)
     @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup

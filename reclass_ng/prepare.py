@@ -54,6 +54,9 @@ class EntityPreparer:
         # scan of the template's items more per string. Bounded: cleared when full.
         self._templates: dict[str, Any] = {}
         self._queries: QueryParser | None = None  # made for the first query (pyparsing)
+        # The prefixes of keys kept as written (below a `~`/`=` key, or in a list): reclass
+        # reads them when a mapping holding them is merged into another (Merger.fold).
+        self.kept_prefixes: set[str] = set()
 
     def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
         """An Entity from a file's document; `relative_base` is the name `.x` class names use."""
@@ -138,7 +141,10 @@ class EntityPreparer:
                     out[key] = raw_value  # most values: plain text under a plain key
                     continue
             elif kind is dict:
-                value = self._mapping(raw_value, source, path + (key,))
+                if flags is None:
+                    value = self._mapping(raw_value, source, path + (key,))
+                else:  # reclass keeps the keys below a prefixed key as written (issue 36)
+                    value = self._list_item(raw_value, source, path + (key,))
             elif kind is list:
                 value = self._list(raw_value, source, path + (key,))
             else:
@@ -185,6 +191,10 @@ class EntityPreparer:
         # never merges into them.
         if type(value) is dict:
             out = {k: self._list_item(v, source, path + (k,)) for k, v in value.items()}
+            prefixes = self.prefixes
+            for k in out:
+                if type(k) is str and k[:1] in prefixes:
+                    self.kept_prefixes.add(k[0])
             dirty = any(type(v) in NEEDS_RESOLVING for v in out.values())
             return UnresolvedDict(out) if dirty else out
         return self._value(value, source, path)

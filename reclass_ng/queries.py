@@ -14,6 +14,7 @@ from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Callable
 
 from reclass_ng.errors import (
+    ChangedConstantError,
     EntityFormatError,
     ExpressionError,
     InfiniteRecursionError,
@@ -27,7 +28,7 @@ from reclass_ng.errors import (
     YamlFileError,
 )
 from reclass_ng.merge import MergedNode
-from reclass_ng.observe import RenderObserver
+from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.resolve import MissingPath, QueryEvaluator, Resolver
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem
@@ -53,9 +54,17 @@ class ExportedParameters(Resolver):
     """
 
     reading_export = False  # inside a lookup made by the exports
+    # Key path -> the error of a constant changed there, which the merge left unchanged
+    # (ExportView): raised where a value read is at, above or below it, never grouped.
+    changed_constants: dict[tuple, ChangedConstantError] = {}
 
     def lookup(self, ref_path: str, interp: Interpolation | None, path: tuple) -> Any:
         """The value at `ref_path`; see the class: an error below it counts for the export."""
+        if self.changed_constants:
+            keys = self._split.get(ref_path) or self._split_path(ref_path)
+            for changed, changed_error in self.changed_constants.items():
+                if changed[:len(keys)] == keys[:len(changed)]:
+                    raise changed_error
         if self.reading_export:  # a reference inside the parameters: grouped, as kapicorp
             return super().lookup(ref_path, interp, path)
         self.reading_export = True
@@ -80,10 +89,25 @@ class ExportView:
     def __init__(self, renderer: Any, name: str, observer: RenderObserver | None = None
                  ) -> None:
         self.name = name
-        self.node = renderer.merge(name, observer=observer)
+        changed: dict[tuple, ChangedConstantError] = {}
+        try:
+            self.node = renderer.merge(name, observer=observer)
+        except ChangedConstantError as err:
+            # kapicorp renders only the parameters the exports read: a constant changed in
+            # the parameters fails a query only where an export reads it (issue 36, finding 3).
+            if err.path[:1] == ("exports",):
+                raise
+            changes = ChangedConstants(observer)
+            kept = renderer.settings.replace(strict_constant_parameters=False)
+            self.node = renderer.under_settings(kept).merge(name, observer=changes)
+            if changes.exports.errors:
+                raise next(iter(changes.exports.errors.values())).for_node(name) from None
+            changed = {tuple(err.path): err, **changes.parameters.errors}
         # Queries inside the queried node are not followed (reclass does not either).
         params = renderer.resolver(self.node.parameters, group_errors=True,
                                    kind=ExportedParameters)
+        if changed:
+            params.changed_constants = changed
         self.exports = renderer.resolver(self.node.exports, group_errors=False, refs=params)
         self.delimiter = renderer.settings.delimiter
         self.lock = allocate_lock()
@@ -119,6 +143,48 @@ class ExportView:
         except (KeyError, IndexError, TypeError):
             return False
         return True
+
+
+class ChangedConstants(RenderObserver):
+    """Observes the merge of a queried node made with its changed constants kept (as
+    `strict_constant_parameters: false` merges): the error a strict merge raises for each,
+    by section and key path (WriteObserver.ignored). Reads go on to `reads`."""
+
+    def __init__(self, reads: RenderObserver | None) -> None:
+        self.reads = reads
+        self.parameters = _IgnoredWrites()
+        self.exports = _IgnoredWrites()
+
+    def writes(self, section: str) -> WriteObserver | None:
+        """See the base class."""
+        return self.parameters if section == "parameters" else self.exports
+
+    def node_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        if self.reads is not None:
+            self.reads.node_read(name, path)
+
+    def class_read(self, name: str, path: str | None) -> None:
+        """See the base class."""
+        if self.reads is not None:
+            self.reads.class_read(name, path)
+
+
+class _IgnoredWrites(WriteObserver):
+    """The changes of constants told by one section's merge, as ChangedConstantErrors."""
+
+    def __init__(self) -> None:
+        self.source: Any = None
+        self.errors: dict[tuple, ChangedConstantError] = {}
+
+    def entity_written(self, source: Any, value: Any) -> None:
+        """See the base class."""
+        self.source = source
+
+    def ignored(self, path: tuple, constant: Any) -> None:
+        """See the base class: the error Merger.push_layers raises when strict."""
+        self.errors.setdefault(path, ChangedConstantError(
+            path, [constant.source, self.source], self.source, constant.source))
 
 
 class ViewWatcher:

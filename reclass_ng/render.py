@@ -109,7 +109,7 @@ class NodeRenderer:
         # Which fast paths this renderer's merges and resolvers take (default: what
         # RECLASS_NG_SPEED says); fixed for the renderer's life.
         self.speed = speed = speed or Speed.from_environment()
-        self.merger = Merger(settings, speed)
+        self.merger = Merger(settings, speed, preparer.kept_prefixes)
         self.loader = ClassLoader(storage, preparer)
         self.expander = ClassExpander(self.loader, self.merger, settings, preparer, warn)
         self.shared_walks = SharedClassWalks(self.expander)
@@ -256,6 +256,15 @@ class NodeRenderer:
         params = automatic_parameters(name, environment) if self.settings.automatic_parameters else {}
         source = Source("automatic parameters", name, "automatic")
         return Entity(name=name, uri=uri, classes=classes, parameters=params, source=source)
+
+    def under_settings(self, settings: Settings) -> NodeRenderer:
+        """A renderer of the same storage and class mappings under other `settings`, with
+        caches of its own (prepared files, class walks); it reads `~`/`=` keys kept as written
+        that either renderer's files had (EntityPreparer.kept_prefixes, shared)."""
+        preparer = EntityPreparer(settings, self.preparer.parser)
+        preparer.kept_prefixes = self.preparer.kept_prefixes
+        return NodeRenderer(self.storage, settings, preparer, self.mappings, self.warn,
+                            self.speed)
 
     # -- interpolation ------------------------------------------------------------------
 

@@ -240,6 +240,28 @@ def test_a_mapping_written_by_a_reference_merges_with_later_writes(tmp_path: Pat
     assert [(s["source"], s["line"]) for s in ref["sources"]] == [("defaults", 4)]
 
 
+def test_a_prefixed_key_kept_below_a_prefixed_key_is_explained_where_a_merge_reads_it(
+        tmp_path: Path) -> None:
+    # `~l` stays as written below `~a`; merged into b through `${a}`, it overrides b:l (issue
+    # 36): the fold reports the key it read, so b:l is n1's reference, and c's [1] replaced.
+    inv = write(tmp_path, {
+        "classes/c.yml": "parameters:\n  b: {l: [1]}\n  '~a': {'~l': [2]}\n",
+        "nodes/n1.yml": "classes: [c]\nparameters:\n  b: '${a}'\n",
+    })
+    report = explain_json(inv, "n1", "b:l")
+    assert report["value"] == [2]
+    assert summary(report["contributions"]) == [
+        ("c", "b:l", "replaced", "n1", False),
+        ("n1", "b", "set", None, True),
+    ]
+    assert report["contributions"][1]["via"] == "${a}"
+    # The reference is followed to the key as a holds it.
+    [ref] = report["contributions"][1]["references"]
+    assert (ref["path"], ref["value"]) == ("a:~l", [2])
+    kept = explain_json(inv, "n1", "a")
+    assert kept["value"] == {"~l": [2]}
+
+
 def test_null_above_a_key_removes_it(tmp_path: Path) -> None:
     inv = write(tmp_path, {
         "reclass-config.yml": "allow_none_override: true\n",

@@ -80,3 +80,21 @@ def test_a_query_brings_the_inputs_of_the_nodes_it_merged(tmp_path: Path) -> Non
     assert web is not None and web.node_file == str(tmp_path / "nodes/web.yml")
     assert web.class_files == (("web", str(tmp_path / "classes/web.yml")),)
 
+
+
+def test_a_queried_node_with_a_changed_constant_brings_every_class_it_read(
+        tmp_path: Path) -> None:
+    # web's merge changes a constant (c then d) that its exports never read: the query merges
+    # web again keeping the constant (issue 36, finding 3), and that merge's reads, class e
+    # after the change included, are web's inputs.
+    inventory = _inventory(tmp_path, {
+        "classes/c.yml": "parameters:\n  '=k': 1\n", "classes/d.yml": "parameters:\n  k: 2\n",
+        "classes/e.yml": "exports: {ip: 1}\n",
+        "nodes/web.yml": "classes: [c, d, e]\n",
+        "nodes/lb.yml": "parameters:\n  ips: $[ exports:ip ]\n",
+    })
+    recorder = InputsRecorder()
+    _render(inventory, recorder, ["lb"])
+    assert inventory.nodeinfo("lb")["parameters"]["ips"] == {"web": 1}
+    web = recorder.inputs("web")
+    assert web is not None and [name for name, _ in web.class_files] == ["c", "d", "e"]

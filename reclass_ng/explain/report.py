@@ -177,7 +177,7 @@ def _contribution(trace: NodeTrace, contribution: Write, depth: int,
     if contribution.via is not None:
         out["via"] = contribution.via
     # Through a reference to a mapping, only the part holding the leaf matters: follow that.
-    below = contribution.path[len(contribution.key):] if contribution.via is not None else ()
+    below = contribution.via_keys if contribution.via is not None else ()
     references = []
     for within, ref in located_references(contribution.written):
         found = _reference(trace, ref, depth, seen, below)

@@ -64,7 +64,7 @@ class Write:
     """
 
     __slots__ = ("section", "path", "key", "flag", "written", "source", "order", "effect", "by",
-                 "via", "final", "_location", "_positions")
+                 "via", "via_keys", "final", "_location", "_positions")
 
     def __init__(self, section: str, path: tuple, key: tuple, flag: str, written: Any,
                  source: Source, order: int, location: Location | None = None,
@@ -81,6 +81,9 @@ class Write:
         self.effect = "set"
         self.by: Write | None = None
         self.via: str | None = None
+        # With `via`: the keys from `key` down to `path` as the reference's value holds them
+        # (a `~b` kept below a prefixed key is read as `b`: WriteObserver.kept_key_read).
+        self.via_keys: tuple = ()
         self.final = False
 
     @property
@@ -337,6 +340,10 @@ class NodeProvenance:
         write = Write(section, path, path[:depth], flag, written, entity_write.source,
                       entity_write.order, None, self._positions)
         write.via = via
+        if via is not None:
+            kept = entity_write.kept_keys or {}
+            write.via_keys = tuple(kept[path[:end]][0] if path[:end] in kept else path[end - 1]
+                                   for end in range(depth + 1, len(path) + 1))
         return write
 
     def written_paths(self, prefix: Sequence[object] = (), section: str = "parameters"

@@ -63,13 +63,16 @@ class Kill:
 class EntityWrite:
     """One entity's section as merged: its prepared tree, and what became of parts of it."""
 
-    __slots__ = ("source", "value", "order", "notes")
+    __slots__ = ("source", "value", "order", "notes", "kept_keys")
 
     def __init__(self, source: Source, value: Any, order: int) -> None:
         self.source = source
         self.value = value
         self.order = order
         self.notes: dict[tuple, str] | None = None  # path -> "appended" or "merged"
+        # path -> the key written there as kept (`~b` below a prefixed key) and the flagged
+        # layer the fold read it as (WriteObserver.kept_key_read): how the tree reaches path
+        self.kept_keys: dict[tuple, tuple[str, Stack]] | None = None
 
     def note(self, path: tuple, what: str) -> None:
         """Say what became of the value at `path` ("appended", "merged"; the first said wins)."""
@@ -173,6 +176,19 @@ class SectionRecorder(WriteObserver):
     def fold_merged(self) -> None:
         """See the base class."""
         self.current = self.merging.pop()
+
+    def kept_key_read(self, path: tuple, written: str, read: Layer, layer: Layer) -> None:
+        """See the base class."""
+        piece = self.piece_of(layer, path[:-1])
+        if piece is None:
+            return
+        write = piece[0]
+        if write.kept_keys is None:
+            write.kept_keys = {}
+        write.kept_keys[path] = (written, Stack([read]))
+        self.layer_writes[id(read)] = write
+        self.layer_paths[id(read)] = path
+        self.stacked_layers.append(read)
 
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
         """See the base class."""
@@ -304,6 +320,12 @@ class SectionRecorder(WriteObserver):
                 break
             if isinstance(node, dict) and path[depth] in node:
                 node = node[path[depth]]
+            elif write.kept_keys is not None and path[:depth + 1] in write.kept_keys \
+                    and isinstance(node, dict):
+                written, read = write.kept_keys[path[:depth + 1]]
+                if written not in node:
+                    return None
+                node = read if through is None else node[written]
             else:
                 return None
         if through is None:

@@ -80,6 +80,12 @@ class WriteObserver:
     def fold_merged(self) -> None:
         """The merge of the last "merge" layer is complete."""
 
+    def kept_key_read(self, path: tuple, written: str, read: Layer, layer: Layer) -> None:
+        """The key `written` (`~b`, `=b`: a prefixed key below a prefixed key, kept as
+        written) of the mapping that `layer` of a stack gave was read as the last key of
+        `path`, the flagged layer `read` of its own: the fold merges that mapping with
+        another (Merger.prefixes_applied). Told before the fold step's outcome."""
+
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
         """A string with references at `path` was rendered to `value`."""
 

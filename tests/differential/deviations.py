@@ -165,15 +165,28 @@ def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
 
 @recognises("query-in-list-over-null")
 def query_in_list_over_null(rendering: Rendering, case: InventoryCase) -> bool:
-    """A query inside a list merged over a null: kapicorp crashes (AttributeError on
-    None.items), reclass-ng evaluates the query."""
+    """A query inside a list merged over a null, or replacing a scalar as a `~` key: kapicorp
+    crashes (AttributeError on None.items), reclass-ng evaluates the query."""
     def list_with_query(value: Any) -> bool:
         return isinstance(value, list) and any(is_query(item) for item in value)
+
+    def over_null_or_overriding(value: Any) -> bool:
+        return isinstance(value, dict) and (None in value.values() or any(
+            str(key)[:1] == "~" and list_with_query(item) for key, item in value.items()))
     documents = loaded_files(case)
     return kapicorp_exception(rendering) == "AttributeError" and rendering.reclass_ng.ok \
         and any(any_value(document, list_with_query) for document in documents) \
-        and any(any_value(document, lambda value: isinstance(value, dict) and None in
-                          value.values()) for document in documents)
+        and any(any_value(document, over_null_or_overriding) for document in documents)
+
+
+@recognises("list-item-references-its-list")
+def list_item_references_its_list(rendering: Rendering, case: InventoryCase) -> bool:
+    """A string in a list refers to the list itself (`d: ['x${d}']`): reclass-ng reports the
+    reference loop (exit 65); kapicorp exits 0 and prints its internal
+    `Value(CompItem(...))` repr inside the string."""
+    return rendering.kapicorp.ok and rendering.reclass_ng.status == 65 \
+        and "Infinite recursion" in rendering.reclass_ng.stderr \
+        and "CompItem(" in rendering.kapicorp.stdout
 
 
 @recognises("reference-loop-through-dict")
