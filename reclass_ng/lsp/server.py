@@ -8,36 +8,39 @@ empty; the server keeps running.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import os
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 
-from reclass_ng.lsp import answers
-from reclass_ng.lsp.diagnostics import ERROR, diagnostic_data, file_diagnostics
-from reclass_ng.lsp.documents import Span
-from reclass_ng.lsp.live import EditedInventory, disk_content
+from reclass_ng.lsp.diagnostics import diagnostic_data, file_diagnostics
+from reclass_ng.lsp.documents import Outline, Span
+from reclass_ng.lsp.lint_pass import LINT_NODES, write_rule_findings
+from reclass_ng.lsp.live import EditedInventory, Generation, disk_content
 from reclass_ng.lsp.roots import InventoryRoot, find_inventory_roots, root_of_file
 from reclass_ng.version import __version__
 
 T = TypeVar("T")
 
+# Files read by at most this many nodes get lint's write findings in the same publication as
+# their render's diagnostics (a provenance record costs a few milliseconds); files read by
+# more get them in a second publication, so the render's errors are not held back.
+INLINE_LINT_NODES = 16
 
-def _range(span: Span) -> types.Range:
+
+def lsp_range(span: Span) -> types.Range:
     return types.Range(start=types.Position(line=span[0][0], character=span[0][1]),
                        end=types.Position(line=span[1][0], character=span[1][1]))
 
 
-def _location(found: tuple[str, Span]) -> types.Location:
-    return types.Location(uri=from_fs_path(found[0]) or found[0], range=_range(found[1]))
+def location(found: tuple[str, Span]) -> types.Location:
+    return types.Location(uri=from_fs_path(found[0]) or found[0], range=lsp_range(found[1]))
 
 
 class InventoryServer(LanguageServer):
@@ -53,6 +56,9 @@ class InventoryServer(LanguageServer):
         # can exit without rendering the rest of a large inventory first.
         self.stopping = threading.Event()
         self.progress_tokens = 0
+        # URIs whose change waits for its render (see queue_change)
+        self.queued: set[str] = set()
+        self.queue_lock = threading.Lock()
 
     # -- inventories -----------------------------------------------------------------------
 
@@ -143,7 +149,7 @@ class InventoryServer(LanguageServer):
         found = file_diagnostics(live, path, document.source)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version, diagnostics=[
-                types.Diagnostic(range=_range(item.span), message=item.message,
+                types.Diagnostic(range=lsp_range(item.span), message=item.message,
                                  severity=types.DiagnosticSeverity(item.severity),
                                  source="reclass-ng", code=item.code,
                                  data=diagnostic_data(item)) for item in found]))
@@ -156,18 +162,31 @@ class InventoryServer(LanguageServer):
                          or path.startswith(live.root.path + os.sep)):
                 self.publish(uri)
 
+    def queue_change(self, uri: str) -> bool:
+        """Whether a render of `uri`'s change must be queued: not when one is queued and not
+        started yet (it reads the text when it starts, so it covers this change too). A
+        burst of changes renders at most twice: the one running and the one queued."""
+        with self.queue_lock:
+            if uri in self.queued:
+                return False
+            self.queued.add(uri)
+            return True
+
     def changed(self, uri: str, closed: bool = False) -> None:
         """The document `uri` was opened, edited, saved or (`closed`) closed: its inventory
-        renders again what reads it and the open documents get their diagnostics."""
+        renders again what reads it, the open documents whose diagnostics that changes get
+        them, then the document gets the findings of lint's write rules."""
         path = to_fs_path(uri)
         if not path:
             return
         live = self.inventory_for(path)
         if live is None:
+            self._started(uri)
             if not closed:
                 self.publish(uri)
             return
         with self.render_lock:
+            self._started(uri)
             # The text is read now, under the lock, not when the notification came: edits
             # queued behind a render are applied newest last whatever order the threads run.
             content = None
@@ -175,6 +194,7 @@ class InventoryServer(LanguageServer):
                 content = self.workspace.get_text_document(uri).source.encode("utf-8")
                 if content == disk_content(path):
                     content = None  # saved: read from disk (and lint's file rules apply)
+            before = live.current
             started = time.perf_counter()
             rendered = live.set_buffer(path, content)
             took = time.perf_counter() - started
@@ -186,7 +206,47 @@ class InventoryServer(LanguageServer):
             message=f"reclass-ng: {os.path.relpath(path, live.root.path)} changed: "
                     f"{len(rendered)} of {len(live.nodes)} nodes rendered again "
                     f"({took * 1000:.0f} ms)"))
-        self.publish_open(live)
+        if not closed:  # a file few nodes read: its findings in its first publication
+            self.run_write_rules(live, uri, INLINE_LINT_NODES)
+        self.publish_affected(live, before, rendered, path)
+        if not closed and self.run_write_rules(live, uri, LINT_NODES):
+            self.publish(uri)  # again, after the render's diagnostics, with the findings
+
+    def _started(self, uri: str) -> None:
+        with self.queue_lock:
+            self.queued.discard(uri)
+
+    def publish_affected(self, live: EditedInventory, before: Generation, rendered: list[str],
+                         path: str) -> None:
+        """Diagnostics again for the open documents of `live` that the render of `rendered`
+        (after a change to `path`) may have changed; every open one after a whole render."""
+        if before.failure is not None or live.failure is not None \
+                or len(rendered) >= len(live.nodes) > 0:
+            self.publish_open(live)
+            return
+        files = live.files_read(rendered, before) | {os.path.abspath(path)}
+        for uri in list(self.workspace.text_documents):
+            if to_fs_path(uri) in files:
+                self.publish(uri)
+
+    def run_write_rules(self, live: EditedInventory, uri: str, most_nodes: int) -> bool:
+        """Run lint's write rules for the open document `uri` over the nodes reading it, once
+        per generation and when at most `most_nodes` read it (lint_pass). Whether it found
+        something to publish. Stops when a change is queued: its render comes first."""
+        path = to_fs_path(uri)
+        generation = live.current
+        if not path or uri not in self.workspace.text_documents \
+                or os.path.abspath(path) in generation.write_findings:
+            return False
+        document = self.workspace.get_text_document(uri)
+        with self.render_lock:
+            found = write_rule_findings(
+                live, generation, path, Outline(document.source, path), most_nodes,
+                cancelled=lambda: bool(self.queued) or self.stopping.is_set())
+            if found is None:
+                return False
+            generation.write_findings[os.path.abspath(path)] = found
+        return bool(found) and live.current is generation and not self.queued
 
 
 def guarded(server: InventoryServer, empty: T, answer: Callable[[], T]) -> T:
@@ -198,172 +258,20 @@ def guarded(server: InventoryServer, empty: T, answer: Callable[[], T]) -> T:
         return empty
 
 
-def _live_and_path(server: InventoryServer, uri: str) -> tuple[EditedInventory | None, str]:
+def live_and_path(server: InventoryServer, uri: str) -> tuple[EditedInventory | None, str]:
     """The inventory of a document (as last rendered: requests never wait for a load)."""
     path = to_fs_path(uri) or ""
     return (server.inventory_for(path, load=False) if path else None), path
 
 
-def _position(position: types.Position) -> tuple[int, int]:
-    return (position.line, position.character)
-
-
 def build_server() -> InventoryServer:
+    """The server with a handler for each LSP feature (reclass_ng.lsp.handlers)."""
+    # Imported here: the handlers module builds on this one's InventoryServer.
+    from reclass_ng.lsp.handlers import FEATURES
+
     server = InventoryServer()
-
-    @server.feature(types.SHUTDOWN)
-    def on_shutdown(ls: InventoryServer, params: None) -> None:
-        ls.stopping.set()
-
-    @server.feature(types.EXIT)
-    def on_exit(ls: InventoryServer, params: None) -> None:
-        ls.stopping.set()
-
-    @server.feature(types.INITIALIZED)
-    def initialized(ls: InventoryServer, params: types.InitializedParams) -> None:
-        guarded(ls, None, ls.find_roots)
-        guarded(ls, None, ls.watch_files)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    async def did_open(ls: InventoryServer, params: types.DidOpenTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    async def did_change(ls: InventoryServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-    async def did_save(ls: InventoryServer, params: types.DidSaveTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    async def did_close(ls: InventoryServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        await asyncio.get_running_loop().run_in_executor(
-            None, guarded, ls, None, lambda: ls.changed(uri, closed=True))
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    async def watched(ls: InventoryServer, params: types.DidChangeWatchedFilesParams) -> None:
-        for change in params.changes:
-            path = to_fs_path(change.uri)
-            live = ls.inventory_for(path) if path else None
-            if path and live is not None and path not in live.buffers:
-                await asyncio.get_running_loop().run_in_executor(
-                    None, guarded, ls, None, functools.partial(live.file_changed, path))
-        guarded(ls, None, ls.publish_open)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def on_hover(ls: InventoryServer, params: types.HoverParams) -> types.Hover | None:
-        def answer() -> types.Hover | None:
-            live, path = _live_and_path(ls, params.text_document.uri)
-            text = answers.hover(live, path, _position(params.position)) if live else None
-            if text is None:
-                return None
-            return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                            value=text))
-        return guarded(ls, None, answer)
-
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def on_definition(ls: InventoryServer, params: types.DefinitionParams
-                      ) -> list[types.Location]:
-        def answer() -> list[types.Location]:
-            live, path = _live_and_path(ls, params.text_document.uri)
-            if live is None:
-                return []
-            return [_location(found) for found in
-                    answers.definition(live, path, _position(params.position))]
-        return guarded(ls, [], answer)
-
-    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def on_references(ls: InventoryServer, params: types.ReferenceParams
-                            ) -> list[types.Location]:
-        # Reads every file of the inventory: in a worker thread, stopped when the client
-        # cancels the request ($/cancelRequest cancels this task).
-        stop = threading.Event()
-
-        def answer() -> list[types.Location]:
-            live, path = _live_and_path(ls, params.text_document.uri)
-            if live is None:
-                return []
-            return [_location(found) for found in answers.references(
-                live, path, _position(params.position), cancelled=stop.is_set)]
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                None, guarded, ls, [], answer)
-        finally:
-            stop.set()
-
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION,
-                    types.CompletionOptions(trigger_characters=["{", ":", "."]))
-    def on_completion(ls: InventoryServer, params: types.CompletionParams
-                      ) -> list[types.CompletionItem]:
-        def answer() -> list[types.CompletionItem]:
-            live, path = _live_and_path(ls, params.text_document.uri)
-            if live is None:
-                return []
-            kinds = {"class": types.CompletionItemKind.Module,
-                     "key": types.CompletionItemKind.Property}
-            return [types.CompletionItem(label=label, kind=kinds[kind]) for label, kind in
-                    answers.completions(live, path, _position(params.position))]
-        return guarded(ls, [], answer)
-
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def on_document_symbol(ls: InventoryServer, params: types.DocumentSymbolParams
-                           ) -> list[types.DocumentSymbol]:
-        def answer() -> list[types.DocumentSymbol]:
-            uri = params.text_document.uri
-            text = ls.workspace.get_text_document(uri).source
-            return [types.DocumentSymbol(
-                name=name, kind=types.SymbolKind.Key, range=_range(span),
-                selection_range=_range(span), children=[types.DocumentSymbol(
-                    name=child, kind=types.SymbolKind.Key, range=_range(child_span),
-                    selection_range=_range(child_span)) for child, child_span in children])
-                for name, span, children in answers.document_symbols(text, to_fs_path(uri)
-                                                                     or uri)]
-        return guarded(ls, [], answer)
-
-    @server.feature(types.WORKSPACE_SYMBOL)
-    def on_workspace_symbol(ls: InventoryServer, params: types.WorkspaceSymbolParams
-                            ) -> list[types.WorkspaceSymbol]:
-        def answer() -> list[types.WorkspaceSymbol]:
-            found: list[types.WorkspaceSymbol] = []
-            for root in ls.roots:
-                live = ls.inventories.get(root.path)
-                if live is None:
-                    continue
-                found += [types.WorkspaceSymbol(
-                    name=name, kind=types.SymbolKind.Class if kind == "class"
-                    else types.SymbolKind.Object, container_name=kind,
-                    location=types.Location(uri=from_fs_path(file) or file,
-                                            range=_range(((0, 0), (0, 0)))))
-                    for name, kind, file in answers.workspace_symbols(live, params.query)]
-            return found
-        return guarded(ls, [], answer)
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION)
-    def on_code_action(ls: InventoryServer, params: types.CodeActionParams
-                       ) -> list[types.CodeAction]:
-        def answer() -> list[types.CodeAction]:
-            actions = []
-            for diagnostic in params.context.diagnostics:
-                data: Any = diagnostic.data
-                if diagnostic.severity != ERROR or not isinstance(data, dict):
-                    continue
-                for name in data.get("replacements", []):
-                    actions.append(types.CodeAction(
-                        title=f"Replace with {name}", kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[diagnostic], edit=types.WorkspaceEdit(changes={
-                            params.text_document.uri: [types.TextEdit(
-                                range=diagnostic.range, new_text=name)]})))
-            return actions
-        return guarded(ls, [], answer)
-
+    for method, handler, options in FEATURES:
+        server.feature(method, options)(handler)
     return server
 
 
