@@ -44,7 +44,9 @@ def write_rule_findings(live: EditedInventory, generation: Generation, path: str
     prefixes = settings.dict_key_override_prefix + settings.dict_key_constant_prefix
     index.tables[path] = key_positions(outline.root, prefixes)  # the buffer's lines
     rules = WriteRules(settings.strict_constant_parameters, index)
-    for name in readers:
+    # In reverse name order: the generation keeps the last few records asked, and a hover
+    # asks those of the first node of each group of values, by name.
+    for name in reversed(readers):
         if cancelled():
             return None
         try:

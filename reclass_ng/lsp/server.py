@@ -240,12 +240,20 @@ class InventoryServer(LanguageServer):
             return False
         document = self.workspace.get_text_document(uri)
         with self.render_lock:
+            started = time.perf_counter()
             found = write_rule_findings(
                 live, generation, path, Outline(document.source, path), most_nodes,
                 cancelled=lambda: bool(self.queued) or self.stopping.is_set())
             if found is None:
                 return False
             generation.write_findings[os.path.abspath(path)] = found
+        if not self.stopping.is_set():
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Log,
+                message=f"reclass-ng: lint's write rules on "
+                        f"{os.path.relpath(path, live.root.path)} (version "
+                        f"{document.version}): {len(found)} findings "
+                        f"({(time.perf_counter() - started) * 1000:.0f} ms)"))
         return bool(found) and live.current is generation and not self.queued
 
 
