@@ -1,4 +1,5 @@
-"""One handler per LSP feature of `reclass-ng lsp`, and the table `build_server` registers.
+"""One handler per LSP feature of `reclass-ng lsp`, and the table server.build_server
+registers.
 
 Document changes render in a worker thread (requests are answered meanwhile, from the last
 complete render); every request is answered through `guarded`: a failure is logged to the
@@ -19,7 +20,13 @@ from pygls.uris import from_fs_path, to_fs_path
 from reclass_ng.lsp import answers
 from reclass_ng.lsp.diagnostics import ERROR
 from reclass_ng.lsp.documents import Span
-from reclass_ng.lsp.server import InventoryServer, guarded, live_and_path, location, lsp_range
+from reclass_ng.lsp.inventory_server import (
+    InventoryServer,
+    guarded,
+    live_and_path,
+    location,
+    lsp_range,
+)
 
 
 def _position(position: types.Position) -> tuple[int, int]:
