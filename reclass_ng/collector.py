@@ -34,14 +34,19 @@ class cycle_collection_paused:  # lower case: used like the function it was, `wi
     collection at all.
     With `collect` False, what earlier renders froze stays frozen and uncollected (a
     long-lived inventory rendering a few nodes at a time collects once per generation, not
-    once per node: reclass_ng.incremental.live).
+    once per node: reclass_ng.incremental.live). With `freeze` False, nothing is frozen
+    after: for a render of a few nodes in a long-lived process that replaces what it
+    renders (reclass_ng.lsp), whose replaced states are cyclic garbage (a node's resolvers
+    refer to themselves) that frozen would stay until the next whole render; everything
+    the render made is then in the youngest generation, whose next pass collects it.
     """
 
     # A class, not contextlib.contextmanager: contextlib is 2% of a `--nodeinfo` start.
-    __slots__ = ("collect", "was_enabled")
+    __slots__ = ("collect", "freeze", "was_enabled")
 
-    def __init__(self, collect: bool = True) -> None:
+    def __init__(self, collect: bool = True, freeze: bool = True) -> None:
         self.collect = collect
+        self.freeze = freeze
         self.was_enabled = False
 
     def __enter__(self) -> None:
@@ -59,8 +64,9 @@ class cycle_collection_paused:  # lower case: used like the function it was, `wi
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if self.was_enabled:
-            gc.freeze()
-            _FrozenRender.froze = True
-            if not _FrozenRender.survivors:
-                _FrozenRender.survivors = gc.get_freeze_count()
+            if self.freeze:
+                gc.freeze()
+                _FrozenRender.froze = True
+                if not _FrozenRender.survivors:
+                    _FrozenRender.survivors = gc.get_freeze_count()
             gc.enable()

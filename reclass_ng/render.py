@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -138,6 +138,19 @@ class NodeRenderer:
         raw = self.storage.parsed(node_file.path)
         entity = self.preparer.entity(raw, source, name)
         return self._node_entities.setdefault(name, entity)
+
+    def reuse_prepared(self, other: NodeRenderer, changed: Collection[str]) -> None:
+        """Take the class and node entities `other` prepared, but those of the files
+        `changed`, when both render the same trees under equal settings: a renderer opened
+        again after an editor changed only those files (reclass_ng.lsp) prepares no other."""
+        if other.settings != self.settings or other.storage.classes_uri != \
+                self.storage.classes_uri or other.storage.nodes_uri != self.storage.nodes_uri:
+            return
+        self.loader.adopt(other.loader, changed)
+        for name, entity in list(other._node_entities.items()):
+            path = entity.source.path if entity.source is not None else None
+            if path is not None and path not in changed:
+                self._node_entities.setdefault(name, entity)
 
     def expect_nodes(self, names: Sequence[str]) -> None:
         """The nodes merged next: nodes among them with the same classes share their walk
@@ -366,6 +379,11 @@ class InventoryRenderer:
         self._key_positions: KeyPositions | None = None
         self._lazy_lock = allocate_lock()
 
+    def reuse_prepared(self, other: InventoryRenderer, changed: Collection[str]) -> None:
+        """Take the entities `other` prepared from every file but `changed` (see
+        NodeRenderer.reuse_prepared): an inventory opened again after an edit."""
+        self.renderer.reuse_prepared(other.renderer, changed)
+
     @property
     def queries(self) -> QueryEngine:
         """The inventory's query engine."""
@@ -385,7 +403,10 @@ class InventoryRenderer:
 
             with self._lazy_lock:
                 if self._key_positions is None:
-                    self._key_positions = KeyPositions()
+                    # A storage reading an editor's buffers instead of some files (yaml_fs
+                    # opened by reclass_ng.lsp) has their keys where the buffers write them.
+                    overlay = getattr(self.storage, "overlay", None)
+                    self._key_positions = KeyPositions(overlay=overlay)
         return self._key_positions
 
     def _query_evaluator(self, node: MergedNode, **options: Any) -> QueryEvaluator:

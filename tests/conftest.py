@@ -43,6 +43,7 @@ SLOW_TEST_PATHS = (
     "explorer/test_browser.py",  # chromium driven through selenium
     "explorer/test_large_inventory.py",  # the pages of a 2,000-node inventory
     "lsp/test_neovim.py",  # a real neovim as the LSP client
+    "lsp/test_edit_path.py",  # bursts of edits over hundreds of nodes, timing-bound
     "classifier/test_catalog.py",  # Puppet's own parser reads the classes
     "server/test_openapi_fuzz.py",  # schemathesis against the running service
     "server/test_reliability.py",  # services killed mid-write, concurrent writers

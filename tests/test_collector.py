@@ -85,3 +85,19 @@ def test_a_disabled_collector_stays_disabled(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_render_that_freezes_nothing_leaves_its_cyclic_garbage_to_the_collector():
+    # The editor's renders of a few nodes (reclass_ng.lsp): paused, then nothing frozen.
+    from reclass_ng.collector import cycle_collection_paused
+
+    frozen = gc.get_freeze_count()
+    with cycle_collection_paused(collect=False, freeze=False):
+        assert not gc.isenabled()
+        garbage = _Cyclic()
+        collected = weakref.ref(garbage)
+        del garbage
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
+    gc.collect()
+    assert collected() is None

@@ -9,7 +9,7 @@ others, is an error naming the loop.
 from __future__ import annotations
 
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import (
@@ -64,6 +64,19 @@ class ClassLoader:
             entity = self.preparer.entity(self.storage.parsed(path), source, name)
         with self._lock:
             return self._cache.setdefault(name, entity)
+
+    def adopt(self, other: ClassLoader, changed: Collection[str]) -> None:
+        """Take the class entities `other` prepared, but those of the files `changed`: for a
+        loader of the same class tree under equal settings once only those files changed (an
+        editor's buffer, reclass_ng.lsp). Entities are never changed by a render: sharing
+        them between renderers is what sharing them between nodes already is."""
+        with other._lock:
+            prepared = list(other._cache.items())
+        with self._lock:
+            for name, entity in prepared:
+                path = entity.source.path if entity is not None and entity.source else None
+                if path is not None and path not in changed:
+                    self._cache.setdefault(name, entity)
 
 
 class ClassMapping(Record):

@@ -1,5 +1,6 @@
 """Diagnostics of one file: its YAML syntax, the render errors written in it, the schema
-violations whose bad value is written in it, lint's file rules.
+violations whose bad value is written in it, lint's file rules and the findings of lint's
+write rules located in it (once reclass_ng.lsp.lint_pass ran them for the file).
 
 A render error is published for the file the problem is written in (`ReclassError.file()`, or
 each file a merge conflict names), not the node that tripped on it; the same error met by many
@@ -12,6 +13,7 @@ import os
 from typing import Any
 
 from reclass_ng.errors import ClassNotFound, ReclassError, YamlFileError
+from reclass_ng.lint.findings import Finding
 from reclass_ng.lint.yaml_pass import LineIndex, check_files
 from reclass_ng.lsp.documents import Outline, Span
 from reclass_ng.lsp.live import EditedInventory
@@ -88,6 +90,21 @@ def file_diagnostics(live: EditedInventory | None, path: str, text: str,
         found.append(FileDiagnostic(((0, 0), (0, 0)), f"inventory cannot be read: "
                                     f"{live.failure.message}", ERROR, "load-error"))
         return found
+    found.extend(_render_error_diagnostics(live, path, outline))
+    found.extend(_schema_diagnostics(live, path, outline))
+    if lint_file and outline.problem is None and os.path.isfile(path) \
+            and path not in live.buffers:
+        found.extend(_lint_findings(live, path, outline))
+    if outline.problem is None:
+        found.extend(_finding_diagnostic(item, outline)
+                     for item in live.current.write_findings.get(path, ()))
+    return found
+
+
+def _render_error_diagnostics(live: EditedInventory, path: str, outline: Outline
+                              ) -> list[FileDiagnostic]:
+    """The render errors written in `path`, one diagnostic per error and place, saying
+    which nodes it breaks."""
     class_name = live.class_name_of(path)
     grouped: dict[tuple[Span, str], tuple[ReclassError, list[str]]] = {}
     for state in list(live.nodes.values()):
@@ -100,14 +117,12 @@ def file_diagnostics(live: EditedInventory | None, path: str, text: str,
                 else ((0, 0), (0, 0))
             key = (span, _error_message(err))
             grouped.setdefault(key, (err, []))[1].append(state.name)
+    found = []
     for (span, message), (err, nodes) in sorted(grouped.items(), key=lambda item: item[0]):
         suggestions = err.suggestions() if isinstance(err, ClassNotFound) else []
-        found.append(FileDiagnostic(span, f"{message}{did_you_mean(suggestions)} [{_nodes_phrase(sorted(nodes))}]",
-                                    ERROR, err.error_kind, suggestions))
-    found.extend(_schema_diagnostics(live, path, outline))
-    if lint_file and outline.problem is None and os.path.isfile(path) \
-            and path not in live.buffers:
-        found.extend(_lint_findings(live, path, outline))
+        found.append(FileDiagnostic(
+            span, f"{message}{did_you_mean(suggestions)} [{_nodes_phrase(sorted(nodes))}]",
+            ERROR, err.error_kind, suggestions))
     return found
 
 
@@ -146,15 +161,18 @@ def _lint_findings(live: EditedInventory, path: str, outline: Outline) -> list[F
     if settings is None:
         return []
     prefixes = settings.dict_key_override_prefix + settings.dict_key_constant_prefix
-    found = []
-    for item in check_files([path], settings.delimiter, prefixes, LineIndex(live.root.path)):
-        if item.rule == "yaml-syntax":
-            continue  # the buffer's own syntax error is reported above
-        line = max((item.line or 1) - 1, 0)
-        width = len(outline.lines[line]) if line < len(outline.lines) else 0
-        found.append(FileDiagnostic(((line, 0), (line, width)), f"{item.message} (lint)",
-                                    ERROR if item.severity == "error" else WARNING, item.rule))
-    return found
+    return [_finding_diagnostic(item, outline)
+            for item in check_files([path], settings.delimiter, prefixes,
+                                    LineIndex(live.root.path))
+            if item.rule != "yaml-syntax"]  # the buffer's own syntax error is reported above
+
+
+def _finding_diagnostic(item: Finding, outline: Outline) -> FileDiagnostic:
+    """A lint finding on its whole line."""
+    line = max((item.line or 1) - 1, 0)
+    width = len(outline.lines[line]) if line < len(outline.lines) else 0
+    return FileDiagnostic(((line, 0), (line, width)), f"{item.message} (lint)",
+                          ERROR if item.severity == "error" else WARNING, item.rule)
 
 
 def diagnostic_data(diagnostic: FileDiagnostic) -> dict[str, Any] | None:

@@ -22,8 +22,10 @@ from typing import Any, cast
 
 from reclass_ng.api import Inventory
 from reclass_ng.cache import BoundedCache
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ConfigError, MultipleErrors, ReclassError
 from reclass_ng.errors.values import ResolveErrorList
+from reclass_ng.lint.findings import Finding
 from reclass_ng.lsp.roots import InventoryRoot
 from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.render import INTERPOLATION, render_nodes
@@ -79,7 +81,7 @@ class Generation:
     and is never shown a half-made one, while the next generation renders in another thread."""
 
     __slots__ = ("settings", "storage", "inventory", "class_files", "node_files", "states",
-                 "failure", "provenances", "schemas", "schema_failure")
+                 "failure", "provenances", "schemas", "schema_failure", "write_findings")
 
     def __init__(self, settings: Settings | None = None, storage: YamlFsStorage | None = None,
                  inventory: Inventory | None = None,
@@ -97,6 +99,9 @@ class Generation:
         # Provenance records asked for (a hover asks the same few nodes again and again); a
         # record costs a render with every write recorded.
         self.provenances: BoundedCache[str, NodeProvenance] = BoundedCache(PROVENANCES_KEPT)
+        # file -> lint's write findings located there, once its nodes' records were read
+        # (reclass_ng.lsp.lint_pass; an edit makes a new generation, without them)
+        self.write_findings: dict[str, list[Finding]] = {}
         if storage is not None:
             self.class_files = dict(storage.class_paths)
             self.node_files = {name: storage.nodes[name].path for name in storage.nodes}
@@ -148,13 +153,20 @@ class EditedInventory:
 
     # -- opening ---------------------------------------------------------------------------
 
-    def _open(self) -> Generation:
-        """A new generation over the disk and the buffers (its nodes not rendered yet)."""
+    def _open(self, edited: tuple[Generation, str] | None = None) -> Generation:
+        """A new generation over the disk and the buffers (its nodes not rendered yet).
+        `edited`: (the current generation, the listed file whose buffer changed): under the
+        same settings the new storage keeps its listing and its other parsed files
+        (YamlFsStorage.with_overlay), so an edit walks no directory."""
         try:
             settings = self._settings()
             storage: YamlFsStorage | None = None
             if settings.storage_type == "yaml_fs":
-                storage = open_yaml_fs(settings, overlay=self.buffers)
+                if edited is not None and edited[0].storage is not None \
+                        and edited[0].settings == settings:
+                    storage = edited[0].storage.with_overlay(self.buffers, edited[1])
+                else:
+                    storage = open_yaml_fs(settings, overlay=self.buffers)
             # YamlFsStorage is the engine's own yaml_fs storage: what open_storage would give.
             inventory = Inventory(settings, warn=self.warn,
                                   storage=cast("Storage | None", storage))
@@ -188,7 +200,8 @@ class EditedInventory:
         """Render every node from scratch (the first load, or after the listing changed)."""
         with self.lock:
             generation = self._open()
-            self._render(generation, sorted(generation.node_files), {}, progress, cancelled)
+            self._render(generation, sorted(generation.node_files), {}, progress, cancelled,
+                         collect=True)
             self.current = generation
 
     def node_names(self) -> list[str]:
@@ -197,25 +210,32 @@ class EditedInventory:
 
     def _render(self, generation: Generation, names: list[str], kept: dict[str, NodeState],
                 progress: Callable[[int, int], None] | None = None,
-                cancelled: Callable[[], bool] | None = None) -> None:
+                cancelled: Callable[[], bool] | None = None, collect: bool = False) -> None:
         """Render `names` into `generation.states` (with the `kept` states), through the
         engine's serial batch loop: every node merged, then every node interpolated, the
-        nodes sharing rendered subtrees and class walks (render.render_nodes)."""
+        nodes sharing rendered subtrees and class walks (render.render_nodes).
+
+        The cycle collector is paused meanwhile (collector.cycle_collection_paused): its
+        full passes over the 2,000-node states took half of an edit's render. A whole render
+        (`collect`) collects before and freezes what it leaves alive; an edit's render
+        freezes nothing, so the states it replaced, cyclic garbage, go at the collector's
+        next pass over the youngest objects instead of staying until the next whole render."""
         if generation.inventory is None:
             return
         previous = self.current.states
         states = dict(kept)
         steps = 0
-        for phase, name, value, _ in render_nodes(generation.inventory, names):
-            if cancelled is not None and cancelled():
-                progress = None
-                break
-            steps += 1
-            if isinstance(value, ReclassError) or phase is INTERPOLATION:
-                states[name] = self._node_state(generation, name, value,
-                                                kept.get(name) or previous.get(name))
-            if progress is not None:  # two steps a node: merge, interpolation
-                progress(steps // 2, len(names))
+        with cycle_collection_paused(collect, freeze=collect):
+            for phase, name, value, _ in render_nodes(generation.inventory, names):
+                if cancelled is not None and cancelled():
+                    progress = None
+                    break
+                steps += 1
+                if isinstance(value, ReclassError) or phase is INTERPOLATION:
+                    states[name] = self._node_state(generation, name, value,
+                                                    kept.get(name) or previous.get(name))
+                if progress is not None:  # two steps a node: merge, interpolation
+                    progress(steps // 2, len(names))
         if progress is not None and steps:
             progress(len(names), len(names))
         generation.states = states
@@ -266,14 +286,16 @@ class EditedInventory:
             return []  # the same text (or the disk both times: its changes come as events)
         if content is None and before == disk_content(path):
             return []  # saved: the file holds what was rendered
-        return self.file_changed(path)
+        return self.file_changed(path, edited=True)
 
-    def file_changed(self, path: str) -> list[str]:
-        """Bring the nodes reading `path` up to date (after an edit, a save, a create)."""
+    def file_changed(self, path: str, edited: bool = False) -> list[str]:
+        """Bring the nodes reading `path` up to date (after an edit, a save, a create).
+        `edited`: only the editor's text of `path` changed, not what the directories hold."""
         path = os.path.abspath(path)
         with self.lock:
             old = self.current
-            generation = self._open()
+            listed = edited and path in old.listing()
+            generation = self._open((old, path) if listed else None)
             if generation.failure is not None:
                 self.current = generation
                 return []
@@ -285,7 +307,10 @@ class EditedInventory:
                 self._render(generation, names, {})
                 self.current = generation
                 return names
-            generation.storage.reuse_parsed(old.storage, generation.listing() - {path})
+            if not listed:
+                generation.storage.reuse_parsed(old.storage, generation.listing() - {path})
+            if generation.inventory is not None and old.inventory is not None:
+                generation.inventory.reuse_prepared(old.inventory, {path})
             stale = [name for name, state in old.states.items()
                      if path in state.files or state.errors]
             stale += [name for name in generation.node_files if name not in old.states]
@@ -293,6 +318,18 @@ class EditedInventory:
             self._render(generation, stale, kept)
             self.current = generation
             return stale
+
+    def files_read(self, names: Iterable[str], before: Generation) -> set[str]:
+        """The files nodes `names` read in `before` or read now: where the diagnostics a
+        render of them changes are (an error or a violation is published for a file its
+        node read, NodeState.files)."""
+        found: set[str] = set()
+        for states in (before.states, self.current.states):
+            for name in names:
+                state = states.get(name)
+                if state is not None:
+                    found |= state.files
+        return found
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -9,14 +9,14 @@ of one value (`value_position`: the reference inside it, the list entry meant).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import ReclassError
 from reclass_ng.location import Location
-from reclass_ng.storage.yaml_load import compose_yaml_file, read_input_file
+from reclass_ng.storage.yaml_load import compose_yaml_bytes, compose_yaml_file, read_input_file
 
 # Files whose key positions one KeyPositions keeps (an explain of one node reads a few dozen).
 KEPT_FILES = 256
@@ -80,18 +80,35 @@ def deepest_position(table: KeyTable, keys: Sequence[object]) -> tuple[int, int]
     return None
 
 
-class KeyPositions:
-    """Positions of keys in files, each file read once while it stays in the cache."""
+def buffer_positions(data: bytes, path: str) -> KeyTable:
+    """`key_positions` of the content `data` of file `path` (an editor's buffer); empty when
+    it does not parse."""
+    try:
+        return key_positions(compose_yaml_bytes(data, path))
+    except (yaml.YAMLError, ReclassError, RecursionError):
+        return {}
 
-    def __init__(self, kept_files: int = KEPT_FILES) -> None:
+
+class KeyPositions:
+    """Positions of keys in files, each file read once while it stays in the cache;
+    `overlay` (path -> content) holds what the storage reads instead of some files (an
+    editor's unsaved buffers), whose positions are taken from it."""
+
+    def __init__(self, kept_files: int = KEPT_FILES,
+                 overlay: Mapping[str, bytes] | None = None) -> None:
         self._files: BoundedCache[str, dict[tuple[str, ...], tuple[int, int]]] = \
             BoundedCache(kept_files)
+        self._overlay = overlay or {}
+
+    def _read(self, path: str) -> KeyTable:
+        data = self._overlay.get(path)
+        return file_positions(path) if data is None else buffer_positions(data, path)
 
     def location(self, path: str | None, keys: Sequence[object]) -> Location | None:
         """Where the deepest key of `keys` found in file `path` is written (None: no file)."""
         if not path:
             return None
-        found = deepest_position(self._files.get(path, file_positions), keys)
+        found = deepest_position(self._files.get(path, self._read), keys)
         return Location(path, *found) if found is not None else Location(path)
 
     def line(self, path: str | None, keys: Sequence[object]) -> int | None:

@@ -252,6 +252,11 @@ class YamlFsStorage:
         self._class_paths: dict[str, str] | None = None if self.classes_dir else {}
 
     @property
+    def overlay(self) -> Mapping[str, bytes]:
+        """What is read instead of some files (absolute path -> content)."""
+        return self._overlay
+
+    @property
     def nodes_uri(self) -> str:
         return "yaml_fs://" + (self.nodes_dir or "")
 
@@ -365,6 +370,21 @@ class YamlFsStorage:
             for path in paths:
                 if path in theirs:
                     self._parsed.setdefault(path, theirs[path])
+
+    def with_overlay(self, overlay: Mapping[str, bytes], changed: str) -> YamlFsStorage:
+        """A storage of the same trees reading `overlay` instead of those files, after the
+        editor changed the content of listed file `changed` (an edit changes no name): the
+        listing is this storage's, not scanned again, and so are the parsed documents of
+        every other file. A listing that raised (a duplicate name) is scanned again."""
+        twin = YamlFsStorage(self.nodes_dir, self.classes_dir, self.compose_node_name, overlay)
+        where = self.nodes._where
+        if where is not None:
+            twin.nodes = NodeFiles(lambda: where)
+        twin._class_paths = self._class_paths
+        with self._lock:
+            unchanged = [path for path in self._parsed if path != changed]
+        twin.reuse_parsed(self, unchanged)
+        return twin
 
     def class_uri(self, name: str) -> str | None:
         check_class_name(name)
