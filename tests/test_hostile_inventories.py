@@ -215,3 +215,32 @@ def test_an_unreadable_facts_file_is_a_clear_error(inventory, tmp_path, case):
     assert result.returncode != 0, result.stdout[-2000:]
     assert f"Cannot read facts file {facts}: {message}" in result.stderr, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
+
+
+# A cache dir can be shared, or hostile: each of its files is read the guarded way, so one
+# swapped for a FIFO (a read waits for a writer) or linked to /dev/zero (a read never ends) is
+# ignored with a warning naming it, and the inventory is rendered from the files.
+CACHE_SWAPS = {"fifo": os.mkfifo, "dev-zero": lambda p: os.symlink("/dev/zero", p)}
+
+
+@pytest.mark.parametrize("kind", ["index", "segment"])
+@pytest.mark.parametrize("case", sorted(CACHE_SWAPS))
+def test_a_hostile_file_in_the_cache_dir_is_ignored(inventory, tmp_path, case, kind):
+    cache = tmp_path / "cache"
+    args = ("-b", str(inventory), "--inventory", "--cache-dir", str(cache))
+    first = run_limited(*args, module="reclass_ng.cli.reclass")
+    assert first.returncode == 0, first.stderr[-2000:]
+    pattern = "inventory-*.cache" if kind == "index" else "inventory-*.out"
+    swapped = sorted(cache.glob(pattern))
+    assert swapped, sorted(p.name for p in cache.iterdir())
+    for path in swapped:
+        path.unlink()
+        CACHE_SWAPS[case](path)
+    again = run_limited(*args, module="reclass_ng.cli.reclass")
+    assert again.returncode == 0, again.stderr[-2000:]
+    def untimed(text: str) -> list[str]:
+        return [line for line in text.splitlines() if "timestamp" not in line]
+
+    assert untimed(again.stdout) == untimed(first.stdout)
+    assert "ignoring the cache file" in again.stderr and "not a regular file" in again.stderr, \
+        again.stderr[-2000:]

@@ -106,6 +106,20 @@ def test_an_unreadable_schema_file(tmp_path: Path) -> None:
         in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("make", [os.mkfifo, lambda p: os.symlink("/dev/zero", p)],
+                         ids=["fifo", "dev-zero"])
+def test_a_schema_file_that_is_not_a_regular_file(tmp_path: Path, make) -> None:
+    # A FIFO would block `validate` for good waiting for a writer: refused before any read.
+    base = write_inventory(tmp_path / "inv", INVENTORY)
+    (base / "schemas/nginx.yml").unlink()
+    make(base / "schemas/nginx.yml")
+    proc = subprocess.run([str(VENV_BIN / "reclass-ng"), "validate", "-b", str(base)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    assert proc.returncode == 78, proc.stdout + proc.stderr
+    assert "schema file schemas/nginx.yml: cannot read it: not a regular file" in proc.stderr, \
+        proc.stderr
+
+
 def test_no_schemas_setting(tmp_path: Path) -> None:
     base = write_inventory(tmp_path / "inv", {"nodes/a.yml": "parameters: {}\n"})
     proc = reclass_ng("validate", "-b", str(base), cwd=tmp_path)

@@ -32,6 +32,7 @@ from reclass_ng.classifier.catalog import (
 )
 from reclass_ng.errors import EX_IOERR, NotFoundError, ReclassError
 from reclass_ng.location import display_path
+from reclass_ng.storage.regular_file import read_regular_file
 
 SCRIPT = Path(__file__).with_name("puppet_classes.rb")
 # Where Puppet's own Ruby lives in Puppet's all-in-one packages.
@@ -51,8 +52,8 @@ def puppet_ruby() -> str:
     puppet = shutil.which("puppet") or shutil.which("puppet", path="/opt/puppetlabs/bin")
     if puppet is not None:
         try:
-            with open(os.path.realpath(puppet), "rb") as stream:
-                first = stream.readline(200).decode("utf-8", "replace")
+            head = read_regular_file(os.path.realpath(puppet), 200, head=True)[0]
+            first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
         except OSError:
             first = ""
         if first.startswith("#!"):

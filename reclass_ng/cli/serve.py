@@ -12,12 +12,14 @@ import sys
 
 from reclass_ng.cli.groups import add_inventory_argument
 from reclass_ng.errors import ConfigError, UsageError
+from reclass_ng.storage.regular_file import read_regular_file
 
 TOKEN_VARIABLE = "RECLASS_NG_TOKEN"
 DEFAULT_LISTEN = "127.0.0.1:1261"  # the standalone classifier's HTTP port
 LISTENING_PREFIX = "reclass-ng serve: listening on "  # + the URL, on stdout (doc/service.rst)
 # The defaults of server/http_protocol.py, repeated so --help needs no server import.
 DEFAULT_MAX_CONNECTIONS = 100
+MAX_TOKEN_FILE_BYTES = 64 * 1024  # --token-file holds one token
 DEFAULT_MAX_PER_CLIENT = 20
 
 
@@ -100,10 +102,12 @@ def read_token(token_file: str | None) -> str | None:
     """The token from --token-file, else from the environment; None when neither is set."""
     if token_file:
         try:
-            with open(os.path.expanduser(token_file), encoding="utf-8") as stream:
-                token = stream.read().strip()
+            content = read_regular_file(os.path.expanduser(token_file), MAX_TOKEN_FILE_BYTES)[0]
+            token = content.decode("utf-8").strip()
         except OSError as err:
             raise ConfigError(f"--token-file: cannot read {token_file}: {err.strerror}") from err
+        except UnicodeDecodeError:
+            raise ConfigError(f"--token-file: {token_file} is not UTF-8 text") from None
         if not token:
             raise ConfigError(f"--token-file: {token_file} is empty")
         return token

@@ -36,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     from reclass_ng.classifier.atomic_files import atomic_write_text
     from reclass_ng.classifier.groups import is_uuid
-    from reclass_ng.server.auth import read_tokens_file, token_digest
+    from reclass_ng.server.auth import MAX_TOKENS_FILE_BYTES, read_tokens_file, token_digest
+    from reclass_ng.storage.regular_file import read_regular_file
 
     if args.group is not None and not is_uuid(args.group):
         raise UsageError(f"--group: expected a group id (UUID), got {args.group!r}")
@@ -57,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.permission:
         entry["permissions"] = sorted(set(args.permission))
     try:
-        with open(args.file, encoding="utf-8") as stream:
-            data = yaml.safe_load(stream) or {}
+        data = yaml.safe_load(read_regular_file(args.file, MAX_TOKENS_FILE_BYTES)[0]) or {}
     except FileNotFoundError:
         data = {}
     except OSError as err:

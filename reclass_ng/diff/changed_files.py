@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from reclass_ng.errors import ConfigError
+from reclass_ng.storage.regular_file import open_regular_file
+
 SKIPPED_DIRECTORIES = frozenset({".git", ".hg", ".svn"})
 # Two files of more than this are compared in chunks rather than read whole.
 CHUNK = 1 << 20
@@ -28,15 +31,31 @@ def inventory_files(root: str) -> Iterator[str]:
 
 
 def _same_content(a: str, b: str) -> bool:
-    if os.path.getsize(a) != os.path.getsize(b):
-        return False
-    with open(a, "rb") as first, open(b, "rb") as second:
-        while True:
-            chunk = first.read(CHUNK)
-            if chunk != second.read(CHUNK):
+    # Opened the guarded way: a file listed as regular can be swapped for a FIFO before it is
+    # opened, and a plain open would wait for a writer forever.
+    first, first_info = _opened(a)
+    try:
+        second, second_info = _opened(b)
+        try:
+            if first_info.st_size != second_info.st_size:
                 return False
-            if not chunk:
-                return True
+            while True:
+                chunk = os.read(first, CHUNK)
+                if chunk != os.read(second, CHUNK):
+                    return False
+                if not chunk:
+                    return True
+        finally:
+            os.close(second)
+    finally:
+        os.close(first)
+
+
+def _opened(path: str) -> tuple[int, os.stat_result]:
+    try:
+        return open_regular_file(path)
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot compare it: {err.strerror}") from None
 
 
 def changed_files(old_root: str, new_root: str) -> dict[str, str]:

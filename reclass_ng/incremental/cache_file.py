@@ -60,9 +60,14 @@ from typing import Any, NamedTuple, Union
 import attrs
 import orjson
 
+from reclass_ng.storage.regular_file import open_regular_file, read_regular_file
+
 Piece = Union[bytes, memoryview, None]  # noqa: UP007 (a runtime alias on 3.10)  # None: the timestamp's place
 
 MAX_SEGMENTS = 8
+# The largest cache index or result store read (a segment is mapped, not read): far past any
+# real inventory's, but a sparse or swapped-in file of a shared cache dir is not read whole.
+MAX_CACHE_FILE_BYTES = 1 << 31
 _MAGIC = b"reclass-ng render cache\n"
 _CRC_LINE = 9  # the CRC-32 of the rest of the index, 8 hex digits and a newline
 _OPEN_ATTEMPTS = 3  # a segment deleted between reading the index and opening it: read again
@@ -116,8 +121,7 @@ class CacheFile:
         is unusable."""
         for attempt in range(_OPEN_ATTEMPTS):
             try:
-                with open(path, "rb") as stream:
-                    content = stream.read()
+                content = read_regular_file(path, MAX_CACHE_FILE_BYTES)[0]
             except FileNotFoundError:
                 return None
             header, entries_line, listing_line = _index(content, key)
@@ -249,10 +253,12 @@ def _open_segments(path: str, header: dict[str, Any]) -> list[Segment]:
                     or not pattern.fullmatch(item[0]):
                 raise MalformedCache(f"{item!r} is not a segment of this cache")
             name, size, crc, slots = item
-            with open(os.path.join(directory, name), "rb") as stream:
-                actual = os.fstat(stream.fileno()).st_size
-                mapping: Any = (mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ)
-                                if actual else b"")
+            fd, info = open_regular_file(os.path.join(directory, name))  # a FIFO: refused
+            try:
+                actual = info.st_size
+                mapping: Any = mmap.mmap(fd, 0, access=mmap.ACCESS_READ) if actual else b""
+            finally:
+                os.close(fd)
             segment = Segment(name, memoryview(mapping), [], mapping)
             segments.append(segment)
             if actual != size:

@@ -33,10 +33,11 @@ from typing import Any
 import orjson
 
 from reclass_ng.collector import cycle_collection_paused
-from reclass_ng.incremental.cache_file import ignored
+from reclass_ng.incremental.cache_file import MAX_CACHE_FILE_BYTES, ignored
 from reclass_ng.incremental.node_results import OK, NodeDeps, NodeResult
 from reclass_ng.incremental.snapshot import InventorySnapshot
 from reclass_ng.settings import Settings
+from reclass_ng.storage.regular_file import read_regular_file
 from reclass_ng.version import __version__
 
 STORE_FORMAT = 1
@@ -91,8 +92,7 @@ def load_results(settings: Settings, snapshot: InventorySnapshot,
     if path is None:
         return {}
     try:
-        with open(path, "rb") as stream:
-            content = stream.read()
+        content = read_regular_file(path, MAX_CACHE_FILE_BYTES)[0]
     except FileNotFoundError:
         return {}
     except OSError as err:

@@ -33,9 +33,10 @@ from reclass_ng.schemas import SchemaSet, Violation, check_node, load_schemas
 from reclass_ng.settings import Settings
 from reclass_ng.storage import load_settings
 from reclass_ng.storage.base import Storage
+from reclass_ng.storage.regular_file import read_regular_file
 from reclass_ng.storage.yaml_fs import YamlFsStorage
 from reclass_ng.storage.yaml_fs import open_storage as open_yaml_fs
-from reclass_ng.storage.yaml_load import parse_yaml_bytes
+from reclass_ng.storage.yaml_load import MAX_YAML_FILE_BYTES, parse_yaml_bytes
 
 PROVENANCES_KEPT = 32  # provenance records one generation keeps
 
@@ -60,10 +61,10 @@ class NodeState:
 
 
 def disk_content(path: str) -> bytes | None:
-    """The bytes of file `path` (None: it cannot be read)."""
+    """The bytes of file `path` (None: it cannot be read, or is no regular file of at most
+    MAX_YAML_FILE_BYTES: a FIFO must not block the server)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_file(path, MAX_YAML_FILE_BYTES)[0]
     except OSError:
         return None
 

@@ -25,6 +25,7 @@ from reclass_ng.errors import ConfigError
 from reclass_ng.install import install_hint
 from reclass_ng.settings import find_config_file
 from reclass_ng.storage import read_config_file
+from reclass_ng.storage.regular_file import UnreadableFile, read_regular_file
 
 CONFIG_KEY = "schemas"
 MAX_SCHEMA_BYTES = 4 << 20  # a schema file larger than this is refused
@@ -75,12 +76,12 @@ def _file_of(uri: str) -> str:
 def read_schema_document(path: str, shown: str) -> Any:
     """A schema file's content (JSON for `.json`, else YAML), or a ConfigError naming it."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCHEMA_BYTES + 1)
+        data = read_regular_file(path, MAX_SCHEMA_BYTES)[0]
     except OSError as err:
+        if isinstance(err, UnreadableFile) and err.too_large:
+            raise ConfigError(f"schema file {shown}: larger than {MAX_SCHEMA_BYTES} bytes"
+                              ) from None
         raise ConfigError(f"schema file {shown}: cannot read it: {err.strerror}") from None
-    if len(data) > MAX_SCHEMA_BYTES:
-        raise ConfigError(f"schema file {shown}: larger than {MAX_SCHEMA_BYTES} bytes")
     try:
         text = data.decode("utf-8")
         if path.endswith(".json"):

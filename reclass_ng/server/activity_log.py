@@ -31,6 +31,8 @@ import attrs
 
 from reclass_ng.server.activity_events import describe_change
 from reclass_ng.server.yaml_files import WRITE_JOURNAL
+from reclass_ng.storage.regular_file import UnreadableFile, read_regular_file
+from reclass_ng.storage.yaml_load import MAX_YAML_FILE_BYTES
 
 _T = TypeVar("_T")
 
@@ -63,9 +65,11 @@ def _now() -> str:
 
 
 def _read(path: Path) -> bytes | None:
+    """An inventory file's bytes; None when it is absent, or refused by the guarded read (a
+    FIFO swapped in would otherwise block a write holding the inventory lock)."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
+        return read_regular_file(path, MAX_YAML_FILE_BYTES)[0]
+    except (FileNotFoundError, UnreadableFile):
         return None
 
 

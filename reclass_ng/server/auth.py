@@ -40,6 +40,7 @@ import yaml
 from reclass_ng.classifier.groups import ROOT_GROUP_ID, is_uuid
 from reclass_ng.classifier.hierarchy import GroupTree
 from reclass_ng.errors import ConfigError
+from reclass_ng.storage.regular_file import UnreadableFile, read_regular_file
 
 VIEWER, OPERATOR, ADMIN = "viewer", "operator", "admin"
 ROLES = (VIEWER, OPERATOR, ADMIN)
@@ -120,12 +121,18 @@ def _entry(data: Any, where: str) -> TokenEntry:
 
 def read_tokens_file(path: str | os.PathLike[str]) -> list[TokenEntry]:
     """The entries of a roles file; ConfigError naming the file and entry when one is wrong."""
+    return parse_tokens_file(_tokens_file_bytes(path), path)
+
+
+def _tokens_file_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a roles file: a regular file of at most MAX_TOKENS_FILE_BYTES."""
     try:
-        with open(path, "rb") as stream:
-            content = stream.read()
+        return read_regular_file(path, MAX_TOKENS_FILE_BYTES)[0]
     except OSError as err:
+        if isinstance(err, UnreadableFile) and err.too_large:
+            raise ConfigError(f"tokens file {path}: larger than {MAX_TOKENS_FILE_BYTES} bytes"
+                              ) from None
         raise ConfigError(f"tokens file {path}: cannot read: {err.strerror}") from err
-    return parse_tokens_file(content, path)
 
 
 def parse_tokens_file(content: bytes, path: str | os.PathLike[str]) -> list[TokenEntry]:
@@ -187,20 +194,9 @@ class TokenStore:
         self._entries: list[TokenEntry] = []
         self._problem: tuple[bytes, str, float] | None = None  # (content digest, why, since)
         if self._path is not None:
-            content = self._read(self._path)
+            content = _tokens_file_bytes(self._path)
             self._entries = parse_tokens_file(content, self._path)
             self._digest = token_digest(content)
-
-    @staticmethod
-    def _read(path: Path) -> bytes:
-        try:
-            with open(path, "rb") as stream:
-                content = stream.read(MAX_TOKENS_FILE_BYTES + 1)
-        except OSError as err:
-            raise ConfigError(f"tokens file {path}: cannot read: {err.strerror}") from err
-        if len(content) > MAX_TOKENS_FILE_BYTES:
-            raise ConfigError(f"tokens file {path}: larger than {MAX_TOKENS_FILE_BYTES} bytes")
-        return content
 
     @property
     def configured(self) -> bool:
@@ -216,7 +212,7 @@ class TokenStore:
 
     def _refresh(self, path: Path) -> None:
         try:
-            content = self._read(path)
+            content = _tokens_file_bytes(path)
         except ConfigError as err:
             self._keep_last_good(b"", str(err))
             return

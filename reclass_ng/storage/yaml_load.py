@@ -19,11 +19,11 @@ expand to at most MAX_EXPANDED_NODES values (a 455-byte "billion laughs" file ex
 from __future__ import annotations
 
 import os
-import stat
 import sys
 
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import YamlFileError
+from reclass_ng.storage.regular_file import NOT_REGULAR, UnreadableFile, read_regular_file
 from reclass_ng.storage.yaml_block import STR_TAG, BlockYamlReader, NotSimple, block_yaml_text
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -307,38 +307,19 @@ def read_input_file_stat(path: str) -> tuple[bytes, os.stat_result]:
 
     The one way an inventory file is read: by the loader and by every digest and stamp of the
     caches, the watcher and the service (incremental/), so none of them can be made to block
-    or to read without end by a file the loader refuses. Opened non-blocking (a FIFO would
-    otherwise wait for a writer forever) and checked on the open descriptor, so a symlink to a
-    device or a FIFO is refused, not followed into a read; the read stops past the limit."""
+    or to read without end by a file the loader refuses (storage/regular_file.py)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular_file(path, MAX_YAML_FILE_BYTES)
+    except UnreadableFile as err:  # refused: its own wording (tests and doc/ quote it)
+        if err.not_regular:
+            raise YamlFileError(path, NOT_REGULAR) from None
+        if err.too_large and err.size is not None:
+            raise YamlFileError(path, f"the file has {err.size} bytes; the limit is "
+                                f"{MAX_YAML_FILE_BYTES}") from None
+        raise YamlFileError(path, f"the file grew past the limit of {MAX_YAML_FILE_BYTES} "
+                            "bytes while it was read") from None
     except OSError as err:
         raise YamlFileError(path, f"cannot read file: {err.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise YamlFileError(path, "not a regular file (a FIFO, device or socket); only "
-                                "regular files are read")
-        if info.st_size > MAX_YAML_FILE_BYTES:
-            raise YamlFileError(path, f"the file has {info.st_size} bytes; the limit is "
-                                f"{MAX_YAML_FILE_BYTES}")
-        chunks = []
-        size = 0
-        while size <= MAX_YAML_FILE_BYTES:
-            chunk = os.read(fd, max(info.st_size - size, 0) + 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if len(data) > MAX_YAML_FILE_BYTES:
-            raise YamlFileError(path, f"the file grew past the limit of {MAX_YAML_FILE_BYTES} "
-                                "bytes while it was read")
-        return data, info
-    except OSError as err:
-        raise YamlFileError(path, f"cannot read file: {err.strerror}") from None
-    finally:
-        os.close(fd)
 
 
 def load_yaml_file(path: str, block_reader: bool | None = None) -> Any:

@@ -126,6 +126,17 @@ def test_a_file_puppet_cannot_parse(tmp_path: Path, code: Path) -> None:
         "previous sync: production"]
 
 
+def test_a_manifest_that_is_a_fifo(tmp_path: Path, code: Path) -> None:
+    # Puppet's parser would wait on the FIFO for a writer until the sync's 300 s timeout.
+    inventory = write_inventory(tmp_path / "inv", groups={"all.yml": ROOT})
+    os.mkfifo(code / "environments" / "production" / "modules" / "base" / "manifests" / "x.pp")
+    done = run_cli("classes", "sync", "-b", str(inventory), "--code-dir", str(code))  # 60 s
+    assert done.returncode == 65, done.stderr
+    assert ("environments/production/modules/base/manifests/x.pp: not a regular file (a FIFO, "
+            "device or socket); only regular files are read (environment production)"
+            ) in done.stderr.splitlines(), done.stderr
+
+
 def test_classes_list_of_a_missing_inventory(tmp_path: Path) -> None:
     done = run_cli("classes", "list", "-b", str(tmp_path / "missing"))
     assert (done.returncode, done.stdout) == (74, "")

@@ -95,3 +95,20 @@ def test_a_missing_or_broken_tokens_file_stops_the_start(tmp_path, content):
     assert done.returncode != 0
     assert f"tokens file {tokens_file}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "listening on" not in done.stdout
+
+
+def test_a_tokens_file_that_is_a_fifo_stops_the_start(tmp_path):
+    # A FIFO opened for reading waits for a writer: the start must refuse it, not hang.
+    inventory = copy_inventory(tmp_path / "inventory")
+    tokens_file = tmp_path / "tokens.yml"
+    os.mkfifo(tokens_file)
+    done = subprocess.run(
+        [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
+         "--listen", "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"),
+         "--tokens-file", str(tokens_file)],
+        capture_output=True, text=True, timeout=30, check=False,
+        env={k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"})
+    assert done.returncode != 0
+    assert f"tokens file {tokens_file}: cannot read: not a regular file" in done.stderr, \
+        done.stderr
+    assert "Traceback" not in done.stderr and "listening on" not in done.stdout
