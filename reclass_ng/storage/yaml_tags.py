@@ -1,0 +1,114 @@
+"""The implicit tags of plain scalars as PyYAML's safe resolver gives them, told apart without
+PyYAML's regular expressions for the common spellings (`plain_scalar_tag`).
+
+The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver matches
+it against regular expressions, each compiled on first use (storage/yaml_import.py) at about
+half a million instructions, and the block reader would have to import PyYAML. Words,
+booleans, nulls and decimal integers are told apart here; anything else (floats, timestamps,
+octal and sexagesimal numbers, merge keys, a newline) is left to PyYAML. This is exact only for
+PyYAML's own table of implicit resolvers, which is checked once, on first use; with any other
+table PyYAML decides every scalar.
+
+Below both readers (storage/yaml_load.py with its fast path, storage/yaml_full.py with PyYAML),
+which share these tags and this table.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from reclass_ng.storage.yaml_block import STR_TAG
+from reclass_ng.storage.yaml_import import pyyaml
+
+_TAG = "tag:yaml.org,2002:"
+# The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
+_STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
+_MERGE, _VALUE = _TAG + "merge", _TAG + "value"
+# Scalars whose value the safe constructor computes (and which are immutable, so shareable).
+_SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
+_FLOAT = _TAG + "float"
+_BOOL, _NULL, _INT = _TAG + "bool", _TAG + "null", _TAG + "int"
+
+_BOOL_SPELLINGS = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+_NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
+_DIGITS = "0123456789"
+_DOT_FLOATS = frozenset(".inf .Inf .INF .nan .NaN .NAN".split())
+# First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
+_STANDARD_RESOLVERS = {
+    "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
+    "-": ["float", "int"], ".": ["float"], "<": ["merge"], "=": ["value"], "~": ["null"],
+    **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
+    **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
+
+
+class _PlainTags:
+    """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
+
+    usable: bool | None = None  # None: not checked yet
+
+
+def plain_scalar_tag(value: str) -> str | None:
+    """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
+    (words, booleans, nulls, decimal integers); None for the others, which it must decide.
+    tests/test_yaml_load.py compares it with PyYAML's resolver."""
+    if not standard_tags() or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
+        return None
+    first = value[0]
+    if first in _DIGITS:
+        return _number_tag(value)
+    if first in "yYtTfFoOnN":
+        if value in _BOOL_SPELLINGS:
+            return _BOOL
+        if first in "nN" and value in _NULL_SPELLINGS:
+            return _NULL
+        return _STR
+    if first == "~":
+        return _NULL if value == "~" else _STR
+    if first == "<":
+        return _MERGE if value == "<<" else _STR
+    if first == "=":
+        return _VALUE if value == "=" else _STR
+    if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
+        second = value[1:2]
+        return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
+    return None if first in _STANDARD_RESOLVERS else _STR
+
+
+def _number_tag(value: str) -> str | None:
+    """plain_scalar_tag of a plain scalar starting with a digit: an int, a float or a string
+    for the spellings below, None for the others (PyYAML decides)."""
+    # Decimal digits only, without a leading zero: no float, and the int pattern's
+    # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
+    if value == "0" or (value[0] != "0" and value.isascii() and value.isdigit()):
+        return _INT
+    # Digits and dots only (versions, addresses): one dot is the float pattern's
+    # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
+    dots = value.count(".")
+    if dots and value.isascii() and value.replace(".", "").isdigit():
+        return _FLOAT if dots == 1 else _STR
+    return None
+
+
+def standard_tags() -> bool:
+    """Whether plain_scalar_tag may answer (the fast path needs PyYAML's own resolvers).
+
+    Before PyYAML is imported nothing can have changed its resolvers: they are the installed
+    PyYAML's own, which tests/test_yaml_load.py checks are the table above. Once it is
+    imported, the table is checked (once)."""
+    usable = _PlainTags.usable
+    if usable is None:
+        if "yaml" not in sys.modules:
+            return True
+        usable = _PlainTags.usable = standard_resolver_table()
+    return usable
+
+
+def standard_resolver_table() -> bool:
+    """Whether PyYAML's safe resolvers are its own standard table (plain_scalar_tag's)."""
+    yaml = pyyaml()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # storage.yaml_full.SafeLoader
+    table = loader.yaml_implicit_resolvers
+    return not loader.yaml_path_resolvers and {
+        first: [tag[len(_TAG):] for tag, _ in resolvers] for first, resolvers in table.items()
+    } == _STANDARD_RESOLVERS
