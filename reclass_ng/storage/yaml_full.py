@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_import import pyyaml
-from reclass_ng.storage.yaml_limits import MAX_EXPANDED_NODES, MAX_YAML_DEPTH
-from reclass_ng.storage.yaml_tags import (
+from reclass_ng.storage.yaml_rules import (
     _MAP,
     _MERGE,
     _SCALAR_TAGS,
     _SEQ,
     _STR,
     _VALUE,
+    MAX_EXPANDED_NODES,
+    MAX_YAML_DEPTH,
     plain_scalar_tag,
 )
 

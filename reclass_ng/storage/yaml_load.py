@@ -14,8 +14,8 @@ memory: only regular files are read (a FIFO or a link to /dev/zero is refused be
 at most MAX_YAML_FILE_BYTES of them; nesting deeper than MAX_YAML_DEPTH is refused (libyaml's
 composer recurses in C, so a 50,000-deep flow list would overflow the C stack), and aliases may
 expand to at most MAX_EXPANDED_NODES values (a 455-byte "billion laughs" file expands to 10**9).
-The limits are storage/yaml_limits.py's and the implicit tags of plain scalars
-storage/yaml_tags.py's: both readers use them, and the full one never imports this module.
+The limits and the implicit tags of plain scalars are storage/yaml_rules.py's: both readers
+apply them, and the full one never imports this module.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ import stat
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_block import BlockYamlReader, NotSimple, block_yaml_text
-from reclass_ng.storage.yaml_limits import MAX_MEMO_ENTRIES, MAX_YAML_DEPTH, MAX_YAML_FILE_BYTES
-from reclass_ng.storage.yaml_tags import (
+from reclass_ng.storage.yaml_rules import (
     _BOOL,
     _BOOL_SPELLINGS,
     _DIGITS,
@@ -37,6 +36,9 @@ from reclass_ng.storage.yaml_tags import (
     _NULL,
     _STR,
     _VALUE,
+    MAX_MEMO_ENTRIES,
+    MAX_YAML_DEPTH,
+    MAX_YAML_FILE_BYTES,
     plain_scalar_tag,
     standard_tags,
 )

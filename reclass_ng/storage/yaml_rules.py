@@ -1,6 +1,11 @@
-"""The implicit tags of plain scalars as PyYAML's safe resolver gives them, told apart without
-PyYAML's regular expressions for the common spellings (`plain_scalar_tag`).
+"""The rules both YAML readers apply (storage/yaml_load.py with its fast path, and
+storage/yaml_full.py, PyYAML's way): the limits a file must keep to, and the implicit tags of
+plain scalars as PyYAML's safe resolver gives them (`plain_scalar_tag`). Neither reader
+imports the other for them.
 
+**Limits** (doc/service.rst, "Limits"): what a hostile file may not make the loader do.
+
+**Implicit tags**, told apart without PyYAML's regular expressions for the common spellings.
 The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver matches
 it against regular expressions, each compiled on first use (storage/yaml_import.py) at about
 half a million instructions, and the block reader would have to import PyYAML. Words,
@@ -8,9 +13,6 @@ booleans, nulls and decimal integers are told apart here; anything else (floats,
 octal and sexagesimal numbers, merge keys, a newline) is left to PyYAML. This is exact only for
 PyYAML's own table of implicit resolvers, which is checked once, on first use; with any other
 table PyYAML decides every scalar.
-
-Below both readers (storage/yaml_load.py with its fast path, storage/yaml_full.py with PyYAML),
-which share these tags and this table.
 """
 
 from __future__ import annotations
@@ -18,8 +20,19 @@ from __future__ import annotations
 import sys
 
 from reclass_ng.storage.yaml_block import STR_TAG
-from reclass_ng.storage.yaml_import import pyyaml
 
+# Bytes of a file read at most (storage.yaml_load.read_input_file).
+MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
+# Nesting of collections: libyaml's composer recurses in C, so a 50,000-deep flow list would
+# overflow the C stack.
+MAX_YAML_DEPTH = 200
+# Values aliases may expand to (a 455-byte "billion laughs" file expands to 10**9).
+MAX_EXPANDED_NODES = 1_000_000
+# Spellings of plain scalars each memo table of a YamlLoader keeps (about 3 MB at the most).
+MAX_MEMO_ENTRIES = 20_000
+
+
+# -- implicit tags of plain scalars ----------------------------------------------------------
 _TAG = "tag:yaml.org,2002:"
 # The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
 _STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
@@ -106,6 +119,8 @@ def standard_tags() -> bool:
 
 def standard_resolver_table() -> bool:
     """Whether PyYAML's safe resolvers are its own standard table (plain_scalar_tag's)."""
+    from reclass_ng.storage.yaml_import import pyyaml  # imported by then (standard_tags)
+
     yaml = pyyaml()
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # storage.yaml_full.SafeLoader
     table = loader.yaml_implicit_resolvers
