@@ -35,8 +35,12 @@ if TYPE_CHECKING:
 # What merges key by key into an owned copy (merge_value's first case), as one set: the rule
 # that a mapping merged over a mapping merges key by key (classes.thaw repeats it).
 MAPPING_TYPES = frozenset({*SHARED_DICT_TYPES, OwnedDict})
-# Values fold merges or appends to (a change to or from one is _kind_changed's).
-_CONTAINER_TYPES = DICT_TYPES + LIST_TYPES
+# Values fold merges or appends to (a change to or from one is _kind_changed's). Every class
+# of values.DICT_TYPES is a dict and every one of LIST_TYPES a list, so fold tests `dict` and
+# `list`: isinstance with a tuple tries each class in turn, reading the value's __class__
+# again for each one it is not an instance of (written with the tuples, fold's three cases
+# cost 1.9 M instructions more on a 150-node `mcp` render).
+_CONTAINER_TYPES = (dict, list)
 
 
 class MergedNode:
@@ -273,11 +277,11 @@ class Merger:
                 continue
             # Same kinds merge (dicts) or append (lists) here; every change of kind is
             # _kind_changed's.
-            if isinstance(output, DICT_TYPES) and isinstance(new, DICT_TYPES):
+            if isinstance(output, dict) and isinstance(new, dict):
                 output = self._merge_layer(output, owned, new, layers, i, path, record)
                 owned = True
                 continue
-            if isinstance(output, LIST_TYPES) and isinstance(new, LIST_TYPES):
+            if isinstance(output, list) and isinstance(new, list):
                 output, owned, outcome = _appended(output, owned, new), True, "append"
             elif isinstance(output, _CONTAINER_TYPES) or isinstance(new, _CONTAINER_TYPES):
                 output, owned, outcome = self._kind_changed(output, new, layers, i, path)
