@@ -54,6 +54,10 @@ _STANDARD_RESOLVERS = {
     **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
     **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
 
+# Indicators that start a tagged scalar only when it is spelt as they are here (`~` null, `<<`
+# a merge key, `=` a value key); anything else starting with them is a string.
+_ONE_SPELLING_TAGS = {"~": ("~", _NULL), "<": ("<<", _MERGE), "=": ("=", _VALUE)}
+
 
 class _PlainTags:
     """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
@@ -69,38 +73,29 @@ def plain_scalar_tag(value: str) -> str | None:
         return None
     first = value[0]
     if first in _DIGITS:
-        return _number_tag(value)
+        # Decimal digits only, without a leading zero: no float, and the int pattern's
+        # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
+        if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
+            return _INT
+        # Digits and dots only (versions, addresses): one dot is the float pattern's
+        # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
+        dots = value.count(".")
+        if dots and value.isascii() and value.replace(".", "").isdigit():
+            return _FLOAT if dots == 1 else _STR
+        return None
     if first in "yYtTfFoOnN":
         if value in _BOOL_SPELLINGS:
             return _BOOL
         if first in "nN" and value in _NULL_SPELLINGS:
             return _NULL
         return _STR
-    if first == "~":
-        return _NULL if value == "~" else _STR
-    if first == "<":
-        return _MERGE if value == "<<" else _STR
-    if first == "=":
-        return _VALUE if value == "=" else _STR
+    if first in _ONE_SPELLING_TAGS:
+        spelling, tag = _ONE_SPELLING_TAGS[first]
+        return tag if value == spelling else _STR
     if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
         second = value[1:2]
         return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
     return None if first in _STANDARD_RESOLVERS else _STR
-
-
-def _number_tag(value: str) -> str | None:
-    """plain_scalar_tag of a plain scalar starting with a digit: an int, a float or a string
-    for the spellings below, None for the others (PyYAML decides)."""
-    # Decimal digits only, without a leading zero: no float, and the int pattern's
-    # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
-    if value == "0" or (value[0] != "0" and value.isascii() and value.isdigit()):
-        return _INT
-    # Digits and dots only (versions, addresses): one dot is the float pattern's
-    # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
-    dots = value.count(".")
-    if dots and value.isascii() and value.replace(".", "").isdigit():
-        return _FLOAT if dots == 1 else _STR
-    return None
 
 
 def standard_tags() -> bool:
