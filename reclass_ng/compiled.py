@@ -31,6 +31,7 @@ COMPILED_MODULES = (
     "reclass_ng.output.block_yaml",
     "reclass_ng.entity",
     "reclass_ng.storage.yaml_load",
+    "reclass_ng.storage.yaml_rules",
     "reclass_ng.storage.yaml_block",
     "reclass_ng.storage.yaml_full",
     "reclass_ng.storage.yaml_fs",

@@ -28,6 +28,7 @@ from reclass_ng.values import (
     Stack,
     UnresolvedDict,
     UnresolvedList,
+    unresolved_dict,
 )
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -114,23 +115,11 @@ class EntityPreparer:
         # two keys of the file's mapping become one key here.
         altered = False
         for raw_key, raw_value in mapping.items():
-            if type(raw_key) is str:
-                key = raw_key
-            else:
-                key = str(raw_key)
-                altered = True
+            key = raw_key
             flags = None
-            if key and key[0] in prefixes:
-                flags = {"override": False, "constant": False}
+            if type(key) is not str or not key or key[0] in prefixes:
+                key, flags = self._parameter_key(raw_key, source, path)
                 altered = True
-                # reclass strips one prefix character per merge and merges every file twice.
-                for _ in range(2):
-                    if key and key[0] in prefixes:
-                        flags[prefixes[key[0]]] = True
-                        key = key[1:]
-            if key == "":
-                raise YamlFileError(source.path or source.uri,
-                                    f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
             kind = type(raw_value)
             if kind is str:
                 if ref_open in raw_value or query_open in raw_value:
@@ -141,35 +130,58 @@ class EntityPreparer:
                     out[key] = raw_value  # most values: plain text under a plain key
                     continue
             elif kind is dict:
-                if flags is None:
-                    value = self._mapping(raw_value, source, path + (key,))
-                else:  # reclass keeps the keys below a prefixed key as written (issue 36)
-                    value = self._list_item(raw_value, source, path + (key,))
+                # Below a prefixed key reclass keeps the keys as written (issue 36), as it
+                # does in a list's items.
+                value = self._mapping(raw_value, source, path + (key,)) if flags is None \
+                    else self._list_item(raw_value, source, path + (key,))
             elif kind is list:
                 value = self._list(raw_value, source, path + (key,))
             else:
                 value = raw_value
-            if flags is not None:
-                value = Stack([Layer(value, source, **flags)], shared=True)
-            if altered and key in out:  # `a` and `~a` in one mapping: both are layers of `a`
-                earlier = out[key]
-                if type(earlier) is Stack and earlier.constant_layer is not None:
-                    # `=a` then `a`: the later key changes the constant, as merging them
-                    # does across files (Merger.push_layers): an error, or ignored.
-                    if self.settings.strict_constant_parameters:
-                        raise ChangedConstantError(path + (key,), [source], source, source)
-                    continue
-                value = Stack([*_layers(earlier, source), *_layers(value, source)], shared=True)
+            if altered:
+                value = self._layered(out, key, value, flags, source, path)
             if type(value) in needs_resolving and (key not in out or key not in dirty):
                 dirty.append(key)
             out[key] = value
-        if not dirty:
-            return out
-        unresolved = dict.__new__(UnresolvedDict)  # without UnresolvedDict.__init__'s scan
-        dict.update(unresolved, out)
-        unresolved.dirty = tuple(dirty)
-        unresolved.merged = False
-        return unresolved
+        return unresolved_dict(out, dirty, False) if dirty else out
+
+    def _parameter_key(self, raw_key: Any, source: Source, path: tuple
+                       ) -> tuple[str, dict[str, bool] | None]:
+        """The key that `raw_key` of a mapping at `path` stands for, when it is not a plain
+        string key (`str()` of a number, `~`/`=` prefixes stripped), and its flags (None
+        without a prefix); YamlFileError for an empty key."""
+        key = raw_key if type(raw_key) is str else str(raw_key)
+        flags = None
+        prefixes = self.prefixes
+        if key and key[0] in prefixes:
+            flags = {"override": False, "constant": False}
+            # reclass strips one prefix character per merge and merges every file twice.
+            for _ in range(2):
+                if key and key[0] in prefixes:
+                    flags[prefixes[key[0]]] = True
+                    key = key[1:]
+        if key == "":
+            raise YamlFileError(source.path or source.uri,
+                                f"empty parameter key {raw_key!r} at {_path(path) or 'top level'}")
+        return key, flags
+
+    def _layered(self, out: dict[str, Any], key: str, value: Any, flags: dict[str, bool] | None,
+                 source: Source, path: tuple) -> Any:
+        """The value to store at `key` of a mapping whose keys were changed (_parameter_key):
+        `value` as a layer with its `~`/`=` flags, over the value of an earlier key that became
+        the same key (`a` and `~a` in one mapping: both are layers of `a`)."""
+        if flags is not None:
+            value = Stack([Layer(value, source, **flags)], shared=True)
+        if key not in out:
+            return value
+        earlier = out[key]
+        if type(earlier) is Stack and earlier.constant_layer is not None:
+            # `=a` then `a`: the later key changes the constant, as merging them does across
+            # files (Merger.push_layers): an error, or ignored (the earlier value stays).
+            if self.settings.strict_constant_parameters:
+                raise ChangedConstantError(path + (key,), [source], source, source)
+            return earlier
+        return Stack([*_layers(earlier, source), *_layers(value, source)], shared=True)
 
     def _value(self, value: Any, source: Source, path: tuple) -> Any:
         kind = type(value)

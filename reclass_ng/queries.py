@@ -206,6 +206,16 @@ class ViewWatcher:
         return view.export(keys, drop_failed)
 
 
+def _note_export_reads(observer: RenderObserver, name: str, expr: QueryExpr) -> None:
+    """Tell `observer` the exports of node `name` that `expr` reads: its tests' export
+    paths and the value it collects."""
+    for test in expr.tests:
+        for side in (test.left, test.right):
+            if isinstance(side, ExportPath):
+                observer.export_read(name, side.keys)
+    observer.export_read(name, expr.value_path)
+
+
 class QueryEngine:
     """Evaluates inventory queries against the other nodes of an inventory."""
 
@@ -273,11 +283,7 @@ class QueryEngine:
         result: Any = [] if expr.value_path is None else {}
         for name in self._scope(None if expr.all_envs else environment):
             if observer is not None:  # before the view: a view that fails was read too
-                for test in expr.tests:
-                    for side in (test.left, test.right):
-                        if isinstance(side, ExportPath):
-                            observer.export_read(name, side.keys)
-                observer.export_read(name, expr.value_path)
+                _note_export_reads(observer, name, expr)
             view = self._view(name, observer)
             try:
                 if not self._passes(expr, view, self_values, ignore):

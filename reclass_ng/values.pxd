@@ -11,8 +11,11 @@ cimport cython
 
 # The copies of a node's tree: C functions, so that their recursion into nested containers
 # is a C call (bounded by the nesting of a file, storage.yaml_load.MAX_YAML_DEPTH).
-@cython.locals(dirty=list, items=list, again=frozenset)
+@cython.locals(dirty=list, again=frozenset)
 cpdef frozen_copy(value)
+@cython.locals(dirty=list, items=list, again=frozenset)
+cpdef _frozen_list(value)
+cpdef unresolved_dict(items, dirty, bint merged)
 cpdef owned_copy(value)
 
 

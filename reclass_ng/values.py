@@ -281,35 +281,44 @@ def frozen_copy(value: Any) -> Any:
                     if type(item) not in NEEDS_RESOLVING:
                         continue
                 dirty.append(key)
-        out: dict[Any, Any]
-        if dirty:
-            unresolved = dict.__new__(UnresolvedDict)  # without UnresolvedDict.__init__'s scan
-            dict.update(unresolved, value)
-            unresolved.dirty = tuple(dirty)
-            unresolved.merged = True
-            out = unresolved
-        else:
-            out = dict(value)
+        out = unresolved_dict(value, dirty, True) if dirty else dict(value)
         if replaced is not None:
-            for key, item in replaced:
-                out[key] = item
+            dict.update(out, replaced)
         return out
     if kind is OwnedList:
-        items = list(value)
-        dirty = []
-        for index, item in enumerate(items):
-            kind = type(item)
-            if kind in again:
-                if kind is OwnedDict or kind is OwnedList or kind is Stack:
-                    item = items[index] = frozen_copy(item)
-                    if type(item) not in NEEDS_RESOLVING:
-                        continue
-                dirty.append(index)
-        return UnresolvedList(items, tuple(dirty), True) if dirty else items
+        return _frozen_list(value)
     if kind is Stack and not value.shared:
         return Stack([Layer(frozen_copy(layer.value), layer.source, layer.override,
                             layer.constant) for layer in value.layers], shared=True)
     return value
+
+
+def _frozen_list(value: OwnedList) -> list[Any]:
+    """frozen_copy of an owned list: an UnresolvedList with the indexes still to render, or a
+    plain list."""
+    items = list(value)
+    dirty = []
+    again = _FROZEN_AGAIN
+    for index, item in enumerate(items):
+        kind = type(item)
+        if kind in again:
+            if kind is OwnedDict or kind is OwnedList or kind is Stack:
+                item = items[index] = frozen_copy(item)
+                if type(item) not in NEEDS_RESOLVING:
+                    continue
+            dirty.append(index)
+    return UnresolvedList(items, tuple(dirty), True) if dirty else items
+
+
+def unresolved_dict(items: dict[Any, Any], dirty: list[Any], merged: bool) -> UnresolvedDict:
+    """An UnresolvedDict of `items` whose keys still to render are `dirty` (found by the
+    caller, as it copied or prepared them: UnresolvedDict.__init__ would scan the values
+    again)."""
+    unresolved = dict.__new__(UnresolvedDict)
+    dict.update(unresolved, items)
+    unresolved.dirty = tuple(dirty)
+    unresolved.merged = merged
+    return unresolved
 
 
 def as_written(value: Any) -> Any:

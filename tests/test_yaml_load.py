@@ -192,8 +192,8 @@ def _pyyaml_tag(value: str) -> str:
 
 
 def test_plain_scalar_tags_are_pyyamls_for_common_words():
-    from reclass_ng.storage.yaml_full import standard_resolver_table
     from reclass_ng.storage.yaml_load import plain_scalar_tag
+    from reclass_ng.storage.yaml_rules import standard_resolver_table
 
     assert standard_resolver_table()  # the installed PyYAML: the fast path answers
     answered = 0

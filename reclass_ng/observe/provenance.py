@@ -352,26 +352,10 @@ class NodeProvenance:
         followed to its keys; a reference, a list or a scalar ends a path), in merge order."""
         found: dict[tuple, None] = {}
         start = tuple(prefix)
-
-        def collect(value: Any, path: tuple) -> None:
-            while type(value) is Stack:
-                for layer in value.layers[:-1]:
-                    collect(layer.value, path)
-                value = value.layers[-1].value
-            if isinstance(value, dict) and value:
-                for key, child in value.items():
-                    collect(child, path + (key,))
-            elif path:
-                found.setdefault(path, None)
-
         for entity_write in self._sections[section].writes:
-            value: Any = entity_write.value
-            for key in start:
-                while type(value) is Stack:
-                    value = value.layers[-1].value
-                value = value.get(key, MISSING) if isinstance(value, dict) else MISSING
+            value = _value_at(entity_write.value, start)
             if value is not MISSING:
-                collect(value, start)
+                _collect_ending_paths(value, start, found)
         return list(found)
 
     def references(self, path: Sequence[object], section: str = "parameters") -> list[str]:
@@ -409,6 +393,21 @@ def _ends_at(value: Any, path: tuple) -> bool:
     if isinstance(value, dict) and path[0] in value:
         return _ends_at(value[path[0]], path[1:])
     return False
+
+
+def _collect_ending_paths(value: Any, path: tuple, found: dict[tuple, None]) -> None:
+    """Add to `found` the paths at or below `path` (the root not itself) where a prepared
+    tree ends a path (anything but a non-empty mapping), in every layer of a stack, in
+    merge order: NodeProvenance.written_paths' walk."""
+    while type(value) is Stack:
+        for layer in value.layers[:-1]:
+            _collect_ending_paths(layer.value, path, found)
+        value = value.layers[-1].value
+    if isinstance(value, dict) and value:
+        for key, child in value.items():
+            _collect_ending_paths(child, path + (key,), found)
+    elif path:
+        found.setdefault(path, None)
 
 
 def _value_at(value: Any, path: tuple) -> Any:

@@ -318,19 +318,30 @@ class SectionRecorder(WriteObserver):
                     node = resolved
             if depth == len(path):
                 break
-            if isinstance(node, dict) and path[depth] in node:
-                node = node[path[depth]]
-            elif write.kept_keys is not None and path[:depth + 1] in write.kept_keys \
-                    and isinstance(node, dict):
-                written, read = write.kept_keys[path[:depth + 1]]
-                if written not in node:
-                    return None
-                node = read if through is None else node[written]
-            else:
+            node = _key_below(write, node, path, depth, through is None)
+            if node is _NEVER:
                 return None
         if through is None:
             return len(path), node, flag, None
         return through[0], through[1], through[2], through[1].text
+
+
+def _key_below(write: EntityWrite, node: Any, path: tuple, depth: int, as_read: bool) -> Any:
+    """anchor's step down from `node` to key `path[depth]` of what `write` wrote (_NEVER where
+    it holds no such key): a key kept as written below a prefixed key (`~b` under `~a`) is
+    reached by the key it is read as, as what fold read (`as_read`) or as written (inside a
+    reference's rendered value)."""
+    if not isinstance(node, dict):
+        return _NEVER
+    if path[depth] in node:
+        return node[path[depth]]
+    kept = write.kept_keys
+    if kept is None or path[:depth + 1] not in kept:
+        return _NEVER
+    written, read = kept[path[:depth + 1]]
+    if written not in node:
+        return _NEVER
+    return read if as_read else node[written]
 
 
 def _may_reach(value: Any, path: tuple) -> bool:

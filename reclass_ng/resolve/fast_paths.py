@@ -245,21 +245,17 @@ class FastPaths:
                 return known[0]
         size = 1
         containers = _CONTAINERS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
+        items = value
         if isinstance(value, dict):
-            for key, item in dict.items(value):
+            for key in value:
                 size += len(key) + 1 if type(key) is str else 1
-                kind_of_item = type(item)
-                if kind_of_item is str:
-                    size += len(item) + 1
-                else:
-                    size += self._expansion_size(item) if kind_of_item in containers else 1
-        else:
-            for item in value:
-                kind_of_item = type(item)
-                if kind_of_item is str:
-                    size += len(item) + 1
-                else:
-                    size += self._expansion_size(item) if kind_of_item in containers else 1
+            items = dict.values(value)
+        for item in items:
+            kind_of_item = type(item)
+            if kind_of_item is str:
+                size += len(item) + 1
+            else:
+                size += self._expansion_size(item) if kind_of_item in containers else 1
         if kind is dict or kind is list:
             self._plain_sizes[id(value)] = (size, value)
         return size

@@ -167,16 +167,11 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             if kind is Interpolation or kind is Stack:
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
-                    if ref_path is not None:
-                        new = self._rendered_reference(ref_path, path, key)
-                        if new is not NOT_RENDERED:
-                            container[key] = new
-                            continue
-                    else:
-                        new = self._rendered_now(value, path, key)
-                        if new is not NOT_RENDERED:
-                            container[key] = new
-                            continue
+                    new = self._rendered_now(value, path, key) if ref_path is None \
+                        else self._rendered_reference(ref_path, path, key)
+                    if new is not NOT_RENDERED:
+                        container[key] = new
+                        continue
                 elif self.fast_observed and self._rendered_observed(container, key, value, path):
                     continue
                 self._render_at(container, key, path + (key,))

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_import import pyyaml
-from reclass_ng.storage.yaml_load import (
+from reclass_ng.storage.yaml_rules import (
     _MAP,
     _MERGE,
     _SCALAR_TAGS,
     _SEQ,
-    _STANDARD_RESOLVERS,
     _STR,
-    _TAG,
     _VALUE,
     MAX_EXPANDED_NODES,
     MAX_YAML_DEPTH,
-    YamlLoader,
     plain_scalar_tag,
-    read_input_file,
 )
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -33,6 +29,7 @@ if TYPE_CHECKING:
     import yaml
 
     from reclass_ng.cache import BoundedCache
+    from reclass_ng.storage.yaml_load import YamlLoader
 else:
     yaml = pyyaml()
 
@@ -45,14 +42,6 @@ SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # composed directly (the constructor then counts the depth); larger ones are scanned event by
 # event first (about 13% of the load time of such a file).
 _DEEP_SCAN_THRESHOLD = 16_000
-
-
-def standard_resolver_table() -> bool:
-    """Whether PyYAML's safe resolvers are its own standard table (plain_scalar_tag's)."""
-    table = SafeLoader.yaml_implicit_resolvers
-    return not SafeLoader.yaml_path_resolvers and {
-        first: [tag[len(_TAG):] for tag, _ in resolvers] for first, resolvers in table.items()
-    } == _STANDARD_RESOLVERS
 
 
 class _TooDeep(Exception):
@@ -133,13 +122,7 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         if depth > MAX_YAML_DEPTH:
             raise _TooDeep(node.start_mark)
         if walking is not None:
-            ident = id(node)
-            if ident in walking:
-                raise _RecursiveAlias(node)
-            walking.add(ident)
-            self.expanded += len(node.value) + 1
-            if self.expanded > MAX_EXPANDED_NODES:
-                raise _TooManyNodes(node.start_mark)
+            self._enter_aliased(node, walking)
         try:
             if type(node) is yaml.SequenceNode and tag == _SEQ:
                 depth += 1
@@ -150,6 +133,17 @@ class _FastLoader(SafeLoader):  # type: ignore[misc, valid-type]
         finally:
             if walking is not None:
                 walking.discard(id(node))
+
+    def _enter_aliased(self, node: yaml.Node, walking: set[int]) -> None:
+        """construct_tree's step into container `node` of a document with aliases: refuse it
+        inside itself, and count what the aliases expand to (MAX_EXPANDED_NODES)."""
+        ident = id(node)
+        if ident in walking:
+            raise _RecursiveAlias(node)
+        walking.add(ident)
+        self.expanded += len(node.value) + 1
+        if self.expanded > MAX_EXPANDED_NODES:
+            raise _TooManyNodes(node.start_mark)
 
     def _mapping(self, node: yaml.MappingNode, walking: set[int] | None,
                  depth: int) -> dict[Any, Any]:
@@ -328,16 +322,11 @@ def _limit_error(path: str, problem: str, mark: yaml.Mark | None) -> YamlFileErr
     return YamlFileError(path, problem, mark.line + 1, mark.column + 1)
 
 
-def compose_yaml_file(path: str) -> yaml.Node | None:
-    """The node graph of `path` (with positions), within the loader's limits: for tools that
-    need lines (lint, explain). YamlFileError for a file over a limit, yaml.YAMLError for
-    invalid YAML."""
-    return compose_yaml_bytes(read_input_file(path), path)
-
-
 def compose_yaml_bytes(data: bytes, path: str) -> yaml.Node | None:
-    """The node graph of `data` (read from `path`, named in errors), as compose_yaml_file: an
-    editor's unsaved buffer (reclass_ng.lsp)."""
+    """The node graph of `data` (read from `path`, named in errors), with positions, within the
+    loader's limits: for tools that need lines (lint, explain; storage.yaml_load.
+    compose_yaml_file reads the file) and an editor's unsaved buffer (reclass_ng.lsp).
+    YamlFileError for a document over a limit, yaml.YAMLError for invalid YAML."""
     try:
         _check_depth(data)
         return yaml.compose(data, Loader=SafeLoader)

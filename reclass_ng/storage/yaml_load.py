@@ -14,17 +14,34 @@ memory: only regular files are read (a FIFO or a link to /dev/zero is refused be
 at most MAX_YAML_FILE_BYTES of them; nesting deeper than MAX_YAML_DEPTH is refused (libyaml's
 composer recurses in C, so a 50,000-deep flow list would overflow the C stack), and aliases may
 expand to at most MAX_EXPANDED_NODES values (a 455-byte "billion laughs" file expands to 10**9).
+The limits and the implicit tags of plain scalars are storage/yaml_rules.py's: both readers
+apply them, and the full one never imports this module.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.regular_file import NOT_REGULAR, UnreadableFile, read_regular_file
-from reclass_ng.storage.yaml_block import STR_TAG, BlockYamlReader, NotSimple, block_yaml_text
+from reclass_ng.storage.yaml_block import BlockYamlReader, NotSimple, block_yaml_text
+from reclass_ng.storage.yaml_rules import (
+    _BOOL,
+    _BOOL_SPELLINGS,
+    _DIGITS,
+    _FLOAT,
+    _INT,
+    _MERGE,
+    _NULL,
+    _STR,
+    _VALUE,
+    MAX_MEMO_ENTRIES,
+    MAX_YAML_DEPTH,
+    MAX_YAML_FILE_BYTES,
+    plain_scalar_tag,
+    standard_tags,
+)
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -32,14 +49,6 @@ if TYPE_CHECKING:
 
 _INFINITY = float("inf")
 
-_TAG = "tag:yaml.org,2002:"
-# The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
-_STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
-_MERGE, _VALUE = _TAG + "merge", _TAG + "value"
-# Scalars whose value the safe constructor computes (and which are immutable, so shareable).
-_SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
-_FLOAT = _TAG + "float"
-_BOOL, _NULL, _INT = _TAG + "bool", _TAG + "null", _TAG + "int"
 _TRUE_SPELLINGS = frozenset(("yes", "true", "on"))  # lower case: SafeConstructor.bool_values
 
 
@@ -47,74 +56,6 @@ def float_json_exact(value: float) -> bool:
     """Whether orjson writes `value` as json does (`float.__repr__`): zero, and finite floats
     of at least 1e-4 in size (tested on random bit patterns in tests/test_output_json.py)."""
     return value == 0.0 or 1e-4 <= abs(value) < _INFINITY
-
-MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
-MAX_YAML_DEPTH = 200
-MAX_EXPANDED_NODES = 1_000_000
-# Spellings of plain scalars each memo table of a YamlLoader keeps (about 3 MB at the most).
-MAX_MEMO_ENTRIES = 20_000
-
-
-# -- implicit tags of common plain scalars, without PyYAML's regular expressions ---------
-# The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver
-# matches it against regular expressions, each compiled on first use (storage/yaml_import.py) at
-# about half a million instructions, and the block reader would have to import PyYAML. Words, booleans, nulls and decimal integers are told apart
-# here; anything else (floats, timestamps, octal and sexagesimal numbers, merge keys, a newline)
-# is left to PyYAML. This is exact only for PyYAML's own table of implicit resolvers, which is
-# checked once, on first use; with any other table PyYAML decides every scalar.
-_BOOL_SPELLINGS = frozenset(
-    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
-_NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
-_DIGITS = "0123456789"
-_DOT_FLOATS = frozenset(".inf .Inf .INF .nan .NaN .NAN".split())
-# First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
-_STANDARD_RESOLVERS = {
-    "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
-    "-": ["float", "int"], ".": ["float"], "<": ["merge"], "=": ["value"], "~": ["null"],
-    **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
-    **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
-
-
-class _PlainTags:
-    """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
-
-    usable: bool | None = None  # None: not checked yet
-
-
-def plain_scalar_tag(value: str) -> str | None:
-    """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
-    (words, booleans, nulls, decimal integers); None for the others, which it must decide.
-    tests/test_yaml_load.py compares it with PyYAML's resolver."""
-    if not _standard_tags() or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
-        return None
-    first = value[0]
-    if first in _DIGITS:
-        # Decimal digits only, without a leading zero: no float, and the int pattern's
-        # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
-        if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
-            return _INT
-        # Digits and dots only (versions, addresses): one dot is the float pattern's
-        # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
-        dots = value.count(".")
-        if dots and value.isascii() and value.replace(".", "").isdigit():
-            return _FLOAT if dots == 1 else _STR
-        return None
-    if first in "yYtTfFoOnN":
-        if value in _BOOL_SPELLINGS:
-            return _BOOL
-        if first in "nN" and value in _NULL_SPELLINGS:
-            return _NULL
-        return _STR
-    if first == "~":
-        return _NULL if value == "~" else _STR
-    if first == "<":
-        return _MERGE if value == "<<" else _STR
-    if first == "=":
-        return _VALUE if value == "=" else _STR
-    if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
-        second = value[1:2]
-        return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
-    return None if first in _STANDARD_RESOLVERS else _STR
 
 
 _NOT_PLAIN = object()
@@ -178,7 +119,7 @@ class YamlLoader:
         if not self.block_reader_on:
             return _DECLINED
         text = block_yaml_text(data)
-        if text is not None and _standard_tags():
+        if text is not None and standard_tags():
             try:
                 return self.block_reader.parse(text)
             except NotSimple:
@@ -271,22 +212,6 @@ def _parse(data: bytes) -> Any:
     return parse_yaml_full(data, loader) if document is _DECLINED else document
 
 
-def _standard_tags() -> bool:
-    """Whether plain_scalar_tag may answer (the fast path needs PyYAML's own resolvers).
-
-    Before PyYAML is imported nothing can have changed its resolvers: they are the installed
-    PyYAML's own, which tests/test_yaml_load.py checks are the table above. Once it is
-    imported, the table is checked (once)."""
-    usable = _PlainTags.usable
-    if usable is None:
-        if "yaml" not in sys.modules:
-            return True
-        from reclass_ng.storage.yaml_full import standard_resolver_table
-
-        usable = _PlainTags.usable = standard_resolver_table()
-    return usable
-
-
 def parse_yaml_full(data: bytes, loader: YamlLoader | None = None) -> Any:
     """The document in `data`, read through PyYAML's parser (the fast path's reference), with
     the memo tables of `loader` (a new YamlLoader's when None)."""
@@ -338,9 +263,7 @@ def compose_yaml_file(path: str) -> Any:
     """The node graph of `path` (with positions), within the loader's limits: for tools that
     need lines (lint, explain). YamlFileError for a file over a limit, yaml.YAMLError for
     invalid YAML."""
-    from reclass_ng.storage.yaml_full import compose_yaml_file as compose
-
-    return compose(path)
+    return compose_yaml_bytes(read_input_file(path), path)
 
 
 def compose_yaml_bytes(data: bytes, path: str) -> Any:

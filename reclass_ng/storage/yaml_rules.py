@@ -1,0 +1,124 @@
+"""The rules both YAML readers apply (storage/yaml_load.py with its fast path, and
+storage/yaml_full.py, PyYAML's way): the limits a file must keep to, and the implicit tags of
+plain scalars as PyYAML's safe resolver gives them (`plain_scalar_tag`). Neither reader
+imports the other for them.
+
+**Limits** (doc/service.rst, "Limits"): what a hostile file may not make the loader do.
+
+**Implicit tags**, told apart without PyYAML's regular expressions for the common spellings.
+The C composer asks the resolver for the tag of every plain scalar; PyYAML's resolver matches
+it against regular expressions, each compiled on first use (storage/yaml_import.py) at about
+half a million instructions, and the block reader would have to import PyYAML. Words,
+booleans, nulls and decimal integers are told apart here; anything else (floats, timestamps,
+octal and sexagesimal numbers, merge keys, a newline) is left to PyYAML. This is exact only for
+PyYAML's own table of implicit resolvers, which is checked once, on first use; with any other
+table PyYAML decides every scalar.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from reclass_ng.storage.yaml_block import STR_TAG
+
+# Bytes of a file read at most (storage.yaml_load.read_input_file).
+MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
+# Nesting of collections: libyaml's composer recurses in C, so a 50,000-deep flow list would
+# overflow the C stack.
+MAX_YAML_DEPTH = 200
+# Values aliases may expand to (a 455-byte "billion laughs" file expands to 10**9).
+MAX_EXPANDED_NODES = 1_000_000
+# Spellings of plain scalars each memo table of a YamlLoader keeps (about 3 MB at the most).
+MAX_MEMO_ENTRIES = 20_000
+
+
+# -- implicit tags of plain scalars ----------------------------------------------------------
+_TAG = "tag:yaml.org,2002:"
+# The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
+_STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
+_MERGE, _VALUE = _TAG + "merge", _TAG + "value"
+# Scalars whose value the safe constructor computes (and which are immutable, so shareable).
+_SCALAR_TAGS = frozenset(_TAG + t for t in ("int", "float", "bool", "null", "timestamp"))
+_FLOAT = _TAG + "float"
+_BOOL, _NULL, _INT = _TAG + "bool", _TAG + "null", _TAG + "int"
+
+_BOOL_SPELLINGS = frozenset(
+    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split())
+_NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
+_DIGITS = "0123456789"
+_DOT_FLOATS = frozenset(".inf .Inf .INF .nan .NaN .NAN".split())
+# First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
+_STANDARD_RESOLVERS = {
+    "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
+    "-": ["float", "int"], ".": ["float"], "<": ["merge"], "=": ["value"], "~": ["null"],
+    **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
+    **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
+
+# Indicators that start a tagged scalar only when it is spelt as they are here (`~` null, `<<`
+# a merge key, `=` a value key); anything else starting with them is a string.
+_ONE_SPELLING_TAGS = {"~": ("~", _NULL), "<": ("<<", _MERGE), "=": ("=", _VALUE)}
+
+
+class _PlainTags:
+    """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
+
+    usable: bool | None = None  # None: not checked yet
+
+
+def plain_scalar_tag(value: str) -> str | None:
+    """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
+    (words, booleans, nulls, decimal integers); None for the others, which it must decide.
+    tests/test_yaml_load.py compares it with PyYAML's resolver."""
+    if not standard_tags() or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
+        return None
+    first = value[0]
+    if first in _DIGITS:
+        # Decimal digits only, without a leading zero: no float, and the int pattern's
+        # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
+        if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
+            return _INT
+        # Digits and dots only (versions, addresses): one dot is the float pattern's
+        # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
+        dots = value.count(".")
+        if dots and value.isascii() and value.replace(".", "").isdigit():
+            return _FLOAT if dots == 1 else _STR
+        return None
+    if first in "yYtTfFoOnN":
+        if value in _BOOL_SPELLINGS:
+            return _BOOL
+        if first in "nN" and value in _NULL_SPELLINGS:
+            return _NULL
+        return _STR
+    if first in _ONE_SPELLING_TAGS:
+        spelling, tag = _ONE_SPELLING_TAGS[first]
+        return tag if value == spelling else _STR
+    if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
+        second = value[1:2]
+        return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
+    return None if first in _STANDARD_RESOLVERS else _STR
+
+
+def standard_tags() -> bool:
+    """Whether plain_scalar_tag may answer (the fast path needs PyYAML's own resolvers).
+
+    Before PyYAML is imported nothing can have changed its resolvers: they are the installed
+    PyYAML's own, which tests/test_yaml_load.py checks are the table above. Once it is
+    imported, the table is checked (once)."""
+    usable = _PlainTags.usable
+    if usable is None:
+        if "yaml" not in sys.modules:
+            return True
+        usable = _PlainTags.usable = standard_resolver_table()
+    return usable
+
+
+def standard_resolver_table() -> bool:
+    """Whether PyYAML's safe resolvers are its own standard table (plain_scalar_tag's)."""
+    from reclass_ng.storage.yaml_import import pyyaml  # imported by then (standard_tags)
+
+    yaml = pyyaml()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # storage.yaml_full.SafeLoader
+    table = loader.yaml_implicit_resolvers
+    return not loader.yaml_path_resolvers and {
+        first: [tag[len(_TAG):] for tag, _ in resolvers] for first, resolvers in table.items()
+    } == _STANDARD_RESOLVERS
