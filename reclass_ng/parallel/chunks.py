@@ -436,7 +436,17 @@ STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's ma
 def _stop_at_once(executor: ProcessPoolExecutor) -> None:
     """Stop a pool on Ctrl-C: its workers at once, without the chunks queued for them (they
     would still be rendered before a shutdown returns), then its manager thread, which fails
-    the futures left. Waits at most a few STOP_SECONDS, a second Ctrl-C held back meanwhile."""
+    the futures left. Waits at most a few STOP_SECONDS. Ctrl-C pressed again is held back
+    meanwhile; one that comes before it is held back starts the stop again."""
+    while True:
+        try:
+            _stop_pool(executor)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _stop_pool(executor: ProcessPoolExecutor) -> None:
     held = hasattr(signal, "pthread_sigmask")
     if held:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
