@@ -414,3 +414,49 @@ def test_a_server_with_errors_json_keeps_its_log_live(tmp_path: Path) -> None:
         running = log.read_text()  # while it runs
     assert "reclass-ng serve: inventory" in running  # its own notes on stderr
     assert "Application startup complete" in running  # uvicorn's log on stderr
+
+
+def test_ctrl_c_where_python_cannot_raise_it_still_stops_the_command(capsys) -> None:
+    # Python runs the SIGINT handler at the next line of the main thread, which may be a
+    # weakref callback (or a __del__) of an object being freed: its KeyboardInterrupt was
+    # printed ("Exception ignored in", a traceback) and the command went on to exit 0; seen on
+    # `reclass --inventory -j 2` with Ctrl-C as it finished.
+    import time
+    import weakref
+
+    from reclass_ng.cli.failures import run_reporting_errors
+
+    class Freed:
+        pass
+
+    def where_the_handler_ran(_: object) -> None:
+        raise KeyboardInterrupt
+
+    steps: list[int] = []
+
+    def command() -> int:
+        freed = Freed()
+        watcher = weakref.ref(freed, where_the_handler_ran)
+        del freed  # the callback runs here
+        assert watcher() is None
+        for step in range(5_000):  # the command goes on (5 s): the Ctrl-C stops it
+            steps.append(step)
+            time.sleep(0.001)
+        return 0
+
+    assert run_reporting_errors(command) == 130
+    assert len(steps) < 5_000  # stopped, not only reported at the end
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_ctrl_c_as_the_command_ends_exits_130_without_traceback(tmp_path: Path) -> None:
+    # A Ctrl-C after main() returned (while the console script leaves) was a traceback and a
+    # death by SIGINT. main() is replaced by one whose last line is hit by the Ctrl-C.
+    import sys
+
+    script = ("import signal, reclass_ng.cli.reclass as cli\n"
+              "cli.main = lambda: signal.raise_signal(signal.SIGINT) or 0\n"
+              "cli.console_main()\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=clean_env(tmp_path), cwd=Path(__file__).parents[1], timeout=60)
+    assert (result.returncode, result.stderr) == (130, "")

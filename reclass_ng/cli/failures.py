@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from reclass_ng.errors import EX_SOFTWARE, EX_USAGE, MultipleErrors, ReclassError
 
@@ -163,7 +164,8 @@ def _run(action: Callable[[], int | None],
          per_node: Callable[[], bool] | None,
          report_error: Callable[[ReclassError], int]) -> int:
     try:
-        return action() or 0
+        with interrupts_not_lost():
+            return action() or 0
     except ReclassError as err:
         found: ReclassError = err
         if more_errors is not None:
@@ -183,6 +185,48 @@ def _run(action: Callable[[], int | None],
     except Exception as err:  # noqa: BLE001 - last line of defence: never a traceback
         message = f"reclass-ng: internal error: {type(err).__name__}: {err}"
         return report_error(InternalError(message))
+
+
+@contextmanager
+def interrupts_not_lost() -> Iterator[None]:
+    """Ctrl-C in the block always ends it with KeyboardInterrupt.
+
+    Python runs the SIGINT handler at the next Python line of the main thread, which may be a
+    weakref callback or a `__del__` method run as an object is freed; an exception there
+    cannot propagate: Python printed it ("Exception ignored in ...", a traceback) and went on,
+    the Ctrl-C lost (seen as exit 0 after Ctrl-C on `reclass --inventory -j 2`). Such an
+    interrupt is delivered again a moment later, from another thread (from this one, it would
+    be raised in this hook, where it cannot propagate either), and at the latest as the block
+    ends.
+    """
+    previous = sys.unraisablehook
+    again: list[Any] = []
+
+    def hook(unraisable: Any) -> None:
+        if not (isinstance(unraisable.exc_type, type)
+                and issubclass(unraisable.exc_type, KeyboardInterrupt)):
+            previous(unraisable)
+            return
+        import _thread
+        import threading
+
+        timer = threading.Timer(AGAIN_SECONDS, _thread.interrupt_main)
+        timer.daemon = True
+        again.append(timer)
+        timer.start()
+
+    sys.unraisablehook = hook
+    try:
+        yield
+        if again:
+            raise KeyboardInterrupt
+    finally:
+        for timer in again:
+            timer.cancel()
+        sys.unraisablehook = previous
+
+
+AGAIN_SECONDS = 0.01  # long enough for the main thread to be out of the hook and the callback
 
 
 class InternalError(ReclassError):
@@ -206,8 +250,10 @@ def exit_without_teardown(code: int) -> None:
         pass
     except OSError:
         code = code or EX_SOFTWARE
+    except KeyboardInterrupt:  # Ctrl-C while the output waits for a reader
+        code = 130
     try:
         sys.stderr.flush()
-    except OSError:
+    except (OSError, KeyboardInterrupt):
         pass
     os._exit(code)

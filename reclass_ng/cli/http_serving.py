@@ -26,6 +26,11 @@ from reclass_ng.errors import ConfigError, ReclassError, UsageError
 # address answers at once.
 LISTEN_BACKLOG = 128
 
+# After Ctrl-C or SIGTERM, requests in progress get this long to finish, then they are cut: a
+# client that stopped reading its response (a stalled proxy, a paused `curl | less`) held the
+# server up for ever otherwise, uvicorn waiting for that connection to close (doc/service.rst).
+SHUTDOWN_GRACE_SECONDS = 10
+
 
 class ListenError(ReclassError):
     """The address to listen on cannot be used (port taken, address not on this machine)."""
@@ -101,7 +106,9 @@ def socket_url(sock: socket.socket) -> str:
 
 def serve_on(uvicorn: ModuleType, sock: socket.socket, app: Any, **options: Any) -> int:
     """Run uvicorn with `options` (uvicorn.Config's) on the listening socket until it is stopped
-    (Ctrl-C, SIGTERM); 0, or 3 as uvicorn.run exits when the application failed to start."""
+    (Ctrl-C, SIGTERM: requests in progress get SHUTDOWN_GRACE_SECONDS); 0, or 3 as uvicorn.run
+    exits when the application failed to start."""
+    options.setdefault("timeout_graceful_shutdown", SHUTDOWN_GRACE_SECONDS)
     server = uvicorn.Server(uvicorn.Config(app, **options))
     try:
         server.run(sockets=[sock])

@@ -260,8 +260,11 @@ def console_main() -> None:
     """
     from reclass_ng.collector import cycle_collection_paused
 
-    with cycle_collection_paused():
-        code = main()
+    try:
+        with cycle_collection_paused():
+            code = main()
+    except KeyboardInterrupt:  # Ctrl-C after main()'s own handling, as the command ends
+        code = 130
     exit_without_teardown(code)
 
 

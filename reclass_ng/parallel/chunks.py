@@ -416,18 +416,64 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
                 # A Ctrl-C held back while the workers started is raised here: inside the
                 # block below that stops them, not before it (the workers would outlive us).
                 signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        yield executor, key
+        try:
+            yield executor, key
+        except KeyboardInterrupt:
+            raise
+        except BaseException:
+            executor.shutdown(wait=True, cancel_futures=True)
+            raise
+        executor.shutdown(wait=True)
     except KeyboardInterrupt:
-        # Queued chunks would still be rendered before shutdown returns: Ctrl-C stops the
-        # pool's own workers instead (the pool then fails the futures left, nobody waits).
+        # Also a Ctrl-C while a shutdown above waited: the workers would outlive us otherwise.
+        _stop_at_once(executor)
+        raise
+
+
+STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread
+
+
+def _stop_at_once(executor: ProcessPoolExecutor) -> None:
+    """Stop a pool on Ctrl-C: its workers at once, without the chunks queued for them (they
+    would still be rendered before a shutdown returns), then its manager thread, which fails
+    the futures left. Waits at most a few STOP_SECONDS. Ctrl-C pressed again is held back
+    meanwhile; one that comes before it is held back starts the stop again."""
+    while True:
+        try:
+            _stop_pool(executor)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _stop_pool(executor: ProcessPoolExecutor) -> None:
+    held = hasattr(signal, "pthread_sigmask")
+    if held:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        manager = getattr(executor, "_executor_manager_thread", None)
         workers = list((getattr(executor, "_processes", None) or {}).values())
         for process in workers:
             process.terminate()
         for process in workers:
-            process.join(5)
-        executor.shutdown(wait=True)
-        raise
-    except BaseException:
-        executor.shutdown(wait=True, cancel_futures=True)
-        raise
-    executor.shutdown(wait=True)
+            process.join(STOP_SECONDS)
+            if process.is_alive():
+                process.kill()
+                process.join(STOP_SECONDS)
+        # A worker terminated while it wrote a result (a chunk's text is larger than a pipe
+        # holds) leaves the manager thread waiting for the rest of that message for ever: the
+        # result pipe has a writer still, this process's own copy. Closed, the last once the
+        # workers are gone, the read ends (end of file), and the manager finds the pool broken.
+        # (The manager never writes to that pipe; the workers had their copies.)
+        results = getattr(executor, "_result_queue", None)
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            writer.close()
+        if isinstance(manager, threading.Thread):
+            manager.join(STOP_SECONDS)
+        # A manager still stuck is left behind rather than waited for: Ctrl-C must stop us.
+        executor.shutdown(wait=not (isinstance(manager, threading.Thread)
+                                    and manager.is_alive()))
+    finally:
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)

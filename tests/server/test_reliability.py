@@ -384,3 +384,42 @@ def test_a_hostile_group_file_is_an_error_answer_not_a_crash(inventory, tmp_path
         assert "nests deeper than" in response.text and "groups/deep.yml:1" in response.text
         hostile.unlink()
         assert http.post("/v1/classified/nodes/web1.example.com").status_code == 200
+
+
+def test_sigterm_stops_the_server_when_a_client_stopped_reading(tmp_path):
+    # uvicorn waits for every connection to finish its response before it stops: a client
+    # that stopped reading (a stalled proxy, a paused pager) held the server up for ever after
+    # SIGTERM. Requests in progress now get SHUTDOWN_GRACE_SECONDS, then they are cut.
+    from reclass_ng.cli.http_serving import SHUTDOWN_GRACE_SECONDS
+
+    inventory = tmp_path / "inventory"
+    (inventory / "nodes").mkdir(parents=True)
+    (inventory / "classes").mkdir()
+    # A response larger than what the sockets hold on their way (4 MiB each at most here).
+    (inventory / "nodes" / "big.yml").write_text(
+        "parameters:\n  notes:\n" + "".join(f"    - {'x' * 100_000}\n" for _ in range(120)))
+    state, log = tmp_path / "state.sqlite3", tmp_path / "server.log"
+    process, base = start_server_process(serve_command(inventory, state), log,
+                                         env={**os.environ, "RECLASS_NG_TOKEN": TOKEN})
+    try:
+        host, port = base.removeprefix("http://").rsplit(":", 1)
+        with socket.socket() as stalled:
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            stalled.settimeout(30)
+            stalled.connect((host, int(port)))
+            stalled.sendall(f"GET /nodes/big HTTP/1.1\r\nHost: {host}\r\n"
+                            f"X-Authentication: {TOKEN}\r\n\r\n".encode())
+            assert stalled.recv(12) == b"HTTP/1.1 200"  # and reads nothing more
+            time.sleep(0.5)
+            process.send_signal(signal.SIGTERM)
+            started = time.monotonic()
+            try:
+                process.wait(timeout=SHUTDOWN_GRACE_SECONDS + 20)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"still serving {SHUTDOWN_GRACE_SECONDS + 20} s after SIGTERM:\n"
+                            + log.read_text(errors="replace"))
+            assert time.monotonic() - started >= SHUTDOWN_GRACE_SECONDS - 1  # a grace it had
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
