@@ -161,6 +161,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
+        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
@@ -168,8 +169,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
                     if ref_path is not None:
-                        new = self._rendered_reference(ref_path, path, key)
+                        # _rendered_target's first step inline: most paths were found
+                        # before in this render.
+                        new = found.get(ref_path, NOT_RENDERED)
+                        if new is NOT_RENDERED:
+                            new = self._rendered_target(ref_path)
                         if new is not NOT_RENDERED:
+                            if self._reading:  # the path is made only when they are told
+                                self._note_read(ref_path, new, path + (key,))
                             container[key] = new
                             continue
                     else:
@@ -253,8 +260,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         ref_path = value.reference_path
         if self.fast_references and ref_path is not None:
             # What _lookup_ref returns for a reference to a rendered plain value.
-            new = self._rendered_reference(ref_path, path)
+            new = self._rendered_target(ref_path)
             if new is not NOT_RENDERED:
+                if self._reading:
+                    self._note_read(ref_path, new, path)
                 return new
         elif self.fast_observed and ref_path is not None:
             new = self._rendered_target(ref_path)
