@@ -18,7 +18,9 @@ NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurre
               "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing",
               "contextlib", "threading", "json", "fnmatch", "shlex", "importlib", "warnings",
               "reclass_ng.queries", "reclass_ng.syntax.query", "reclass_ng.positions",
-              "reclass_ng.storage.positions")
+              "reclass_ng.storage.positions",
+              # "did you mean": only after an error (resolver and class expansion import it then)
+              "reclass_ng.suggestions")
 # Only needed for what PyYAML's patterns decide (a timestamp, `1e3`, `0x1f`, ...), class
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")

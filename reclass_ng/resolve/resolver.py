@@ -34,7 +34,6 @@ from reclass_ng.resolve.fast_paths import (
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.settings import Speed
-from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import (
@@ -368,6 +367,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _missing(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> ResolveError:
         """A ResolveError that knows where the reference is written and how it was reached."""
+        from reclass_ng.suggestions import similar_paths  # only after an error: not every start
+
         root, delimiter = self.refs.root, self.delimiter
         return ResolveError(
             "${" + ref_path + "}", path, interp.source, source=interp.source,
