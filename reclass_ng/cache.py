@@ -34,7 +34,7 @@ class BoundedCache(Generic[K, V]):
 
     The entries are a plain dict, which keeps its keys in the order they were put (`get`
     moves a key it finds to the end): an OrderedDict's own bookkeeping on every new key cost
-    the YAML loader's memo tables 0.5% of a 100-node render. A dict finds its oldest key by
+    the YAML loader's memo tables 0.45% of a 100-node render. A dict finds its oldest key by
     walking past the slots of the keys deleted before it, so going over the size drops the
     oldest eighth of the entries at once (at least one), not one per new key."""
 
