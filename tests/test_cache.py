@@ -53,3 +53,19 @@ def test_put_keeps_a_value_and_peek_reads_it_without_using_it() -> None:
     cache.put("c", 3)  # peeking did not make `a` recently used: it goes first
     assert cache.peek("a", missing) is missing
     assert (cache.peek("b"), cache.peek("c"), len(cache)) == (2, 3, 2)
+
+
+def test_over_the_size_the_oldest_eighth_goes_at_once() -> None:
+    # A dict finds its oldest key by walking past the keys deleted before it: dropping one
+    # entry per new key would walk further at every put of a full cache.
+    cache: BoundedCache[int, int] = BoundedCache(16)
+    for key in range(16):
+        cache.put(key, key)
+    cache.get(0, str)  # used again: no longer the oldest
+    cache.put(16, 16)
+    assert len(cache) == 14
+    assert [key for key in range(17) if cache.peek(key) is None] == [1, 2, 3]
+    for key in range(17, 1000):  # a long run of new keys stays within the size
+        cache.put(key, key)
+        assert len(cache) <= 16
+    assert cache.peek(999) == 999

@@ -18,7 +18,9 @@ NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurre
               "orjson", "subprocess", "tempfile", "argparse", "gettext", "locale", "typing",
               "contextlib", "threading", "json", "fnmatch", "shlex", "importlib", "warnings",
               "reclass_ng.queries", "reclass_ng.syntax.query", "reclass_ng.positions",
-              "reclass_ng.storage.positions")
+              "reclass_ng.storage.positions",
+              # "did you mean": only after an error (resolver and class expansion import it then)
+              "reclass_ng.suggestions")
 # Only needed for what PyYAML's patterns decide (a timestamp, `1e3`, `0x1f`, ...), class
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")
@@ -100,7 +102,7 @@ PLAIN_INVENTORY = {
     "classes/base.yml": "parameters:\n  a: ${b}\n  b:\n  - 1\n  - c: 2.5\n    e: 'on'\n"
                         "  - yes\n  - ~\n  l: [x, 'y z', \"10\"]\n  'q': ''\n",
     "classes/empty.yml": "# nothing yet\n",
-    "nodes/n1.yml": "classes: [base, empty]\nparameters:\n  d: x\n",
+    "nodes/n1.yml": "classes: [base, empty]\nparameters:\n  d: x\n  ntp: 0.pool.ntp.org\n",
     "nodes/n2.yml": "classes:\n- base\nparameters:\n  d: 2001\n"}
 
 
@@ -115,7 +117,7 @@ def test_json_output_of_plain_block_yaml_never_imports_pyyaml(tmp_path):
         parameters.pop("_reclass_")
         assert parameters == {
             "a": [1, {"c": 2.5, "e": "on"}, True, None], "b": [1, {"c": 2.5, "e": "on"}, True, None],
-            "l": ["x", "y z", "10"], "q": "", "d": "x"}, args
+            "l": ["x", "y z", "10"], "q": "", "d": "x", "ntp": "0.pool.ntp.org"}, args
     assert json.loads(output)["nodes"]["n2"]["parameters"]["d"] == 2001
 
 

@@ -27,7 +27,6 @@ from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
 from reclass_ng.settings import Settings
 from reclass_ng.storage.base import ClassTree
-from reclass_ng.suggestions import similar_names
 from reclass_ng.values import (
     Interpolation,
     OwnedDict,
@@ -199,6 +198,8 @@ class ClassExpander:
 
     def _not_found(self, name: str, listed: str, entity: Entity) -> ClassNotFound:
         """ClassNotFound pointing at the list entry, with the nearest existing class names."""
+        from reclass_ng.suggestions import similar_names  # only after an error: not every start
+
         relative_base = entity.name
         class_names = self.loader.storage.class_paths
         return ClassNotFound(

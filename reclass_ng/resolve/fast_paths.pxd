@@ -23,7 +23,6 @@ cdef class FastPaths:
     cdef public dict _plain_sizes
 
     cpdef _rendered_now(self, value, path, key)
-    cpdef _rendered_reference(self, ref_path, path, key=*)
     cpdef _rendered_string(self, template)
     # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
     @cython.locals(scalars=frozenset, layer=Layer)

@@ -126,20 +126,6 @@ class FastPaths:
             self._note_reads(value, path + (key,))
         return new
 
-    def _rendered_reference(self, ref_path: str, path: tuple, key: Any = NOT_RENDERED) -> Any:
-        """The fast path of a value that is one reference alone (`${a:b}`, the commonest),
-        rendered at `path` (at `path` + `key` when a key is given: the tuple is made only
-        when the memo's readers are told): what _rendered_target finds, the read told to
-        the memo's readers; NOT_RENDERED when the full render is needed."""
-        new = self._targets.get(ref_path, NOT_RENDERED)
-        if new is NOT_RENDERED:
-            new = self._rendered_target(ref_path)
-            if new is NOT_RENDERED:
-                return new
-        if self._reading:
-            self._note_read(ref_path, new, path if key is NOT_RENDERED else path + (key,))
-        return new
-
     def _rendered_string(self, template: Template) -> Any:
         """What render_interp returns for `template` when every reference in it points at
         a plain value rendered already (_rendered_target); NOT_RENDERED otherwise."""
@@ -196,7 +182,13 @@ class FastPaths:
         found the same way; NOT_RENDERED whenever lookup would render, copy or fail (and
         for a reference with a nested one, or a path never looked up before). Renders
         nothing and raises nothing, so the caller may skip what a render does around it
-        (the reference stack of _render_at, the record of an observed render)."""
+        (the reference stack of _render_at, the record of an observed render); a caller
+        that stores the value tells the memo's readers of the read (_note_read), as the
+        full render would.
+
+        The one single-reference fast path. Resolver._render_keys repeats only its first
+        step inline, the lookup of a path found before in this render: a call for each of
+        these commonest values cost 0.6% of a render's instructions."""
         node: Any = self._targets.get(ref_path, NOT_RENDERED)  # type: ignore[arg-type]
         if node is not NOT_RENDERED:
             return node

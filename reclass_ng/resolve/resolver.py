@@ -34,7 +34,6 @@ from reclass_ng.resolve.fast_paths import (
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.settings import Speed
-from reclass_ng.suggestions import similar_paths
 from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import (
@@ -161,14 +160,21 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         container, the keys that were not plain in the file)."""
         # _render_at would refuse any reference this deep: then none takes the fast path.
         fast = self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH
+        found = self._targets
         for key in keys:
             value = container[key]  # fresh: a lookup may have rendered it meanwhile
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
-                    new = self._rendered_now(value, path, key) if ref_path is None \
-                        else self._rendered_reference(ref_path, path, key)
+                    if ref_path is None:
+                        new = self._rendered_now(value, path, key)
+                    else:
+                        # _rendered_target's first step inline: most paths were found
+                        # before in this render.
+                        new = found.get(ref_path, NOT_RENDERED)
+                        if new is NOT_RENDERED or self._reading:
+                            new = self._reference_read(ref_path, new, path + (key,))
                     if new is not NOT_RENDERED:
                         container[key] = new
                         continue
@@ -176,20 +182,36 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                     continue
                 self._render_at(container, key, path + (key,))
             elif kind is UnresolvedDict or kind is UnresolvedList:
-                # A few values to render are no cheaper to look up in the memo; a shared
-                # walk's merged containers read what their few nodes set (measured: more
-                # misses than hits).
-                # A container given up on (see RenderedSubtrees) skips the memo at once.
-                dirty = value.dirty
-                if len(dirty) >= self._memo_min_dirty and not value.merged \
-                        and id(value) not in self._memo_given_up:
-                    self._render_file_container(container, key, value, path + (key,))
-                else:
-                    copy = container[key] = OwnedDict(value) if kind is UnresolvedDict \
-                        else OwnedList(value)
-                    self._render_keys(copy, dirty, path + (key,))
+                self._render_unresolved(container, key, value, path + (key,))
             elif kind is OwnedDict or kind is OwnedList:
                 self._render_children(value, path + (key,))
+
+    def _reference_read(self, ref_path: str, new: Any, path: tuple) -> Any:
+        """_render_keys's step for a reference to `ref_path` at `path` not found before in
+        this render (`new` NOT_RENDERED), or found while reads are told: its value by
+        _rendered_target (NOT_RENDERED where only the full render can tell), told as read."""
+        if new is NOT_RENDERED:
+            new = self._rendered_target(ref_path)
+        if self._reading and new is not NOT_RENDERED:
+            self._note_read(ref_path, new, path)
+        return new
+
+    def _render_unresolved(self, container: Any, key: Any, value: Any, path: tuple) -> None:
+        """_render_keys's step for a file's container holding values to render (`value`, at
+        container[key], `path`): through the memo of rendered file containers, or a copy of
+        it with its values rendered in place."""
+        # A few values to render are no cheaper to look up in the memo; a shared
+        # walk's merged containers read what their few nodes set (measured: more
+        # misses than hits).
+        # A container given up on (see RenderedSubtrees) skips the memo at once.
+        dirty = value.dirty
+        if len(dirty) >= self._memo_min_dirty and not value.merged \
+                and id(value) not in self._memo_given_up:
+            self._render_file_container(container, key, value, path)
+        else:
+            copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
+                else OwnedList(value)
+            self._render_keys(copy, dirty, path)
 
     def _render_at(self, container: Any, key: Any, path: tuple, shallow: bool = False) -> Any:
         """Render the unrendered value at container[key] (path), store and return it;
@@ -248,8 +270,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         ref_path = value.reference_path
         if self.fast_references and ref_path is not None:
             # What _lookup_ref returns for a reference to a rendered plain value.
-            new = self._rendered_reference(ref_path, path)
+            new = self._rendered_target(ref_path)
             if new is not NOT_RENDERED:
+                if self._reading:
+                    self._note_read(ref_path, new, path)
                 return new
         elif self.fast_observed and ref_path is not None:
             new = self._rendered_target(ref_path)
@@ -354,6 +378,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _missing(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> ResolveError:
         """A ResolveError that knows where the reference is written and how it was reached."""
+        from reclass_ng.suggestions import similar_paths  # only after an error: not every start
+
         root, delimiter = self.refs.root, self.delimiter
         return ResolveError(
             "${" + ref_path + "}", path, interp.source, source=interp.source,

@@ -47,6 +47,9 @@ _BOOL_SPELLINGS = frozenset(
 _NULL_SPELLINGS = frozenset(("~", "null", "Null", "NULL"))
 _DIGITS = "0123456789"
 _DOT_FLOATS = frozenset(".inf .Inf .INF .nan .NaN .NAN".split())
+# Every character PyYAML's float, int and timestamp patterns hold after a leading digit:
+# digits, `_ . : + -`, exponents, `0b` and `0x` numbers, `T`/`t`, spaces and `Z` of timestamps.
+_NUMBER_CHARACTERS = frozenset("0123456789_.:+-eEbxabcdefABCDEFTtZ \t")
 # First character -> the tags PyYAML's implicit resolvers try, in order (PyYAML 5.1 to 6.0).
 _STANDARD_RESOLVERS = {
     "": ["null"], "!": ["yaml"], "&": ["yaml"], "*": ["yaml"], "+": ["float", "int"],
@@ -82,7 +85,9 @@ def plain_scalar_tag(value: str) -> str | None:
         dots = value.count(".")
         if dots and value.isascii() and value.replace(".", "").isdigit():
             return _FLOAT if dots == 1 else _STR
-        return None
+        # A character that none of the float, int and timestamp patterns holds (a host name
+        # such as 0.pool.ntp.org, `3rd`): none matches, a string.
+        return None if _NUMBER_CHARACTERS.issuperset(value) else _STR
     if first in "yYtTfFoOnN":
         if value in _BOOL_SPELLINGS:
             return _BOOL
