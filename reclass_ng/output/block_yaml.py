@@ -42,7 +42,7 @@ _LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
 _NODES_HEAD = "nodes:\n"
 # Entries a streaming writer's memo holds at most (a few MB each): the memos of spellings and
 # shared texts help across neighbouring nodes, never need the whole inventory.
-MEMO_ENTRIES = 50_000
+MEMO_ENTRIES = 20_000
 _STR_TAG = "tag:yaml.org,2002:str"
 
 

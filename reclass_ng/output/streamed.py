@@ -64,11 +64,12 @@ def has_at_most_values(data: Any, limit: int) -> bool:
 
 
 class NodeTextSpool:
-    """Bytes kept until they can be printed: in memory up to `in_memory` bytes, beyond that in
-    an unnamed temporary file (gone when closed, or when the process ends)."""
+    """Bytes kept until they can be printed: in memory up to `in_memory` bytes (default
+    SPOOL_IN_MEMORY), beyond that in an unnamed temporary file (gone when closed, or when the
+    process ends)."""
 
-    def __init__(self, in_memory: int = SPOOL_IN_MEMORY) -> None:
-        self.in_memory = in_memory
+    def __init__(self, in_memory: int | None = None) -> None:
+        self.in_memory = SPOOL_IN_MEMORY if in_memory is None else in_memory
         self._pieces: list[bytes | memoryview] = []
         self._size = 0
         self._file: IO[bytes] | None = None
@@ -115,6 +116,47 @@ class NodeTextSpool:
         while block := self._file.read(_READ_BLOCK):
             yield block
 
+    def send_to(self, stream: IO[str], before: str, after: str) -> bool:
+        """`before`, what was added and `after` written to `stream`, the spooled part copied
+        by the kernel from the temporary file to the stream's descriptor (os.sendfile: not
+        read back through this process); False, with nothing written, where that cannot be
+        done (no temporary file, a stream without a binary buffer and a descriptor, or one
+        whose encoding or newlines could change the bytes)."""
+        import errno
+        import os
+
+        buffer = getattr(stream, "buffer", None)
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if self._file is None or buffer is None or encoding not in ("utf8", "ascii", "usascii") \
+                or os.linesep != "\n" or not hasattr(os, "sendfile"):
+            return False
+        try:
+            out = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation included
+            return False
+        self._file.flush()
+        size = self._file.seek(0, 2)
+        stream.flush()
+        buffer.write(before.encode("utf-8"))
+        buffer.flush()
+        sent = 0
+        try:
+            while sent < size:
+                done = os.sendfile(out, self._file.fileno(), sent, size - sent)
+                if done == 0:
+                    break
+                sent += done
+        except OSError as err:
+            if sent or err.errno not in (errno.EINVAL, errno.ENOSYS):
+                raise
+        if sent < size:  # sendfile refused this descriptor: copied through this process
+            self._file.seek(sent)
+            while block := self._file.read(_READ_BLOCK):
+                buffer.write(block)
+        buffer.write(after.encode("utf-8"))
+        buffer.flush()
+        return True
+
     def close(self) -> None:
         """Drop what was kept."""
         self._pieces = []
@@ -152,7 +194,8 @@ class StreamedInventory:
         """Print the document, timestamped `now`, to `stream`; then drop the spool."""
         before, after = inventory_frame(self._lists, self.fmt, self.pretty, now)
         try:
-            _write_bytes(self._document(before, after), stream)
+            if not (self._lists and self.spool.send_to(stream, before, after)):
+                _write_bytes(self._document(before, after), stream)
         finally:
             self.spool.close()
 
