@@ -459,7 +459,8 @@ class InventoryRenderer:
                 progress(done, total)
         return inventory_document(nodes)
 
-    def rendered_nodes(self, progress: Callable[[int, int], None] | None = None
+    def rendered_nodes(self, progress: Callable[[int, int], None] | None = None, *,
+                       around: Callable[[str, str], Any] | None = None
                        ) -> Iterator[tuple[str, dict[str, Any]]]:
         """(name, nodeinfo) of every node in node order, rendered as render_serially renders
         them but one node at a time (render_nodes interleaved): nothing of a node is kept once
@@ -467,14 +468,16 @@ class InventoryRenderer:
 
         Raises the error render_serially raises, once every node is merged: the first merge
         error in node order, else the first interpolation error; the caller must not have
-        printed what it got before (output.streamed spools it). Two progress steps a node.
+        printed what it got before (output.streamed spools it). Two progress steps a node;
+        `around`: see render_nodes (the command line holds back interpolation warnings with it,
+        to print them in the two-phase order).
         """
         names = self.node_names
         self.storage.check_classes()  # reclass scans every class first
         total = 2 * len(names)
         first_failure: ReclassError | None = None
         for done, (phase, name, value, _) in enumerate(
-                render_nodes(self, names, interleaved=True), 1):
+                render_nodes(self, names, interleaved=True, around=around), 1):
             if isinstance(value, ReclassError):
                 if phase is MERGE:
                     raise value  # merge errors come first in the two-phase order

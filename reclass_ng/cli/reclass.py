@@ -116,9 +116,14 @@ class InventoryOutput:
         self.quiet = quiet
         self.verbose = verbose
         self.bar: Any = None
+        # Warnings of interpolations held back while a streamed render merges the nodes after
+        # them (None: printed at once): see _render_streamed.
+        self.held_warnings: list[str] | None = None
 
     def warn(self, message: str) -> None:
-        if self.bar is not None:
+        if self.held_warnings is not None:
+            self.held_warnings.append(message)
+        elif self.bar is not None:
             self.bar.print_above(message)
         else:
             print(message, file=sys.stderr)
@@ -165,6 +170,8 @@ class InventoryOutput:
     def _render_streamed(self, inventory: Any, count: int) -> Any:
         """Every node rendered and its text spooled (output.streamed): the StreamedInventory
         to print. Nothing is printed when a node fails."""
+        import contextlib
+
         from reclass_ng.collector import cycle_collection_paused
         from reclass_ng.output.streamed import StreamedInventory
 
@@ -172,13 +179,37 @@ class InventoryOutput:
         document = StreamedInventory(settings.output, settings.pretty_print, count,
                                      speed=inventory.speed,
                                      floats_exact=inventory.floats_json_exact)
+        # The serial render's warnings (and --jobs', which must equal them) come in the
+        # two-phase order: every merge's, then every interpolation's. Rendered interleaved,
+        # the interpolations' are held and printed after the last merge; dropped when a merge
+        # fails, as that error stops the two-phase render before any interpolation.
+        held: list[str] = []
+        last_step = ["", ""]  # (name, phase) of the last step entered
+
+        def around(name: str, phase: str) -> Any:
+            self.held_warnings = held if phase == "interpolation" else None
+            last_step[:] = [name, phase]
+            return contextlib.nullcontext()
+
         try:
             with cycle_collection_paused():
-                for name, info in inventory.rendered_nodes(self.bar and self.bar.update):
-                    document.add(name, info)
+                try:
+                    for name, info in inventory.rendered_nodes(self.bar and self.bar.update,
+                                                               around=around):
+                        document.add(name, info)
+                finally:
+                    self.held_warnings = None
+        except ReclassError as err:
+            document.close()
+            if last_step != [err.node, "merge"]:  # an interpolation error, raised last
+                for message in held:
+                    self.warn(message)
+            raise
         except BaseException:
             document.close()
             raise
+        for message in held:
+            self.warn(message)
         return document
 
     def _render_cached(self, inventory: Any) -> bool:
