@@ -319,6 +319,7 @@ class NodeRenderer:
             if not observer.reads_only or params_record is not None \
                     or exports_record is not None:
                 memo = None
+        params = exports = None
         try:
             with deep_recursion():
                 params = self.resolver(node.parameters, query, record=params_record,
@@ -332,6 +333,13 @@ class NodeRenderer:
                                "references in a row)", node=node.name) from None
         except ReclassError as err:
             raise err.for_node(node.name) from None
+        finally:
+            # A streamed `--inventory` lets go of each node once written: its resolvers must
+            # not keep it (Resolver.release).
+            if exports is not None:
+                exports.release()
+            if params is not None:
+                params.release()
 
     def nodeinfo(self, node: MergedNode) -> dict[str, Any]:
         """The `--nodeinfo` structure of a merged and interpolated node."""
@@ -481,6 +489,37 @@ class InventoryRenderer:
                 progress(done, total)
         return inventory_document(nodes)
 
+    def rendered_nodes(self, progress: Callable[[int, int], None] | None = None, *,
+                       around: Callable[[str, str], Any] | None = None
+                       ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(name, nodeinfo) of every node in node order, rendered as render_serially renders
+        them but one node at a time (render_nodes interleaved): nothing of a node is kept once
+        the caller moves on, so a streamed `--inventory` holds one node, not the inventory.
+
+        Raises the error render_serially raises, once every node is merged: the first merge
+        error in node order, else the first interpolation error; the caller must not have
+        printed what it got before (output.streamed spools it). Two progress steps a node;
+        `around`: see render_nodes (the command line holds back interpolation warnings with it,
+        to print them in the two-phase order).
+        """
+        names = self.node_names
+        self.storage.check_classes()  # reclass scans every class first
+        total = 2 * len(names)
+        first_failure: ReclassError | None = None
+        for done, (phase, name, value, _) in enumerate(
+                render_nodes(self, names, interleaved=True, around=around), 1):
+            if isinstance(value, ReclassError):
+                if phase is MERGE:
+                    raise value  # merge errors come first in the two-phase order
+                first_failure = value
+                continue
+            if progress is not None:
+                progress(done, total)
+            if phase is INTERPOLATION:
+                yield name, value
+        if first_failure is not None:
+            raise first_failure
+
     def each_nodeinfo(self, names: Sequence[str] | None = None,
                       progress: Callable[[int, int], None] | None = None
                       ) -> Iterator[tuple[str, dict[str, Any] | Exception]]:
@@ -561,8 +600,8 @@ _NOTHING_AROUND = _NothingAround()
 def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
                  observer_of: Callable[[str], RenderObserver | None] | None = None,
                  around: Callable[[str, str], Any] | None = None,
-                 memo: RenderedSubtrees | None = None, announce: bool = True
-                 ) -> Iterator[tuple[str, str, Any, Any]]:
+                 memo: RenderedSubtrees | None = None, announce: bool = True,
+                 interleaved: bool = False) -> Iterator[tuple[str, str, Any, Any]]:
     """The serial render loop of `names` (in this order), as reclass renders an inventory:
     every node's classes expanded and merged first, so class errors come first in node
     order, then each merged node interpolated.
@@ -576,12 +615,18 @@ def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
     inventory's Speed says so: in `memo` when given (other bounds than the default's).
     `announce`: tell the renderer that `names` are the nodes to come (the shared class walks
     keep what they will read); off for a caller that announced a larger set already, as a
-    parallel worker does once for all nodes of its chunks."""
+    parallel worker does once for all nodes of its chunks.
+
+    `interleaved`: each node interpolated right after its merge, so no merged node waits for
+    the others (a streamed `--inventory` holds one node at a time, render.stream_nodes); the
+    nodes after one whose interpolation failed are only merged, so that a caller looking for
+    the error the two-phase order gives first still meets a later node's merge error."""
     renderer = inventory.renderer
     subtrees = (memo or RenderedSubtrees()) if inventory.speed.rendered_subtrees else None
     if announce:
         renderer.expect_nodes(names)
     merged: list[tuple[MergedNode, RenderObserver | None]] = []
+    interpolating = True  # (interleaved) until a node's interpolation fails
     for name in names:
         observer = observer_of(name) if observer_of is not None else None
         with around(name, MERGE) if around is not None else _NOTHING_AROUND as held:
@@ -593,14 +638,28 @@ def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
             else:
                 merged.append((value, observer))
         yield MERGE, name, value, held
-    for node, observer in merged:
-        with around(node.name, INTERPOLATION) if around is not None \
-                else _NOTHING_AROUND as held:
-            try:
-                value = inventory.interpolated_nodeinfo(node, observer, subtrees)
-            except ReclassError as err:
-                value = err
-        yield INTERPOLATION, node.name, value, held
+        if interleaved and merged:
+            node, observer = merged.pop()
+            if interpolating:
+                step = _interpolation_step(inventory, node, observer, subtrees, around)
+                yield step
+                interpolating = not isinstance(step[2], ReclassError)
+    for node, observer in merged:  # none left when interleaved
+        yield _interpolation_step(inventory, node, observer, subtrees, around)
+
+
+def _interpolation_step(inventory: InventoryRenderer, node: MergedNode,
+                        observer: RenderObserver | None, subtrees: RenderedSubtrees | None,
+                        around: Callable[[str, str], Any] | None
+                        ) -> tuple[str, str, Any, Any]:
+    """render_nodes' INTERPOLATION step of a merged node."""
+    with around(node.name, INTERPOLATION) if around is not None else _NOTHING_AROUND as held:
+        value: Any
+        try:
+            value = inventory.interpolated_nodeinfo(node, observer, subtrees)
+        except ReclassError as err:
+            value = err
+    return INTERPOLATION, node.name, value, held
 
 
 def inventory_document(nodes: dict[str, dict[str, Any]]) -> dict[str, Any]:

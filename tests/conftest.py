@@ -38,6 +38,7 @@ SLOW_TEST_PATHS = (
     "integration/",  # real Puppet, Salt, Ansible and Kapitan
     "kapitan_suite/",  # Kapitan's own test suite, run twice
     "test_kapicorp_bytes.py",  # byte-compatibility with the real kapicorp-reclass
+    "test_inventory_memory.py",  # peak RSS of `reclass --inventory` at two node counts
     "test_bench_generator.py",  # generated inventories, rendered by kapicorp and reclass-rs too
     "test_doc_examples.py",  # every documented command run as written
     "explorer/test_browser.py",  # chromium driven through selenium

@@ -230,7 +230,7 @@ def test_deep_reference_chain_has_no_traceback(reclass, make_inventory) -> None:
 
 
 def test_has_at_most_values_counts_containers_and_scalars() -> None:
-    from reclass_ng.cli.reclass import has_at_most_values
+    from reclass_ng.output.streamed import has_at_most_values
 
     data = {"a": [1, {"b": None}], "c": (2, 3)}  # 8 values: the dict, a, its list, ...
     assert has_at_most_values(data, 8) and not has_at_most_values(data, 7)
@@ -244,8 +244,8 @@ def test_inventory_json_of_few_values_is_what_the_orjson_writer_writes(
     import re
 
     import reclass_ng
-    from reclass_ng.cli.reclass import few_values_for_orjson
     from reclass_ng.output import write
+    from reclass_ng.output.streamed import FEW_VALUES_FOR_ORJSON, has_at_most_values
 
     files = {"classes/c.yml": "parameters:\n  tiny: 1.5e-07\n  big: 123456789012345678901\n"
                               "  text: \"caf\u00e9 \\x7f \\t\"\n  nested: {a: [1, {b: null}]}\n"
@@ -256,7 +256,8 @@ def test_inventory_json_of_few_values_is_what_the_orjson_writer_writes(
     result = reclass(["-b", str(root), "--inventory", "-o", "json"])
     assert result.returncode == 0, result.stderr
     data = reclass_ng.load(str(root), read_config=False).inventory()
-    assert few_values_for_orjson(data["nodes"]) == (size == 1)
+    first = next(iter(data["nodes"].values()))
+    assert has_at_most_values(first, FEW_VALUES_FOR_ORJSON // count) == (size == 1)
     expected = io.StringIO()
     write(data, expected, "json", True)
 

@@ -63,6 +63,26 @@ def _scenario_id(scenario: dict[str, Any]) -> str:
     return f"{scenario.get('topic', '?')}/{scenario['name']}"
 
 
+def _is_ok_inventory(scenario: dict[str, Any]) -> bool:
+    return scenario.get("mode", "inventory") == "inventory" and scenario.get("expect") == "ok" \
+        and not scenario.get("output_format")
+
+
+def spy_on_streamed_output(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The formats StreamedInventory.write_to printed from now on, in order."""
+    from reclass_ng.output.streamed import StreamedInventory
+
+    printed: list[str] = []
+    write_to = StreamedInventory.write_to
+
+    def spied(self: StreamedInventory, *args: Any) -> None:
+        printed.append(self.fmt)
+        write_to(self, *args)
+
+    monkeypatch.setattr(StreamedInventory, "write_to", spied)
+    return printed
+
+
 if not SCENARIOS:
     def test_corpus_missing() -> None:
         pytest.fail(f"CONFORMANCE CORPUS NOT FOUND at {CORPUS_DIR}: the kapicorp-reclass "
@@ -81,8 +101,47 @@ else:
         else:
             template = TEMPLATE
             monkeypatch.setattr(RUNNER, "run_command", run_in_process)
+        streamed = spy_on_streamed_output(monkeypatch)
         result = RUNNER.check(scenario, template, TIMEOUT, False)
         assert result["ok"], f"{result['reason']}\ncommand: {result.get('cmd')}"
+        if not USE_SUBPROCESS and _is_ok_inventory(scenario):
+            # `--inventory` went through the streamed writer (output.streamed)
+            assert streamed == ["json"], streamed
+
+    @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if _is_ok_inventory(s)],
+                             ids=_scenario_id)
+    @pytest.mark.parametrize("fmt", ["json", "yaml"])
+    def test_streamed_inventory_is_the_whole_documents_bytes(
+            scenario: dict[str, Any], fmt: str, tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> None:
+        """`--inventory`, streamed node by node, prints byte for byte what output.write prints
+        of the inventory rendered whole (the path before streaming), in both formats."""
+        import io
+        import re
+
+        import reclass_ng
+        from reclass_ng.cli.reclass import parse_args, settings_from_args
+        from reclass_ng.settings import Speed
+
+        if Speed.from_environment() != Speed():
+            pytest.skip("the reference writers are compared in tests/test_output_streamed.py")
+        from reclass_ng.output import write
+
+        monkeypatch.setenv("HOME", str(tmp_path))
+        inventory_dir = os.path.join(scenario["_dir"], "inventory")
+        argv = ["-b", inventory_dir, *scenario.get("args", []), "--inventory", "-o", fmt]
+        streamed = spy_on_streamed_output(monkeypatch)
+        status, out, err = run_reclass_in_process(argv, inventory_dir)
+        assert status == 0, err
+        assert streamed == [fmt]
+        monkeypatch.chdir(inventory_dir)
+        inventory = reclass_ng.load(inventory_dir, warn=lambda message: None,
+                                    **settings_from_args(parse_args(argv)))
+        whole = io.StringIO()
+        write(inventory.inventory(), whole, fmt, inventory.settings.pretty_print,
+              floats_exact=inventory.floats_json_exact, speed=inventory.speed)
+        timestamp = re.compile(r'^(\s*"?timestamp"?: ).*$', re.MULTILINE)
+        assert timestamp.sub(r"\1X", out) == timestamp.sub(r"\1X", whole.getvalue())
 
 
 def test_corpus_is_complete() -> None:

@@ -63,3 +63,28 @@ def test_the_inventory_with_shared_subtrees_is_the_one_rendered_node_by_node(loa
         for info in document["nodes"].values():
             info["__reclass__"].pop("timestamp")
     assert shared == alone and shared["nodes"]["web2"]["parameters"]["port"] == 80
+
+
+def test_a_rendered_node_is_freed_by_reference_counting(make_inventory) -> None:
+    """The cycle collector is off during renders (reclass_ng.collector): a node the caller lets
+    go of must not wait in a reference cycle (its resolvers', Resolver.release) until exit, or a
+    streamed `--inventory` would hold every node anyway."""
+    import gc
+
+    import reclass_ng
+
+    root = make_inventory({"classes/c.yml": "parameters:\n  a: ${b}\n  b: {x: [1, 2]}\n",
+                           "nodes/n1.yml": "classes: [c]\nparameters:\n  d: ${a:x}\n",
+                           "nodes/n2.yml": "classes: [c]\nexports:\n  e: ${b}\n"})
+    inventory = reclass_ng.load(str(root))
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in inventory.rendered_nodes():
+            pass
+        inventory.nodeinfo("n1")
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()

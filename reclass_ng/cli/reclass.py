@@ -108,39 +108,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-# `import orjson` (with dataclasses, inspect, uuid and platform, which it imports: about 58 M
-# instructions) costs as much as the exact pure-Python writer needs for about 11,000 values
-# (5 k instructions each; an `mcp` node has about 1,400, a node of reclass-rs's test inventory
-# about 30): an inventory whose first node, times the number of nodes, holds at most this many
-# values is written by that writer (the same text, which tests/test_cli_reclass.py checks
-# against the orjson writer). Counting all values would cost half of what writing them does.
-FEW_VALUES_FOR_ORJSON = 10_000
-
-
-def few_values_for_orjson(nodes: dict[str, Any]) -> bool:
-    """Whether an inventory of these rendered nodes is estimated to hold at most
-    FEW_VALUES_FOR_ORJSON values (its first node's count times the number of nodes)."""
-    if not nodes:
-        return True
-    first = next(iter(nodes.values()))
-    return has_at_most_values(first, FEW_VALUES_FOR_ORJSON // len(nodes))
-
-
-def has_at_most_values(data: Any, limit: int) -> bool:
-    """Whether `data` holds at most `limit` values, containers and scalars alike (a walk over
-    its containers that stops once it has counted more)."""
-    count = 1
-    pending = [data] if isinstance(data, (dict, list, tuple)) else []
-    while pending:
-        container = pending.pop()
-        items = container.values() if isinstance(container, dict) else container
-        count += len(items)
-        if count > limit:
-            return False
-        pending += [item for item in items if isinstance(item, (dict, list, tuple))]
-    return True
-
-
 class InventoryOutput:
     """`--inventory` with `--jobs` processes and a progress bar on a terminal's stderr."""
 
@@ -149,9 +116,14 @@ class InventoryOutput:
         self.quiet = quiet
         self.verbose = verbose
         self.bar: Any = None
+        # Warnings of interpolations held back while a streamed render merges the nodes after
+        # them (None: printed at once): see _render_streamed.
+        self.held_warnings: list[str] | None = None
 
     def warn(self, message: str) -> None:
-        if self.bar is not None:
+        if self.held_warnings is not None:
+            self.held_warnings.append(message)
+        elif self.bar is not None:
             self.bar.print_above(message)
         else:
             print(message, file=sys.stderr)
@@ -159,6 +131,8 @@ class InventoryOutput:
     def render(self, inventory: Any) -> None:
         from reclass_ng.cli.progress import ProgressBar, wants_progress
         from reclass_ng.output import write
+        from reclass_ng.output.streamed import streams
+        from reclass_ng.render import timestamp
 
         count = len(inventory.storage.nodes)
         if self.jobs > 1:
@@ -172,9 +146,12 @@ class InventoryOutput:
         settings = inventory.settings
         if settings.cache_dir and self._render_cached(inventory):
             return
+        streamed = None
         try:
             if self.jobs > 1 and count > 1:
                 pieces = self._render_parallel(inventory, min(self.jobs, count))
+            elif streams(settings.output, settings.pretty_print):
+                streamed = self._render_streamed(inventory, count)
             else:
                 data = inventory.inventory(progress=self.bar and self.bar.update)
         finally:
@@ -184,13 +161,56 @@ class InventoryOutput:
         if self.jobs > 1 and count > 1:
             for piece in pieces:
                 sys.stdout.write(piece)
-        elif settings.output == "json" and few_values_for_orjson(data["nodes"]):
-            from reclass_ng.output import dump
-
-            sys.stdout.write(dump(data, "json", settings.pretty_print, speed=inventory.speed))
+        elif streamed is not None:
+            streamed.write_to(sys.stdout, timestamp())
         else:
             write(data, sys.stdout, settings.output, settings.pretty_print,
                   floats_exact=inventory.floats_json_exact, speed=inventory.speed)
+
+    def _render_streamed(self, inventory: Any, count: int) -> Any:
+        """Every node rendered and its text spooled (output.streamed): the StreamedInventory
+        to print. Nothing is printed when a node fails."""
+        import contextlib
+
+        from reclass_ng.collector import cycle_collection_paused
+        from reclass_ng.output.streamed import StreamedInventory
+
+        settings = inventory.settings
+        document = StreamedInventory(settings.output, settings.pretty_print, count,
+                                     speed=inventory.speed,
+                                     floats_exact=inventory.floats_json_exact)
+        # The serial render's warnings (and --jobs', which must equal them) come in the
+        # two-phase order: every merge's, then every interpolation's. Rendered interleaved,
+        # the interpolations' are held and printed after the last merge; dropped when a merge
+        # fails, as that error stops the two-phase render before any interpolation.
+        held: list[str] = []
+        last_step = ["", ""]  # (name, phase) of the last step entered
+
+        def around(name: str, phase: str) -> Any:
+            self.held_warnings = held if phase == "interpolation" else None
+            last_step[:] = [name, phase]
+            return contextlib.nullcontext()
+
+        try:
+            with cycle_collection_paused():
+                try:
+                    for name, info in inventory.rendered_nodes(self.bar and self.bar.update,
+                                                               around=around):
+                        document.add(name, info)
+                finally:
+                    self.held_warnings = None
+        except ReclassError as err:
+            document.close()
+            if last_step != [err.node, "merge"]:  # an interpolation error, raised last
+                for message in held:
+                    self.warn(message)
+            raise
+        except BaseException:
+            document.close()
+            raise
+        for message in held:
+            self.warn(message)
+        return document
 
     def _render_cached(self, inventory: Any) -> bool:
         """`--inventory` through the on-disk cache; False when the output form is not cached."""

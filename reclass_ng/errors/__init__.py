@@ -33,6 +33,7 @@ from reclass_ng.errors.files import (
     MappingFormatError,
     NodeNotFound,
     NotFoundError,
+    OutputSpoolError,
     UnsafeClassNameError,
     YamlFileError,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "MultipleErrors",
     "NodeNotFound",
     "NotFoundError",
+    "OutputSpoolError",
     "ParseError",
     "QueryPositionError",
     "ReclassError",

@@ -29,6 +29,22 @@ class NotFoundError(ReclassError):
         return self.path if self.path is not None else super().file()
 
 
+class OutputSpoolError(ReclassError):
+    """The temporary file a streamed `--inventory` keeps its node texts in until the whole
+    document is known to render (output.streamed) could not be made or written."""
+
+    exit_code = EX_IOERR
+
+    def __init__(self, directory: str, reason: str) -> None:
+        super().__init__(f"Cannot keep the inventory's output in a temporary file in "
+                         f"{directory}: {reason} (TMPDIR chooses the directory)")
+        self.path = directory
+
+    def file(self) -> str | None:
+        """The directory of the temporary file."""
+        return self.path
+
+
 class NodeNotFound(NotFoundError):
     kind = "node_not_found"
 

@@ -40,6 +40,9 @@ _DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()
 _LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
 _NODES_HEAD = "nodes:\n"
+# Entries a streaming writer's memo holds at most (a few MB each): the memos of spellings and
+# shared texts help across neighbouring nodes, never need the whole inventory.
+MEMO_ENTRIES = 20_000
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
@@ -93,10 +96,13 @@ class BlockYamlWriter:
     """Writes documents as `yaml.dump(data, Dumper=output.yaml_dumper(), default_flow_style=False)`.
 
     Holds the spelling of each distinct key and scalar met; one writer per document, so the
-    memo is bounded by the document's own values.
+    memo is bounded by the document's own values. `streaming`: the writer of a streamed
+    inventory (output.streamed), whose nodes die once written: each memo is bounded by
+    MEMO_ENTRIES (emptied when it holds more), and a container whose text is kept is kept too,
+    so that its id cannot be reused by another.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, streaming: bool = False) -> None:
         self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
         self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
         self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
@@ -106,6 +112,8 @@ class BlockYamlWriter:
         self._met: set[tuple[int, int]] = set()
         self._shared_texts: dict[tuple[int, int], str] = {}
         self._dumper: Any = None
+        # (streaming) the containers of _shared_texts, by place
+        self._kept: dict[tuple[int, int], Any] | None = {} if streaming else None
         self.fallbacks = 0  # scalars PyYAML wrote, at their place
         self.whole_fallbacks = 0  # nodes or documents PyYAML wrote whole
 
@@ -144,6 +152,8 @@ class BlockYamlWriter:
 
     def node_text(self, name: str, info: Any) -> str:
         """The text of node `name` in the `nodes` of an inventory (as deep as that puts it)."""
+        if self._kept is not None:
+            self._bound_memos()
         out: list[str] = []
         try:
             self._mapping({name: info}, 2, "  ", out)
@@ -151,6 +161,15 @@ class BlockYamlWriter:
         except (_Unusual, RecursionError):
             self.whole_fallbacks += 1
             return _pyyaml({"nodes": {name: info}})[len(_NODES_HEAD):]
+
+    def _bound_memos(self) -> None:
+        """(streaming) Empty each memo that holds more than MEMO_ENTRIES entries."""
+        for memo in (self._keys, self._strings, self._placed, self._others, self._met):
+            if len(memo) > MEMO_ENTRIES:
+                memo.clear()
+        if len(self._shared_texts) > MEMO_ENTRIES and self._kept is not None:
+            self._shared_texts.clear()
+            self._kept.clear()
 
     # -- layout -------------------------------------------------------------------------
     def _mapping(self, mapping: Any, indent: int, lead: str, out: list[str]) -> None:  # noqa: C901
@@ -299,6 +318,8 @@ class BlockYamlWriter:
         else:
             self._mapping(value, indent, "", out)
         text = self._shared_texts[place] = "".join(out)
+        if self._kept is not None:
+            self._kept[place] = value  # its id stays its own while the text is kept
         return text
 
     # -- strings --------------------------------------------------------------------------

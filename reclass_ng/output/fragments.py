@@ -8,10 +8,12 @@ between the known frame, which is exactly what the whole document holds for that
 
 from __future__ import annotations
 
-from typing import Any
-
 from reclass_ng.render import timestamp
 from reclass_ng.settings import Speed
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 # (format, pretty): (frame before the node, frame after it, separator between nodes,
 #                    "nodes" of an empty inventory, the same with the nodes in: before, after)
@@ -23,14 +25,16 @@ FRAGMENT_FORMS = {
 }
 
 
-def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool) -> str:
-    """The text of one node inside the `nodes` of a dumped inventory."""
+def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
+                  speed: Speed | None = None) -> str:
+    """The text of one node inside the `nodes` of a dumped inventory (`speed`: which fast
+    writers write it, default RECLASS_NG_SPEED's)."""
     from reclass_ng.output.dispatch import dump
 
     if fmt == "json" and pretty:
-        return _indented_json_member(name, info)
+        return _indented_json_member(name, info, speed)
     before, after = FRAGMENT_FORMS[(fmt, pretty)][:2]
-    text = dump({"nodes": {name: info}}, fmt, pretty)
+    text = dump({"nodes": {name: info}}, fmt, pretty, speed=speed)
     if not (text.startswith(before) and text.endswith(after)):
         raise RuntimeError(f"unexpected {fmt} layout of node {name!r}")  # output.dump changed
     return text[len(before):len(text) - len(after)]
@@ -75,11 +79,11 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
     return skeleton[:at] + opening, closing + skeleton[at + len(empty):]
 
 
-def _indented_json_member(name: str, info: dict[str, Any]) -> str:
+def _indented_json_member(name: str, info: dict[str, Any], speed: Speed | None = None) -> str:
     # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
     # what a serial one does, as fast; the exact writer where orjson has no wheel, or where
     # RECLASS_NG_SPEED turns it off.
-    if not Speed.from_environment().orjson_json_writer:
+    if not (speed or Speed.from_environment()).orjson_json_writer:
         from reclass_ng.output.exact import json_key, pretty_json
 
         return json_key(name) + ": " + pretty_json(info, "    ")

@@ -149,6 +149,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             errors, self.errors = self.errors, []
             raise ResolveErrorList(errors)
 
+    def release(self) -> None:
+        """Drop the resolver's references to itself (`refs`, and `warn` bound to it while it
+        shares subtrees), once nothing renders through it any more: reference counting then
+        frees it and, once the caller lets go of the node, the tree it rendered. The cycle
+        collector is off during a render (reclass_ng.collector): without this every rendered
+        node stayed in memory until the process ended, whatever its caller kept."""
+        self.refs = None  # type: ignore[assignment]
+        self.warn = self._print_warning
+        self.query = None
+
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
         plain = PLAIN  # a local: a C set in the compiled build (resolve/resolver.pxd)

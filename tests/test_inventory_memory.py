@@ -1,0 +1,65 @@
+"""`reclass --inventory` in memory that does not grow with the number of nodes (issue 29):
+the nodes are written as they render (output.streamed), the real command line measured by the
+peak RSS of its process. Slow (tests/conftest.py SLOW_TEST_PATHS): two renders of hundreds of
+nodes in each format."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+# argv: the output file, then the command; prints the command's peak RSS in KB, exits with its
+# status.
+MEASURE = """
+import os, sys
+with open(sys.argv[1], "wb") as out:
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(out.fileno(), 1)
+        os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+# Values that differ from node to node (nothing shared between nodes): what a node holds
+# once rendered is its own.
+OWN_VALUES = "".join(f"  v{i}: ${{_reclass_:name:short}} value {i:05d} of a node's own text\n"
+                     for i in range(800))
+
+
+def _peak_rss_kb(root: Path, nodes: int, fmt: str, tmp_path: Path) -> int:
+    for name in os.listdir(root / "nodes"):
+        os.unlink(root / "nodes" / name)
+    for i in range(nodes):
+        (root / "nodes" / f"n{i:05d}.yml").write_text("classes: [own]\n")
+    out = tmp_path / f"out-{nodes}.{fmt}"
+    # The command is started by a small Python process that reports its peak RSS: a child
+    # forked straight from the test process would count the test process's pages too.
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(out), sys.executable, "-m",
+                           "reclass_ng", "-b", str(root), "--inventory", "-o", fmt, "-q"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert out.stat().st_size > nodes * 10_000
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_peak_memory_does_not_grow_with_the_node_count(make_inventory, tmp_path: Path,
+                                                      fmt: str) -> None:
+    """Peak RSS of `reclass --inventory` at 100 and 400 nodes of about 50 KB of output each
+    (a held inventory grew by about 40 MB from one to the other): the growth stays within
+    the spool's memory and the class and application lists."""
+    root = make_inventory({"classes/own.yml": "parameters:\n" + OWN_VALUES,
+                           "nodes/n00000.yml": "classes: [own]\n"})
+    small = _peak_rss_kb(root, 100, fmt, tmp_path)
+    large = _peak_rss_kb(root, 400, fmt, tmp_path)
+    print(f"peak RSS {fmt}: {small} KB at 100 nodes, {large} KB at 400")
+    assert large - small < 20_000, (small, large)

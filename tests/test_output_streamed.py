@@ -1,0 +1,112 @@
+"""output.streamed: `reclass --inventory` written as its nodes render, byte for byte the document
+of the whole inventory, printed only once every node rendered, in memory that does not grow
+with the number of nodes."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from cli_in_process import run_reclass_in_process
+
+import reclass_ng
+from reclass_ng.errors import ReclassError
+from reclass_ng.output import write
+from reclass_ng.output.streamed import NodeTextSpool, StreamedInventory, streams
+from reclass_ng.render import timestamp
+
+pytestmark = pytest.mark.usefixtures("both_speeds")
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "inventory-example"
+RS_INVENTORY = REPO / "tests" / "conformance" / "model-reclass-rs-inventory" / "inventory"
+FORMS = [("json", True), ("json", False), ("yaml", True)]
+TIMESTAMP = re.compile(r'("?timestamp"?: ?)"?[^"\n,}]*"?')
+
+
+def masked(text: str) -> str:
+    return TIMESTAMP.sub(r"\1X", text)
+
+
+def whole_document(base: Path, fmt: str, pretty: bool, *extra: str) -> str:
+    """What output.write prints of the inventory rendered whole (the path before streaming)."""
+    inventory = reclass_ng.load(str(base), ignore_class_notfound="-z" in extra)
+    text = io.StringIO()
+    write(inventory.inventory(), text, fmt, pretty, floats_exact=inventory.floats_json_exact,
+          speed=inventory.speed)
+    return text.getvalue()
+
+
+@pytest.mark.parametrize("in_memory", [0, None], ids=["on-disk", "in-memory"])
+@pytest.mark.parametrize("fmt, pretty", FORMS)
+@pytest.mark.parametrize("base, extra", [(EXAMPLE, ()), (RS_INVENTORY, ("-z", "True"))],
+                         ids=["inventory-example", "reclass-rs"])
+def test_streamed_document_is_the_whole_one(base: Path, extra: tuple[str, ...], fmt: str,
+                                            pretty: bool, in_memory: int | None,
+                                            tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr("reclass_ng.output.streamed.SPOOL_IN_MEMORY",
+                        0 if in_memory == 0 else 8 * 1024 * 1024)
+    if pretty:  # the command line (compact output needs `pretty_print: false` in a file)
+        argv = ["-b", str(base), *extra, "--inventory", "-o", fmt]
+        status, out, err = run_reclass_in_process(argv, base)
+        assert status == 0, err
+        assert masked(out) == masked(whole_document(base, fmt, pretty, *extra))
+    inventory = reclass_ng.load(str(base), ignore_class_notfound=bool(extra))
+    streamed = StreamedInventory(fmt, pretty, len(inventory.node_names), speed=inventory.speed,
+                                 spool=NodeTextSpool(in_memory))
+    for name, info in inventory.rendered_nodes():
+        streamed.add(name, info)
+    assert streamed.spool.on_disk == (in_memory == 0)
+    text = io.StringIO()
+    streamed.write_to(text, timestamp())
+    assert masked(text.getvalue()) == masked(whole_document(base, fmt, pretty, *extra))
+
+
+def test_flow_yaml_is_written_whole() -> None:
+    assert not streams("yaml", False)
+    assert streams("yaml", True) and streams("json", True) and streams("json", False)
+
+
+PASSING = {"nodes/a.yml": "classes: [base]\n", "nodes/b.yml": "classes: [base]\n",
+           "classes/base.yml": "parameters:\n  name: ${_reclass_:name:short}\n"
+                               "  text: a value long enough to be spooled\n"}
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+@pytest.mark.parametrize("failing, phrase", [
+    ("classes: [base]\nparameters:\n  x: ${missing}\n", "missing"),
+    ("classes: [base, absent]\n", "absent"),
+])
+def test_a_failing_last_node_leaves_stdout_empty(make_inventory, fmt: str, failing: str,
+                                                  phrase: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """kapicorp-reclass prints nothing on stdout when a node fails; the spool (here on disk
+    from the first byte) is dropped, not printed."""
+    monkeypatch.setattr("reclass_ng.output.streamed.SPOOL_IN_MEMORY", 0)
+    root = make_inventory({**PASSING, "nodes/z.yml": failing})
+    status, out, err = run_reclass_in_process(["-b", str(root), "--inventory", "-o", fmt], root)
+    assert status == 65, err
+    assert out == ""
+    assert phrase in err and "z" in err and "Traceback" not in err
+
+
+def test_a_later_merge_error_is_reported_before_an_earlier_interpolation_error(
+        make_inventory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes render one at a time, but the first error is the two-phase order's: every node's
+    classes are merged before any interpolation error is reported."""
+    monkeypatch.setattr("reclass_ng.output.streamed.SPOOL_IN_MEMORY", 0)
+    root = make_inventory({**PASSING, "nodes/a.yml": "parameters:\n  x: ${missing}\n",
+                           "nodes/z.yml": "classes: [absent]\n"})
+    status, out, err = run_reclass_in_process(["-b", str(root), "--inventory", "-1"], root)
+    assert (status, out) == (65, "")
+    assert "absent" in err and "missing" not in err
+    inventory = reclass_ng.load(str(root))
+    with pytest.raises(ReclassError) as whole:
+        inventory.inventory()
+    with pytest.raises(ReclassError) as streamed:
+        list(inventory.rendered_nodes())
+    assert str(streamed.value) == str(whole.value)
