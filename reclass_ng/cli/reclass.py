@@ -15,6 +15,7 @@ from reclass_ng.version import COMPATIBLE_RECLASS_VERSION, __version__
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
 
 
@@ -130,9 +131,6 @@ class InventoryOutput:
 
     def render(self, inventory: Any) -> None:
         from reclass_ng.cli.progress import ProgressBar, wants_progress
-        from reclass_ng.output import write
-        from reclass_ng.output.streamed import streams
-        from reclass_ng.render import timestamp
 
         count = len(inventory.storage.nodes)
         if self.jobs > 1:
@@ -146,26 +144,31 @@ class InventoryOutput:
         settings = inventory.settings
         if settings.cache_dir and self._render_cached(inventory):
             return
-        streamed = None
         try:
-            if self.jobs > 1 and count > 1:
-                pieces = self._render_parallel(inventory, min(self.jobs, count))
-            elif streams(settings.output, settings.pretty_print):
-                streamed = self._render_streamed(inventory, count)
-            else:
-                data = inventory.inventory(progress=self.bar and self.bar.update)
+            print_output = self._rendered(inventory, count)
         finally:
             if self.bar is not None:
                 self.bar.clear()
                 self.bar = None
+        print_output()
+
+    def _rendered(self, inventory: Any, count: int) -> Callable[[], None]:
+        """The inventory rendered the way this run asks (workers, streamed, or whole): the
+        function that prints it, called once the progress bar is gone."""
+        from reclass_ng.output import write
+        from reclass_ng.output.streamed import streams
+        from reclass_ng.render import timestamp
+
+        settings = inventory.settings
         if self.jobs > 1 and count > 1:
-            for piece in pieces:
-                sys.stdout.write(piece)
-        elif streamed is not None:
-            streamed.write_to(sys.stdout, timestamp())
-        else:
-            write(data, sys.stdout, settings.output, settings.pretty_print,
-                  floats_exact=inventory.floats_json_exact, speed=inventory.speed)
+            pieces = self._render_parallel(inventory, min(self.jobs, count))
+            return lambda: sys.stdout.writelines(pieces)
+        if streams(settings.output, settings.pretty_print):
+            streamed = self._render_streamed(inventory, count)
+            return lambda: streamed.write_to(sys.stdout, timestamp())
+        data = inventory.inventory(progress=self.bar and self.bar.update)
+        return lambda: write(data, sys.stdout, settings.output, settings.pretty_print,
+                             floats_exact=inventory.floats_json_exact, speed=inventory.speed)
 
     def _render_streamed(self, inventory: Any, count: int) -> Any:
         """Every node rendered and its text spooled (output.streamed): the StreamedInventory
