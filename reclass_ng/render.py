@@ -22,7 +22,7 @@ from reclass_ng.classes import (
     parse_class_mapping,
 )
 from reclass_ng.entity import Entity
-from reclass_ng.errors import NodeNotFound, ReclassError
+from reclass_ng.errors import ChangedConstantError, NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
@@ -192,7 +192,15 @@ class NodeRenderer:
 
     def environment_of(self, name: str) -> str:
         """The environment of node `name` (its own, else the default)."""
-        return self.node_entity(name).environment or self.settings.default_environment
+        try:
+            entity = self.node_entity(name)
+        except ChangedConstantError:
+            # `=a` then `a` in the node's own file fails its render, not a query that asks
+            # only where the node is (kapicorp reads the parameters a query needs: issue 36);
+            # the node's exports, read later, still fail where they change a constant.
+            kept = self.settings.replace(strict_constant_parameters=False)
+            entity = self.under_settings(kept).node_entity(name)
+        return entity.environment or self.settings.default_environment
 
     # -- merging ------------------------------------------------------------------------
 
@@ -585,7 +593,8 @@ MERGE, INTERPOLATION = "merge", "interpolation"
 
 
 class _NothingAround:
-    """What render_nodes enters around each step when its caller gives nothing."""
+    """What render_nodes enters around each step when its caller gives nothing (and a
+    caller may give for a step it has nothing to hold)."""
 
     def __enter__(self) -> None:
         return None
@@ -594,7 +603,7 @@ class _NothingAround:
         return None
 
 
-_NOTHING_AROUND = _NothingAround()
+NOTHING_AROUND = _NothingAround()
 
 
 def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
@@ -629,7 +638,7 @@ def render_nodes(inventory: InventoryRenderer, names: Sequence[str], *,
     interpolating = True  # (interleaved) until a node's interpolation fails
     for name in names:
         observer = observer_of(name) if observer_of is not None else None
-        with around(name, MERGE) if around is not None else _NOTHING_AROUND as held:
+        with around(name, MERGE) if around is not None else NOTHING_AROUND as held:
             value: Any
             try:
                 value = renderer.merge(name, observer=observer)
@@ -653,7 +662,7 @@ def _interpolation_step(inventory: InventoryRenderer, node: MergedNode,
                         around: Callable[[str, str], Any] | None
                         ) -> tuple[str, str, Any, Any]:
     """render_nodes' INTERPOLATION step of a merged node."""
-    with around(node.name, INTERPOLATION) if around is not None else _NOTHING_AROUND as held:
+    with around(node.name, INTERPOLATION) if around is not None else NOTHING_AROUND as held:
         value: Any
         try:
             value = inventory.interpolated_nodeinfo(node, observer, subtrees)
