@@ -137,6 +137,20 @@ def _load_raising(make_inventory: Any, **settings: Any) -> Any:
 
 
 # Errors raised outside one node's render: (what, a call raising it, type, exit code, fragments).
+def _spool_into(directory: Any) -> None:
+    """A node text spool that must move to a temporary file in `directory` (as TMPDIR)."""
+    import tempfile
+
+    from reclass_ng.output.streamed import NodeTextSpool
+
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(directory)
+    try:
+        NodeTextSpool(in_memory=0).add(b"{}")
+    finally:
+        tempfile.tempdir = saved
+
+
 OTHER_CASES: list[tuple[str, Any, type, int, list[str]]] = [
     ("a setting of the wrong type",
      lambda make, load: _load_raising(make, ignore_class_notfound="maybe"),
@@ -164,6 +178,9 @@ OTHER_CASES: list[tuple[str, Any, type, int, list[str]]] = [
          "reclass-config.yml": "# settings\nstorage_type: yaml_fss\n"}))),
      errors.ConfigFileError, 78, ["reclass-config.yml:2", "'yaml_fss' is not supported",
                                   "did you mean yaml_fs?"]),
+    ("a streamed --inventory whose temporary file cannot be made",
+     lambda make, load: _spool_into(make({"nodes/n1.yml": "{}\n"}) / "no-such-directory"),
+     errors.OutputSpoolError, 74, ["temporary file", "no-such-directory", "TMPDIR"]),
     ("the errors of several nodes together, the first one's exit code",
      lambda make, load: (_ for _ in ()).throw(_two_node_errors(load)),
      errors.MultipleErrors, 65, ["n1", "nope", "n2", "${y}"]),

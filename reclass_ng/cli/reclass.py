@@ -173,10 +173,9 @@ class InventoryOutput:
     def _render_streamed(self, inventory: Any, count: int) -> Any:
         """Every node rendered and its text spooled (output.streamed): the StreamedInventory
         to print. Nothing is printed when a node fails."""
-        import contextlib
-
         from reclass_ng.collector import cycle_collection_paused
         from reclass_ng.output.streamed import StreamedInventory
+        from reclass_ng.render import NOTHING_AROUND
 
         settings = inventory.settings
         document = StreamedInventory(settings.output, settings.pretty_print, count,
@@ -192,7 +191,7 @@ class InventoryOutput:
         def around(name: str, phase: str) -> Any:
             self.held_warnings = held if phase == "interpolation" else None
             last_step[:] = [name, phase]
-            return contextlib.nullcontext()
+            return NOTHING_AROUND
 
         try:
             with cycle_collection_paused():
