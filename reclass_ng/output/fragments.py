@@ -57,9 +57,11 @@ def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: 
 
 
 def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pretty: bool,
-                    now: str) -> tuple[str, str]:
+                    now: str, *, fast_json: bool = False) -> tuple[str, str]:
     """The dumped inventory's text before its first node's text and after its last one, from
-    (name, classes, applications) of each node; the whole text when there is no node."""
+    (name, classes, applications) of each node; the whole text when there is no node.
+    `fast_json`: the nodes' JSON was written by output.fast_json (orjson), which then writes
+    the class and application indexes too (the same text, as fast as the whole document's)."""
     from reclass_ng.output.dispatch import dump
 
     classes: dict[str, list[str]] = {}
@@ -69,8 +71,14 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
             applications.setdefault(app, []).append(name)
         for cls in node_classes:
             classes.setdefault(cls, []).append(name)
-    skeleton = dump({"__reclass__": {"timestamp": now}, "nodes": {}, "classes": classes,
-                     "applications": applications}, fmt, pretty)
+    document = {"__reclass__": {"timestamp": now}, "nodes": {}, "classes": classes,
+                "applications": applications}
+    if fast_json and fmt == "json" and pretty:
+        from reclass_ng.output.fast_json import inventory_json_pieces
+
+        skeleton = str(b"".join(inventory_json_pieces(document)), "utf-8")
+    else:
+        skeleton = dump(document, fmt, pretty)
     if not nodes:
         return skeleton, ""
     empty, opening, closing = FRAGMENT_FORMS[(fmt, pretty)][3:]

@@ -192,7 +192,8 @@ class StreamedInventory:
 
     def write_to(self, stream: IO[str], now: str) -> None:
         """Print the document, timestamped `now`, to `stream`; then drop the spool."""
-        before, after = inventory_frame(self._lists, self.fmt, self.pretty, now)
+        before, after = inventory_frame(self._lists, self.fmt, self.pretty, now,
+                                        fast_json=self._orjson_member is not None)
         try:
             if not (self._lists and self.spool.send_to(stream, before, after)):
                 _write_bytes(self._document(before, after), stream)

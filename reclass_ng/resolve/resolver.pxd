@@ -28,8 +28,6 @@ cdef class Resolver(SharedSubtrees):
     @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
     cpdef _render_keys(self, container, keys, path)
-    cpdef _render_unresolved(self, container, key, value, path)
-    cpdef _reference_read(self, ref_path, new, path)
     cpdef _render_layer(self, layer, path)
     cpdef _rendered_observed(self, container, key, value, path)
     cpdef render_interp(self, interp, path)
