@@ -100,9 +100,9 @@ class ExportView:
             changes = ChangedConstants(observer)
             kept = renderer.settings.replace(strict_constant_parameters=False)
             self.node = renderer.under_settings(kept).merge(name, observer=changes)
-            if changes.exports.errors:
-                raise next(iter(changes.exports.errors.values())).for_node(name) from None
-            changed = {tuple(err.path): err, **changes.parameters.errors}
+            if changes.in_exports.errors:
+                raise next(iter(changes.in_exports.errors.values())).for_node(name) from None
+            changed = {tuple(err.path): err, **changes.in_parameters.errors}
         # Queries inside the queried node are not followed (reclass does not either).
         params = renderer.resolver(self.node.parameters, group_errors=True,
                                    kind=ExportedParameters)
@@ -152,12 +152,12 @@ class ChangedConstants(RenderObserver):
 
     def __init__(self, reads: RenderObserver | None) -> None:
         self.reads = reads
-        self.parameters = _IgnoredWrites()
-        self.exports = _IgnoredWrites()
+        self.in_parameters = _IgnoredWrites()
+        self.in_exports = _IgnoredWrites()
 
     def writes(self, section: str) -> WriteObserver | None:
         """See the base class."""
-        return self.parameters if section == "parameters" else self.exports
+        return self.in_parameters if section == "parameters" else self.in_exports
 
     def node_read(self, name: str, path: str | None) -> None:
         """See the base class."""
