@@ -120,6 +120,9 @@ class NodeRenderer:
         self.mappings = mappings
         self.warn = warn
         self._node_entities: dict[str, Entity] = {}
+        # False for a render that reads each node once (release_files): no parsed document
+        # is kept once its entity is made, and a node's entity goes after its merge.
+        self.keeps_files = True
         self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
 
     # -- loading ------------------------------------------------------------------------
@@ -137,7 +140,24 @@ class NodeRenderer:
         source = Source(node_file.uri, name, "node", node_file.path)
         raw = self.storage.parsed(node_file.path)
         entity = self.preparer.entity(raw, source, name)
+        if not self.keeps_files:
+            self.storage.forget_parsed(node_file.path)
         return self._node_entities.setdefault(name, entity)
+
+    def release_files(self) -> None:
+        """Keep no parsed document of a file once its entity is made, node or class, and let
+        forget_node drop a node's entity: for a render that reads each node once (the
+        command line's `--inventory`), whose memory then does not grow by the nodes' files.
+        A file asked for again (an inventory query's node) is read again."""
+        self.keeps_files = False
+        self.loader.keeps_parsed = False
+        for _, _, expander, _ in self._tree_walkers.values():
+            expander.loader.keeps_parsed = False
+
+    def forget_node(self, name: str) -> None:
+        """Drop the prepared entity of node `name` (once merged) unless files are kept."""
+        if not self.keeps_files:
+            self._node_entities.pop(name, None)
 
     def reuse_prepared(self, other: NodeRenderer, changed: Collection[str]) -> None:
         """Take the class and node entities `other` prepared, but those of the files
@@ -186,6 +206,7 @@ class NodeRenderer:
 
             expander = copy.copy(self.expander)
             expander.loader = ClassLoader(tree, self.preparer)
+            expander.loader.keeps_parsed = self.loader.keeps_parsed
             made = self._tree_walkers[id(tree)] = (tree, self.expander, expander,
                                                    SharedClassWalks(expander))
         return made[2], made[3]
@@ -498,7 +519,8 @@ class InventoryRenderer:
         return inventory_document(nodes)
 
     def rendered_nodes(self, progress: Callable[[int, int], None] | None = None, *,
-                       around: Callable[[str, str], Any] | None = None
+                       around: Callable[[str, str], Any] | None = None,
+                       release_files: bool = False
                        ) -> Iterator[tuple[str, dict[str, Any]]]:
         """(name, nodeinfo) of every node in node order, rendered as render_serially renders
         them but one node at a time (render_nodes interleaved): nothing of a node is kept once
@@ -508,14 +530,22 @@ class InventoryRenderer:
         error in node order, else the first interpolation error; the caller must not have
         printed what it got before (output.streamed spools it). Two progress steps a node;
         `around`: see render_nodes (the command line holds back interpolation warnings with it,
-        to print them in the two-phase order).
+        to print them in the two-phase order). `release_files`: a one-shot render (the command
+        line): from now on this inventory keeps no parsed file once its entity is made, nor a
+        node's entity once the node is merged (NodeRenderer.release_files), so what it holds
+        does not grow by about 6 KB a node; files asked for again are read again.
         """
         names = self.node_names
         self.storage.check_classes()  # reclass scans every class first
         total = 2 * len(names)
         first_failure: ReclassError | None = None
+        renderer = self.renderer
+        if release_files:
+            renderer.release_files()
         for done, (phase, name, value, _) in enumerate(
                 render_nodes(self, names, interleaved=True, around=around), 1):
+            if phase is MERGE:
+                renderer.forget_node(name)
             if isinstance(value, ReclassError):
                 if phase is MERGE:
                     raise value  # merge errors come first in the two-phase order

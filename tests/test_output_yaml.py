@@ -7,6 +7,7 @@ import datetime
 import io
 import re
 import shlex
+import sys
 
 import pytest
 import yaml
@@ -210,3 +211,23 @@ def test_keys_met_midway_and_inline_scalars():
         assert dump(value, "yaml") == pyyaml_text(value)
     document = {"nodes": {f"n{i}": value for i, value in enumerate(writer_input)}}
     assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)
+
+
+def test_streaming_writer_lets_go_of_shared_texts(monkeypatch):
+    # A streamed inventory's writer remembers the text of a container met twice and holds
+    # the container (its id must stay its own): bounded by characters too, so that at tens
+    # of thousands of nodes it holds the last few hundred nodes' containers, not 20,000.
+    from reclass_ng.output import block_yaml
+
+    monkeypatch.setattr(block_yaml, "SHARED_TEXT_CHARS", 4_000, raising=False)
+    writer = BlockYamlWriter(streaming=True)
+    containers = [{f"k{j}": f"value {j} of container {i}" for j in range(40)} for i in range(51)]
+    for i, shared in enumerate(containers[:-1]):
+        for twin in ("a", "b", "c"):  # the second meeting remembers it, the third reuses it
+            name = f"n{i}{twin}"
+            text = writer.node_text(name, {"p": shared})
+            # (pyyaml_text ends a document with the blank line reclass prints after it)
+            assert text + "\n" == pyyaml_text({"nodes": {name: {"p": shared}}})[len("nodes:\n"):]
+    references = [sys.getrefcount(shared) for shared in containers]
+    held = [i for i, count in enumerate(references) if count > references[-1]]  # last: unwritten
+    assert 0 < len(held) <= 4, held

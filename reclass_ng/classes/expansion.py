@@ -49,6 +49,9 @@ class ClassLoader:
         self.preparer = preparer
         self._cache: dict[str, Entity | None] = {}
         self._lock = allocate_lock()
+        # False: the storage drops each class file's parsed document once its entity is
+        # made (NodeRenderer.release_files); the entity is kept either way.
+        self.keeps_parsed = True
 
     def get(self, name: str) -> Entity | None:
         """The class entity `name`, or None when no such class file exists."""
@@ -61,6 +64,8 @@ class ClassLoader:
         if path is not None:
             source = Source(self.storage.origin(path), name, "class", path)
             entity = self.preparer.entity(self.storage.parsed(path), source, name)
+            if not self.keeps_parsed:
+                self.storage.forget_parsed(path)
         with self._lock:
             return self._cache.setdefault(name, entity)
 

@@ -197,7 +197,8 @@ class InventoryOutput:
             with cycle_collection_paused():
                 try:
                     for name, info in inventory.rendered_nodes(self.bar and self.bar.update,
-                                                               around=around):
+                                                               around=around,
+                                                               release_files=True):
                         document.add(name, info)
                 finally:
                     self.held_warnings = None

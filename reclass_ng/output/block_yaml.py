@@ -43,6 +43,11 @@ _NODES_HEAD = "nodes:\n"
 # Entries a streaming writer's memo holds at most (a few MB each): the memos of spellings and
 # shared texts help across neighbouring nodes, never need the whole inventory.
 MEMO_ENTRIES = 20_000
+# Characters of shared container texts a streaming writer holds at most (emptied beyond): each
+# text keeps its container alive too, a few times the text's size, and MEMO_ENTRIES texts of
+# `mcp` are about 24 MB. The texts of the last thousand or so nodes fit (about 1 MB per 500
+# `mcp` nodes), and neighbours (nodes of a cluster) are what share containers.
+SHARED_TEXT_CHARS = 4 * 1024 * 1024
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
@@ -98,8 +103,8 @@ class BlockYamlWriter:
     Holds the spelling of each distinct key and scalar met; one writer per document, so the
     memo is bounded by the document's own values. `streaming`: the writer of a streamed
     inventory (output.streamed), whose nodes die once written: each memo is bounded by
-    MEMO_ENTRIES (emptied when it holds more), and a container whose text is kept is kept too,
-    so that its id cannot be reused by another.
+    MEMO_ENTRIES (emptied when it holds more; the shared texts by SHARED_TEXT_CHARS too), and
+    a container whose text is kept is kept too, so that its id cannot be reused by another.
     """
 
     def __init__(self, streaming: bool = False) -> None:
@@ -114,6 +119,7 @@ class BlockYamlWriter:
         self._dumper: Any = None
         # (streaming) the containers of _shared_texts, by place
         self._kept: dict[tuple[int, int], Any] | None = {} if streaming else None
+        self._shared_chars = 0  # (streaming) characters in _shared_texts
         self.fallbacks = 0  # scalars PyYAML wrote, at their place
         self.whole_fallbacks = 0  # nodes or documents PyYAML wrote whole
 
@@ -167,9 +173,11 @@ class BlockYamlWriter:
         for memo in (self._keys, self._strings, self._placed, self._others, self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
-        if len(self._shared_texts) > MEMO_ENTRIES and self._kept is not None:
+        if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
+                                       or self._shared_chars > SHARED_TEXT_CHARS):
             self._shared_texts.clear()
             self._kept.clear()
+            self._shared_chars = 0
 
     # -- layout -------------------------------------------------------------------------
     def _mapping(self, mapping: Any, indent: int, lead: str, out: list[str]) -> None:  # noqa: C901
@@ -320,6 +328,7 @@ class BlockYamlWriter:
         text = self._shared_texts[place] = "".join(out)
         if self._kept is not None:
             self._kept[place] = value  # its id stays its own while the text is kept
+            self._shared_chars += len(text)
         return text
 
     # -- strings --------------------------------------------------------------------------

@@ -54,6 +54,9 @@ class ClassTree(Protocol):
     def parsed(self, path: str) -> Any:
         """The YAML document of a file of this tree, parsed once."""
 
+    def forget_parsed(self, path: str) -> None:
+        """Drop the parsed document of a file (it is parsed again when asked for)."""
+
     def origin(self, path: str) -> str:
         """The URI naming a file of this tree in messages (`yaml_fs://<path>`)."""
 

@@ -91,7 +91,15 @@ class SplitStorage:
 
     def parsed(self, path: str) -> Any:
         """A file of any of the trees, parsed once (node files through the nodes tree)."""
+        return self._tree_of(path).parsed(path)
+
+    def forget_parsed(self, path: str) -> None:
+        """Drop the parsed document of a file of any of the trees."""
+        self._tree_of(path).forget_parsed(path)
+
+    def _tree_of(self, path: str) -> YamlFsStorage:
+        """The tree that reads file `path`: the class tree holding it, else the nodes'."""
         for tree in list(self._trees.values()):
             if tree.classes_dir and path.startswith(tree.classes_dir + os.sep):
-                return tree.parsed(path)
-        return self.node_tree.parsed(path)
+                return tree
+        return self.node_tree

@@ -349,6 +349,11 @@ class YamlFsStorage:
         with self._lock:
             return self._parsed.setdefault(path, data)
 
+    def forget_parsed(self, path: str) -> None:
+        """Drop the parsed document of a file (it is parsed again when asked for)."""
+        with self._lock:
+            self._parsed.pop(path, None)
+
     def origin(self, path: str) -> str:
         """The URI of a file in messages and `__reclass__:uri`."""
         return "yaml_fs://" + path
