@@ -110,3 +110,19 @@ def test_a_later_merge_error_is_reported_before_an_earlier_interpolation_error(
     with pytest.raises(ReclassError) as streamed:
         list(inventory.rendered_nodes())
     assert str(streamed.value) == str(whole.value)
+
+
+def test_small_floats_read_after_the_writer_started_print_as_json_prints_them(
+        make_inventory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Enough values a node that the orjson writer is chosen; whether it may skip checking for
+    # floats orjson prints differently (1e-05, which it writes 0.00001) is known only once the
+    # files are read: asked when the writer was made, before any file, it said none.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    values = ", ".join(str(i) for i in range(300))
+    base = make_inventory({f"nodes/n{i}.yml": f"parameters:\n  small: 0.00001\n  v: [{values}]\n"
+                           for i in range(40)})
+    status, out, err = run_reclass_in_process(["-b", str(base), "--inventory", "-o", "json"],
+                                              base)
+    assert status == 0, err
+    assert '"small": 1e-05' in out
+    assert masked(out) == masked(whole_document(base, "json", True))

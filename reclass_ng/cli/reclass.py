@@ -180,7 +180,7 @@ class InventoryOutput:
         settings = inventory.settings
         document = StreamedInventory(settings.output, settings.pretty_print, count,
                                      speed=inventory.speed,
-                                     floats_exact=inventory.floats_json_exact)
+                                     floats_exact=lambda: inventory.floats_json_exact)
         # The serial render's warnings (and --jobs', which must equal them) come in the
         # two-phase order: every merge's, then every interpolation's. Rendered interleaved,
         # the interpolations' are held and printed after the last merge; dropped when a merge

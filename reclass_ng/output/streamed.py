@@ -26,7 +26,7 @@ from reclass_ng.settings import Speed
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import IO, Any
 
 # Node texts kept in memory before the spool moves to a temporary file: small inventories
@@ -167,10 +167,13 @@ class NodeTextSpool:
 
 class StreamedInventory:
     """The `--inventory` document of nodes added one at a time, in node order; `write_to`
-    prints it once all are in. Only forms for which `streams()` is true."""
+    prints it once all are in. Only forms for which `streams()` is true. `floats_exact`, when
+    given, tells whether every float read so far prints the same through orjson as through
+    json (Inventory.floats_json_exact): asked as each node is written."""
 
     def __init__(self, fmt: str, pretty: bool, node_count: int, *, speed: Speed | None = None,
-                 floats_exact: bool = False, spool: NodeTextSpool | None = None) -> None:
+                 floats_exact: Callable[[], bool] | None = None,
+                 spool: NodeTextSpool | None = None) -> None:
         if not streams(fmt, pretty):
             raise ValueError(f"{fmt} output (pretty: {pretty}) is written whole")
         self.fmt, self.pretty = fmt, pretty
@@ -234,7 +237,11 @@ class StreamedInventory:
             else:
                 self._orjson_member = node_member
         if self._orjson_member is not None:
-            return self._orjson_member(name, info, self.floats_exact)
+            # Asked at each node, not once: it tells of the files read so far, and a node's
+            # text is made once every file the node read was read (a small float in a file read
+            # later must still be checked for).
+            exact = self.floats_exact is not None and self.floats_exact()
+            return self._orjson_member(name, info, exact)
         from reclass_ng.output.exact import json_key, pretty_json
 
         return (json_key(name) + ": " + pretty_json(info, "    ")).encode("ascii")
