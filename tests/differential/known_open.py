@@ -11,7 +11,11 @@ report these apart from agreements and deviations, so what is still open stays v
 
 from __future__ import annotations
 
-from differential.deviations import Recogniser
+from typing import Any
+
+from differential.deviations import Recogniser, equal_ignoring
+from differential.inventory_strategy import InventoryCase
+from differential.runner import Rendering
 
 # Nothing of issue 36 is left open after h36-fix and h36-prefix: group 1 cases 1-6 and 8
 # (case 5, the nested prefixes, and 8: scenarios fuzz-tilde-nested-*), group 2 (no-export test,
@@ -20,4 +24,22 @@ from differential.deviations import Recogniser
 # null and findings 4 and 5 are documented deviations (doc/compatibility-deviations.yml:
 # list-item-references-its-list; finding 5 is query-in-list-over-null's crash, reached by a
 # `~` key). A new open case goes here with its recogniser until it is fixed or documented.
-KNOWN_OPEN: dict[str, Recogniser] = {}
+
+
+def finding_7_ignore_errors_keeps_a_node_kapicorp_drops(rendering: Rendering,
+                                                        case: InventoryCase) -> bool:
+    """Finding 7 (/work/h36-findings.md; the first open case the derandomized test met after
+    finding 3's fix): `$[ +IgnoreErrors exports:a:0:2 ]` where another value inside the
+    export `a` cannot be rendered. kapicorp renders the whole export and leaves the node out
+    of the answer; reclass-ng renders the path the query reads and keeps the node. Only that
+    symptom: a query answer where kapicorp's nodes are some of ours, with equal values."""
+    def node_left_out(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, dict) and isinstance(ours, dict) \
+            and set(theirs) < set(ours) and all(theirs[key] == ours[key] for key in theirs)
+    return case.uses("+IgnoreErrors") and equal_ignoring(rendering, node_left_out)
+
+
+KNOWN_OPEN: dict[str, Recogniser] = {
+    "finding-7-ignore-errors-keeps-a-node-kapicorp-drops":
+        finding_7_ignore_errors_keeps_a_node_kapicorp_drops,
+}
