@@ -26,6 +26,18 @@ from differential.runner import Rendering
 # `~` key). A new open case goes here with its recogniser until it is fixed or documented.
 
 
+def finding_6_reference_to_a_query_in_a_string_gives_its_text(rendering: Rendering,
+                                                                case: InventoryCase) -> bool:
+    """Finding 6 (/work/h36-findings.md): a reference inside a longer string (`\\\\${d:0:k:a}`)
+    to a key whose value is an `if` query: kapicorp puts the query's parsed text into the
+    string (`\\IF exports:a != None AND exports:a == n1`), reclass-ng its answer. Likely a
+    kapicorp corruption to document. Only that symptom: kapicorp's value is a string holding
+    an upper-cased `IF` with an `exports:` path where reclass-ng's differs."""
+    def query_text(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and "IF exports:" in theirs and theirs != ours
+    return case.uses("$[ if ") and equal_ignoring(rendering, query_text)
+
+
 def finding_7_ignore_errors_keeps_a_node_kapicorp_drops(rendering: Rendering,
                                                         case: InventoryCase) -> bool:
     """Finding 7 (/work/h36-findings.md; the first open case the derandomized test met after
@@ -40,6 +52,8 @@ def finding_7_ignore_errors_keeps_a_node_kapicorp_drops(rendering: Rendering,
 
 
 KNOWN_OPEN: dict[str, Recogniser] = {
+    "finding-6-reference-to-a-query-in-a-string-gives-its-text":
+        finding_6_reference_to_a_query_in_a_string_gives_its_text,
     "finding-7-ignore-errors-keeps-a-node-kapicorp-drops":
         finding_7_ignore_errors_keeps_a_node_kapicorp_drops,
 }
