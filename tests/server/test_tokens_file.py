@@ -80,18 +80,23 @@ def test_a_broken_tokens_file_keeps_the_last_good_tokens(tmp_path, tokens, break
     assert "readable again" in log and "Traceback" not in log
 
 
+def _serve_until_refused(tmp_path, inventory, tokens_file) -> subprocess.CompletedProcess:
+    """`reclass-ng serve` with `tokens_file`, run until it exits (it must refuse to start)."""
+    return subprocess.run(
+        [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
+         "--listen", "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"),
+         "--tokens-file", str(tokens_file)],
+        capture_output=True, text=True, timeout=60, check=False,
+        env={k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"})
+
+
 @pytest.mark.parametrize("content", [None, "tokens: [\n", "tokens:\n  - name: x\n"])
 def test_a_missing_or_broken_tokens_file_stops_the_start(tmp_path, content):
     inventory = copy_inventory(tmp_path / "inventory")
     tokens_file = tmp_path / "tokens.yml"
     if content is not None:
         tokens_file.write_text(content)
-    done = subprocess.run(
-        [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
-         "--listen", "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"),
-         "--tokens-file", str(tokens_file)],
-        capture_output=True, text=True, timeout=60, check=False,
-        env={k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"})
+    done = _serve_until_refused(tmp_path, inventory, tokens_file)
     assert done.returncode != 0
     assert f"tokens file {tokens_file}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "listening on" not in done.stdout
@@ -102,12 +107,7 @@ def test_a_tokens_file_that_is_a_fifo_stops_the_start(tmp_path):
     inventory = copy_inventory(tmp_path / "inventory")
     tokens_file = tmp_path / "tokens.yml"
     os.mkfifo(tokens_file)
-    done = subprocess.run(
-        [sys.executable, "-m", "reclass_ng.cli.main", "serve", "-b", str(inventory),
-         "--listen", "127.0.0.1:0", "--state-db", str(tmp_path / "state.sqlite3"),
-         "--tokens-file", str(tokens_file)],
-        capture_output=True, text=True, timeout=30, check=False,
-        env={k: v for k, v in os.environ.items() if k != "RECLASS_NG_TOKEN"})
+    done = _serve_until_refused(tmp_path, inventory, tokens_file)
     assert done.returncode != 0
     assert f"tokens file {tokens_file}: cannot read: not a regular file" in done.stderr, \
         done.stderr
