@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import signal
 import socket
 from types import ModuleType
 from typing import Any
@@ -110,10 +111,30 @@ def serve_on(uvicorn: ModuleType, sock: socket.socket, app: Any, **options: Any)
     exits when the application failed to start."""
     options.setdefault("timeout_graceful_shutdown", SHUTDOWN_GRACE_SECONDS)
     server = uvicorn.Server(uvicorn.Config(app, **options))
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again under the handler that
+    # was there before it ran, so that the default action ends the process: killed by
+    # SIGTERM (exit -15), which tells a service manager or a script that the stop failed.
+    # Under this handler the stop it asked for ends with 0, as doc/usage.rst says; a SIGTERM
+    # that arrives before uvicorn took the signal over stops the server the same way.
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    terminated = False
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # a second Ctrl-C while uvicorn was already stopping
         pass
+    except _Terminated:
+        terminated = True
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
-    return 0 if server.started else 3
+    return 0 if server.started or terminated else 3
+
+
+class _Terminated(BaseException):
+    """SIGTERM reached the process outside uvicorn's own handler (see serve_on). A
+    BaseException, like KeyboardInterrupt, so that no `except Exception` on the way swallows
+    it."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated

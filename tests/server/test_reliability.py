@@ -419,6 +419,23 @@ def test_sigterm_stops_the_server_when_a_client_stopped_reading(tmp_path):
                 pytest.fail(f"still serving {SHUTDOWN_GRACE_SECONDS + 20} s after SIGTERM:\n"
                             + log.read_text(errors="replace"))
             assert time.monotonic() - started >= SHUTDOWN_GRACE_SECONDS - 1  # a grace it had
+            assert process.returncode == 0, log.read_text(errors="replace")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_stopped_server_exits_0(inventory, tmp_path, stop):
+    # doc/usage.rst: serve exits 0 when stopped by Ctrl-C or SIGTERM. uvicorn raises SIGTERM
+    # again once it has stopped, so that the process died of it (-15) before serve handled it.
+    process, base = _serve(inventory, tmp_path / "state.sqlite3")
+    try:
+        with client(base) as http:
+            assert http.get("/v1/groups").status_code == 200
+        process.send_signal(stop)
+        assert process.wait(timeout=30) == 0
     finally:
         if process.poll() is None:
             process.kill()
