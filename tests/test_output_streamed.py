@@ -126,3 +126,21 @@ def test_small_floats_read_after_the_writer_started_print_as_json_prints_them(
     assert status == 0, err
     assert '"small": 1e-05' in out
     assert masked(out) == masked(whole_document(base, "json", True))
+
+
+def test_the_frame_of_names_is_not_searched_for_floats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON frame around the nodes (timestamp, class and application indexes) holds strings
+    only, so orjson's text of it is taken as it is: names that look like the floats orjson
+    prints otherwise (`e-`, `0.0000`, `null`) send it to no search."""
+    from reclass_ng.output.fragments import inventory_frame
+
+    nodes = [("web-e-1", ["mail.e-mail", "v0.0000"], ["null", "e-"]), ("db", ["v0.0000"], [])]
+    exact = inventory_frame(nodes, "json", True, "NOW")
+
+    def searched(*args: object) -> bool:
+        raise AssertionError("the frame was searched for floats")
+
+    monkeypatch.setattr("reclass_ng.output.fast_json._has_small_float", searched)
+    monkeypatch.setattr("reclass_ng.output.fast_json._has_non_finite_float", searched)
+    assert inventory_frame(nodes, "json", True, "NOW", fast_json=True) == exact
+
