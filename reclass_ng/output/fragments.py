@@ -76,7 +76,9 @@ def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pre
     if fast_json and fmt == "json" and pretty:
         from reclass_ng.output.fast_json import inventory_json_pieces
 
-        skeleton = str(b"".join(inventory_json_pieces(document)), "utf-8")
+        # The frame holds strings only (the timestamp and names): no float that orjson could
+        # print otherwise than json, so its text is not searched for one.
+        skeleton = str(b"".join(inventory_json_pieces(document, floats_exact=True)), "utf-8")
     else:
         skeleton = dump(document, fmt, pretty)
     if not nodes:
