@@ -69,15 +69,28 @@ INNER_LOOP_REPRESENTATIVES = (
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of SLOW_TEST_PATHS `slow`, but for INNER_LOOP_REPRESENTATIVES."""
+    """Mark the tests of SLOW_TEST_PATHS `slow`, but for INNER_LOOP_REPRESENTATIVES. A
+    representative whose file or test function is gone is an error, so that renaming one
+    cannot drop its surface from the inner loop unnoticed."""
+    modules: dict[str, object] = {}
     for item in items:
         try:
             where = item.path.relative_to(TESTS_DIR).as_posix()
         except ValueError:  # a test outside tests/ (none today)
             continue
+        modules.setdefault(where, getattr(item, "module", None))
         if where.startswith(SLOW_TEST_PATHS) \
                 and not f"{where}::{item.name}".startswith(INNER_LOOP_REPRESENTATIVES):
             item.add_marker(pytest.mark.slow)
+    gone = []
+    for entry in INNER_LOOP_REPRESENTATIVES:
+        path, _, function = entry.partition("::")
+        module = modules.get(path)
+        if not (TESTS_DIR / path).is_file() \
+                or (function and module is not None and not hasattr(module, function)):
+            gone.append(entry)
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py INNER_LOOP_REPRESENTATIVES: no test {gone}")
 
 
 @pytest.fixture(scope="module", params=["fast", "reference"])
