@@ -43,28 +43,54 @@ SLOW_TEST_PATHS = (
     "test_doc_examples.py",  # every documented command run as written
     "explorer/test_browser.py",  # chromium driven through selenium
     "explorer/test_large_inventory.py",  # the pages of a 2,000-node inventory
-    "lsp/test_neovim.py",  # a real neovim as the LSP client
-    "lsp/test_edit_path.py",  # bursts of edits over hundreds of nodes, timing-bound
+    # Each test of lsp/ starts `reclass-ng lsp` as its own process (about 1.5 s of CPU each),
+    # neovim's tests a real neovim too, and test_edit_path bursts edits over thousands of nodes.
+    "lsp/",
+    # Each module of server/ starts `reclass-ng serve` (a uvicorn process, about 1.5 s of CPU
+    # to start) and most of them one per test, as every test that writes needs a fresh copy:
+    # also the fuzzing (schemathesis), reliability (servers killed mid-write), fairness (timing
+    # under load) and documented-example tests, the load script and real Puppet's parser.
+    "server/",
     "classifier/test_catalog.py",  # Puppet's own parser reads the classes
-    "server/test_openapi_fuzz.py",  # schemathesis against the running service
-    "server/test_reliability.py",  # services killed mid-write, concurrent writers
-    "server/test_catalog_doc_examples.py",  # the service's documented examples, as written
-    "server/test_fair_serving.py", "server/test_fair_admission.py",  # timing under load
     "test_storage_git.py", "test_incremental_git.py", "test_hostile_git_settings.py",  # git
     "test_incremental_fuzz.py",  # the deploy state machine against fresh renders
     "test_incremental_corpus.py",  # every corpus scenario again through the incremental paths
 )
 
+# What stays in the inner loop of a surface SLOW_TEST_PATHS leaves out (a path, or
+# path::test_name), so that a quick run still starts each of its processes once.
+INNER_LOOP_REPRESENTATIVES = (
+    "server/test_groups_api.py",  # one `reclass-ng serve`, the groups API over HTTP against it
+    "server/test_yaml_files.py",  # the service's atomic writes and lock file, no server
+    "lsp/test_diagnostics.py::test_unsaved_edits_are_diagnosed_and_cured_in_the_buffer",  # one
+    # `reclass-ng lsp` session: open, edit, diagnostics
+    "lsp/test_live_edits.py",  # the language server's edit path, in this process
+)
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of SLOW_TEST_PATHS `slow`."""
+    """Mark the tests of SLOW_TEST_PATHS `slow`, but for INNER_LOOP_REPRESENTATIVES. A
+    representative whose file or test function is gone is an error, so that renaming one
+    cannot drop its surface from the inner loop unnoticed."""
+    modules: dict[str, object] = {}
     for item in items:
         try:
             where = item.path.relative_to(TESTS_DIR).as_posix()
         except ValueError:  # a test outside tests/ (none today)
             continue
-        if where.startswith(SLOW_TEST_PATHS):
+        modules.setdefault(where, getattr(item, "module", None))
+        if where.startswith(SLOW_TEST_PATHS) \
+                and not f"{where}::{item.name}".startswith(INNER_LOOP_REPRESENTATIVES):
             item.add_marker(pytest.mark.slow)
+    gone = []
+    for entry in INNER_LOOP_REPRESENTATIVES:
+        path, _, function = entry.partition("::")
+        module = modules.get(path)
+        if not (TESTS_DIR / path).is_file() \
+                or (function and module is not None and not hasattr(module, function)):
+            gone.append(entry)
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py INNER_LOOP_REPRESENTATIVES: no test {gone}")
 
 
 @pytest.fixture(scope="module", params=["fast", "reference"])

@@ -108,6 +108,10 @@ else:
             # `--inventory` went through the streamed writer (output.streamed)
             assert streamed == ["json"], streamed
 
+    # Every `--inventory` scenario rendered four times more (streamed and whole, two formats):
+    # about 45 s of the inner loop. test_scenario above checks that each one streamed, and
+    # tests/test_output_streamed.py compares streamed and whole documents in the inner loop.
+    @pytest.mark.slow
     @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if _is_ok_inventory(s)],
                              ids=_scenario_id)
     @pytest.mark.parametrize("fmt", ["json", "yaml"])

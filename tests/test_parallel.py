@@ -361,6 +361,10 @@ def render_both_ways(base: Path, args: list[str], pool: Executor):
     return outcomes
 
 
+# Every corpus scenario again, serially and in the pool (like tests/test_incremental_corpus.py
+# through the incremental paths): about 20 s of the inner loop. The tests above compare the
+# pool with a serial render on their own inventories.
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="conformance corpus not found")
 @pytest.mark.parametrize("base, args", corpus_inventories())
 def test_corpus_inventories_render_the_same_in_parallel(pool, base: Path, args: list[str],
