@@ -137,6 +137,51 @@ def test_inventory_changed_between_renders_is_read_again(pool, make_inventory) -
     assert data["nodes"]["n01"]["parameters"]["changed"] is True
 
 
+def grouped_inventory(groups: int, size: int) -> dict[str, str]:
+    """`groups` runs of `size` nodes in node order, the nodes of a run listing the same
+    classes (as the nodes of one cluster and role do)."""
+    files = {"classes/common.yml": "parameters:\n  motd: hi ${name}\n  common: {a: 1, b: [x]}\n"}
+    for group in range(groups):
+        files[f"classes/role{group}.yml"] = (f"classes: [common]\nparameters:\n  role: r{group}\n"
+                                             "  common:\n    c: ${role}\n")
+        for index in range(size):
+            files[f"nodes/g{group:03d}n{index:03d}.yml"] = (
+                f"classes: [common, role{group}]\nparameters:\n  name: n{index}\n")
+    return files
+
+
+def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_path: Path,
+                                                         monkeypatch) -> None:
+    # The nodes of a run (same classes) go to one worker, which walks their classes once, as
+    # the serial render does; chunks handed out in turn split the runs between the workers,
+    # which both walked them (60% more walks on the bench's mcp inventory: doc/performance.rst).
+    from reclass_ng.classes.expansion import SharedClassWalks
+
+    base = make_inventory(grouped_inventory(16, 12))
+    walks = tmp_path / "walks"
+    walk_alone = SharedClassWalks._walk_alone
+
+    def counted(self, entity):  # also in the forked workers: one line a walk
+        with open(walks, "a", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return walk_alone(self, entity)
+
+    monkeypatch.setattr(SharedClassWalks, "_walk_alone", counted)
+    serial = load(base)
+    expected = same_text(dump(serial.inventory(), "json", True))
+    serial_walks = len(walks.read_text().split())
+    walks.unlink()
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
+    assert same_text(text) == expected
+    workers = walks.read_text().split()
+    assert serial_walks == 16
+    # A worker that takes another lane's last chunks walks the runs they cut once more.
+    assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
+
+
 # -- same errors and warnings -------------------------------------------------------------------
 
 def failing_inventory() -> dict[str, str]:

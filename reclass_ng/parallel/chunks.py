@@ -73,6 +73,7 @@ class WorkerRender:
     inventory: Any
     subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
     started: bool = False
+    lane: int | None = None  # its share of a LanePlan (the lane it renders first)
     yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
     written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
 
@@ -157,6 +158,97 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
             state.inventory.renderer.expect_nodes(state.inventory.node_names)
         state.started = True
         return _render_chunk(job, state)
+
+
+class LanePlan:
+    """The nodes of a forked pool's render cut into one contiguous lane a worker, each lane
+    into chunks (largest first), and which chunks each worker has left, shared by them.
+
+    Nodes next to each other in node order mostly list the same classes and read the same
+    class files: a worker rendering a run of them merges each shared class walk and renders
+    each shared subtree once, as the serial render does. Chunks taken from one queue in turn
+    split those runs between the workers, which then both did that work: 60% more class
+    walks and 80% more memo entries than one process on the 2,000-node `mcp` inventory, a
+    quarter more CPU in all. A worker takes the chunks of its own lane from the front; once
+    they are all taken it takes over the back half of the chunks another worker has left
+    (most left first), so no worker idles while another has work, and a run is split again
+    only a few times. The counters live in memory shared by the fork (the workers are forked
+    after the plan is made)."""
+
+    def __init__(self, names: Sequence[str], lanes: int,
+                 context: multiprocessing.context.BaseContext) -> None:
+        self.names = tuple(names)
+        lanes = max(1, min(lanes, len(names)))
+        self.chunks: list[list[tuple[int, tuple[str, ...]]]] = []
+        for lane in range(lanes):
+            start, end = len(names) * lane // lanes, len(names) * (lane + 1) // lanes
+            self.chunks.append([(start + offset, chunk) for offset, chunk in
+                                _chunks(names[start:end], _guided_sizes(end - start, 1))])
+        self.total = sum(len(chunks) for chunks in self.chunks)
+        # [workers given a share so far, then a share a worker: lane, next chunk, one past
+        # its last chunk]; share i starts as lane i.
+        self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
+        for lane, chunks in enumerate(self.chunks):
+            self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
+        self._lock = context.Lock()
+
+    def claim(self, state: WorkerRender) -> tuple[int, tuple[str, ...], list[str] | None]:
+        """(start, nodes) of the chunk this worker renders next, and the nodes of the chunks
+        it now has left (this one included) when they are new to it: to announce. Each task
+        of the render claims one chunk: there are as many tasks as chunks."""
+        counters, shares = self._counters, len(self.chunks)
+        with self._lock:
+            share = state.lane
+            announce = share is None
+            if share is None:
+                share = state.lane = counters[0] % shares
+                counters[0] += 1
+            mine = 1 + 3 * share
+            lane, front, back = counters[mine:mine + 3]
+            if front >= back:
+                other = 1 + 3 * max(range(shares), key=lambda share: counters[3 + 3 * share]
+                                    - counters[2 + 3 * share])
+                lane, front, back = counters[other:other + 3]
+                if front >= back:
+                    raise RuntimeError("a render asked for more chunks than its plan has")
+                front = back - (back - front + 1) // 2
+                counters[other + 2] = front
+                announce = True
+            counters[mine:mine + 3] = [lane, front + 1, back]
+        chunks = self.chunks[lane]
+        taken = [name for _, chunk in chunks[front:back] for name in chunk] if announce \
+            else None
+        return (*chunks[front], taken)
+
+
+# LanePlans of the forked pools' renders, by render key (made before the fork: see above).
+_LANE_PLANS: dict[str, LanePlan] = {}
+
+
+@attrs.frozen
+class LaneJob:
+    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`."""
+
+    settings: Settings
+    key: str
+    speed: Speed
+    form: tuple[str, bool] | None
+
+
+def render_claimed_chunk(job: LaneJob) -> ChunkResult:
+    """Worker entry point of a forked pool: claim a chunk of the render's LanePlan (the
+    worker's own lane first) and render it as render_chunk does."""
+    state = _worker_state(job.settings, job.key, job.speed)
+    plan = _LANE_PLANS[job.key]
+    start, names, taken = plan.claim(state)
+    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form)
+    with cycle_collection_paused(collect=not state.started):
+        if taken is not None:
+            # The class lists of the nodes this worker has now, once (see LanePlan): its
+            # lane, or the chunks it took over (those it had are all rendered by then).
+            state.inventory.renderer.expect_nodes(taken)
+        state.started = True
+        return _render_chunk(chunk, state)
 
 
 def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
@@ -291,10 +383,16 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex
-    futures: list[Future[ChunkResult]] = [
-        executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed, start, chunk,
-                                               form))
-        for start, chunk in _chunks(names, sizes)]
+    plan = _LANE_PLANS.get(key)
+    futures: list[Future[ChunkResult]]
+    if plan is not None and chunk_size is None and plan.names == tuple(names):
+        futures = [executor.submit(render_claimed_chunk,
+                                   LaneJob(settings, key, inventory.speed, form))
+                   for _ in range(plan.total)]
+    else:
+        futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
+                                                          start, chunk, form))
+                   for start, chunk in _chunks(names, sizes)]
     try:
         done = 0
         for future in as_completed(futures):
@@ -303,7 +401,9 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                 # Two steps a node, as in the serial path: classes expanded, interpolated.
                 done += len(result.merge_events) + len(result.interp_events)
                 progress(min(done, 2 * len(names)), 2 * len(names))
-        results = [future.result() for future in futures]
+        # In node order (a forked pool's workers take the chunks in their own order).
+        results = sorted((future.result() for future in futures),
+                         key=lambda result: result.start)
     except KeyboardInterrupt:
         raise  # whoever owns the pool stops it (forked_process_pool stops its workers)
     except BaseException:
@@ -394,6 +494,9 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     if "fork" in methods:
         key = preload(settings, parse_classes=True, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
+        names = _worker_inventory(_portable(settings), key,
+                                  speed or Speed.from_environment()).node_names
+        _LANE_PLANS[key] = LanePlan(names, jobs, context)
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])
@@ -428,6 +531,8 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         # Also a Ctrl-C while a shutdown above waited: the workers would outlive us otherwise.
         _stop_at_once(executor)
         raise
+    finally:
+        _LANE_PLANS.pop(key, None)
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread
