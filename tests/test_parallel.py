@@ -129,6 +129,16 @@ def test_empty_inventory(pool, make_inventory) -> None:
             == same_text(serial)
 
 
+@pytest.mark.parametrize("fmt, pretty", FORMATS)
+def test_bytes_are_the_text_encoded(pool, make_inventory, fmt: str, pretty: bool) -> None:
+    # What the command line writes: the workers' texts as UTF-8 bytes (unicode in YAML).
+    base = make_inventory(tricky_inventory(6))
+    text = parallel.render_inventory_text(load(base), pool, fmt, pretty, chunk_size=2)
+    pieces = parallel.render_inventory_bytes(load(base), pool, fmt, pretty, chunk_size=2)
+    assert all(type(piece) is bytes for piece in pieces)
+    assert same_text(b"".join(pieces).decode("utf-8")) == same_text(text)
+
+
 def test_inventory_changed_between_renders_is_read_again(pool, make_inventory) -> None:
     base = make_inventory(tricky_inventory(3))
     parallel.render_inventory(load(base), pool)

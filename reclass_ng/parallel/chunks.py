@@ -34,7 +34,12 @@ import attrs
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.output.block_yaml import BlockYamlWriter
-from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
+from reclass_ng.output.fragments import (
+    FRAGMENT_FORMS,
+    assemble_inventory,
+    node_fragment,
+    node_fragment_bytes,
+)
 from reclass_ng.parallel.warning_replay import (
     Warn,
     WarningReplay,
@@ -132,6 +137,7 @@ class ChunkJob:
     start: int
     names: tuple[str, ...]
     form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
+    encoded: bool = False  # the text as UTF-8 bytes (what the command line writes)
 
 
 @attrs.define
@@ -233,6 +239,7 @@ class LaneJob:
     key: str
     speed: Speed
     form: tuple[str, bool] | None
+    encoded: bool = False
 
 
 def render_claimed_chunk(job: LaneJob) -> ChunkResult:
@@ -241,7 +248,7 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult:
     state = _worker_state(job.settings, job.key, job.speed)
     plan = _LANE_PLANS[job.key]
     start, names, taken = plan.claim(state)
-    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form)
+    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form, job.encoded)
     with cycle_collection_paused(collect=not state.started):
         if taken is not None:
             # The class lists of the nodes this worker has now, once (see LanePlan): its
@@ -270,11 +277,14 @@ def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
                 result.interp_error = _transferable(value)
             return result
         if phase is INTERPOLATION:
-            result.nodes.append(_encoded(value, job.form, state))
+            result.nodes.append(_encoded(value, job.form, state, job.encoded))
     return result
 
 
-def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender) -> Any:
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender,
+             encoded: bool = False) -> Any:
+    # Text travels as UTF-8 bytes when the receiver writes bytes: pickled and read back as
+    # they are, where a str is encoded, decoded and encoded again to be written.
     if form is None:
         return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
@@ -283,7 +293,11 @@ def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerR
         # every key and string again: twice the CPU of the serial render). It keeps texts by
         # container id: the nodes written are kept alive so that no id is reused.
         state.written.append(info)
-        text = state.yaml_writer.node_text(name, info)
+        text: Any = state.yaml_writer.node_text(name, info)
+        if encoded:
+            text = text.encode("utf-8")
+    elif encoded:
+        text = node_fragment_bytes(name, info, *form)
     else:
         text = node_fragment(name, info, *form)
     return name, list(info["classes"]), list(info["applications"]), text
@@ -369,8 +383,8 @@ def _workers_of(executor: Executor) -> int:
 
 
 def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
-                chunk_size: int | None, progress: Progress | None, key: str | None
-                ) -> tuple[Any, list[str], list[ChunkResult]]:
+                chunk_size: int | None, progress: Progress | None, key: str | None,
+                encoded: bool = False) -> tuple[Any, list[str], list[ChunkResult]]:
     if isinstance(source, InventoryRenderer):
         inventory = source
     elif isinstance(source, Settings):
@@ -387,11 +401,11 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     futures: list[Future[ChunkResult]]
     if plan is not None and chunk_size is None and plan.names == tuple(names):
         futures = [executor.submit(render_claimed_chunk,
-                                   LaneJob(settings, key, inventory.speed, form))
+                                   LaneJob(settings, key, inventory.speed, form, encoded))
                    for _ in range(plan.total)]
     else:
         futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
-                                                          start, chunk, form))
+                                                          start, chunk, form, encoded))
                    for start, chunk in _chunks(names, sizes)]
     try:
         done = 0
@@ -460,6 +474,20 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
                             chunk_size: int | None = None, progress: Progress | None = None,
                             key: str | None = None) -> list[str]:
     """`render_inventory_text()` in pieces, to write without joining a large text first."""
+    return _inventory_pieces(source, executor, fmt, pretty, chunk_size, progress, key, False)
+
+
+def render_inventory_bytes(source: Any, executor: Executor, fmt: str, pretty: bool, *,
+                           chunk_size: int | None = None, progress: Progress | None = None,
+                           key: str | None = None) -> list[bytes]:
+    """`render_inventory_pieces()` encoded in UTF-8: the workers send their nodes' texts as
+    bytes, which the command line writes as they come (no decoding and encoding again)."""
+    return _inventory_pieces(source, executor, fmt, pretty, chunk_size, progress, key, True)
+
+
+def _inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool,
+                      chunk_size: int | None, progress: Progress | None, key: str | None,
+                      encoded: bool) -> list[Any]:
     from reclass_ng.output import FORMATS, dump
 
     if fmt not in FORMATS:
@@ -467,11 +495,13 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
     if (fmt, pretty) not in FRAGMENT_FORMS:
         data = render_inventory(source, executor, chunk_size=chunk_size, progress=progress,
                                 key=key)
-        return [dump(data, fmt, pretty)]
+        text = dump(data, fmt, pretty)
+        return [text.encode("utf-8") if encoded else text]
     inventory, names, results = _run_chunks(source, executor, (fmt, pretty), chunk_size,
-                                            progress, key)
+                                            progress, key, encoded)
     _check_errors(results, inventory.warn)
-    return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty)
+    return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty,
+                              encoded=encoded)
 
 
 def _leave_interrupts_to_the_parent() -> None:
