@@ -537,19 +537,20 @@ def writing_worker(workers: list[int]) -> int | None:
     return None
 
 
-@pytest.mark.slow  # the real command, its pool and a stop: 1-3 s
+@pytest.mark.slow  # the real command, its pool and a stop: 2-4 s
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) -> None:
     # The moment CI hung at once in 3,450 tests: a worker stopped in the middle of writing a
     # chunk's result (larger than a pipe holds) left the pool's thread reading the rest for
     # ever. Made certain here: the nodes' texts are large, so that a worker writes a chunk's
-    # in many pieces; once one is seen writing, the command is stopped (SIGSTOP) so that the
+    # in many pieces (1.2 MB a node: with 125 KB, workers sending bytes were not seen writing
+    # in one run of six or more); once one is seen writing, the command is stopped (SIGSTOP) so the
     # worker waits in the middle of it; Ctrl-C comes then, and the command goes on.
     if not wchan_shown():
         pytest.skip("/proc/PID/wchan does not show where a process waits")
     files = tricky_inventory(32)
     files["classes/common.yml"] += "  notes: [" + ", ".join(
-        f"note {index} of the day" for index in range(5_000)) + "]\n"
+        f"note {index} of the day" for index in range(50_000)) + "]\n"
     proc = start_parallel_reclass(make_inventory(files), tmp_path,
                                   **{MIN_NODES_ENV: "0"})
     workers = wait_for_workers(proc)
