@@ -194,9 +194,15 @@ class LanePlan:
         # [workers given a share so far, then a share a worker: lane, next chunk, one past
         # its last chunk]; share i starts as lane i.
         self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
-        for lane, chunks in enumerate(self.chunks):
-            self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
         self._lock = context.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Every chunk left to take again: each render with the plan's key starts so (a
+        worker keeps its share, given at its first render)."""
+        with self._lock:
+            for lane, chunks in enumerate(self.chunks):
+                self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
 
     def claim(self, state: WorkerRender) -> tuple[int, tuple[str, ...], list[str] | None]:
         """(start, nodes) of the chunk this worker renders next, and the nodes of the chunks
@@ -400,6 +406,7 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     plan = _LANE_PLANS.get(key)
     futures: list[Future[ChunkResult]]
     if plan is not None and chunk_size is None and plan.names == tuple(names):
+        plan.reset()
         futures = [executor.submit(render_claimed_chunk,
                                    LaneJob(settings, key, inventory.speed, form, encoded))
                    for _ in range(plan.total)]
