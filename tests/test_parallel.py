@@ -129,12 +129,68 @@ def test_empty_inventory(pool, make_inventory) -> None:
             == same_text(serial)
 
 
+@pytest.mark.parametrize("fmt, pretty", FORMATS)
+def test_bytes_are_the_text_encoded(pool, make_inventory, fmt: str, pretty: bool) -> None:
+    # What the command line writes: the workers' texts as UTF-8 bytes (unicode in YAML).
+    base = make_inventory(tricky_inventory(6))
+    text = parallel.render_inventory_text(load(base), pool, fmt, pretty, chunk_size=2)
+    pieces = parallel.render_inventory_bytes(load(base), pool, fmt, pretty, chunk_size=2)
+    assert all(type(piece) is bytes for piece in pieces)
+    assert same_text(b"".join(pieces).decode("utf-8")) == same_text(text)
+
+
 def test_inventory_changed_between_renders_is_read_again(pool, make_inventory) -> None:
     base = make_inventory(tricky_inventory(3))
     parallel.render_inventory(load(base), pool)
     (base / "nodes" / "n01.yml").write_text("parameters:\n  changed: true\n")
     data = parallel.render_inventory(load(base), pool)
     assert data["nodes"]["n01"]["parameters"]["changed"] is True
+
+
+def grouped_inventory(groups: int, size: int) -> dict[str, str]:
+    """`groups` runs of `size` nodes in node order, the nodes of a run listing the same
+    classes (as the nodes of one cluster and role do)."""
+    files = {"classes/common.yml": "parameters:\n  motd: hi ${name}\n  common: {a: 1, b: [x]}\n"}
+    for group in range(groups):
+        files[f"classes/role{group}.yml"] = (f"classes: [common]\nparameters:\n  role: r{group}\n"
+                                             "  common:\n    c: ${role}\n")
+        for index in range(size):
+            files[f"nodes/g{group:03d}n{index:03d}.yml"] = (
+                f"classes: [common, role{group}]\nparameters:\n  name: n{index}\n")
+    return files
+
+
+def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_path: Path,
+                                                         monkeypatch) -> None:
+    # The nodes of a run (same classes) go to one worker, which walks their classes once, as
+    # the serial render does; chunks handed out in turn split the runs between the workers,
+    # which both walked them (60% more walks on the bench's mcp inventory: doc/performance.rst).
+    from reclass_ng.classes.expansion import SharedClassWalks
+
+    base = make_inventory(grouped_inventory(16, 12))
+    walks = tmp_path / "walks"
+    walk_alone = SharedClassWalks._walk_alone
+
+    def counted(self, entity):  # also in the forked workers: one line a walk
+        with open(walks, "a", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()}\n")
+        return walk_alone(self, entity)
+
+    monkeypatch.setattr(SharedClassWalks, "_walk_alone", counted)
+    serial = load(base)
+    expected = same_text(dump(serial.inventory(), "json", True))
+    serial_walks = len(walks.read_text().split())
+    walks.unlink()
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
+        workers = walks.read_text().split()
+        again = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
+    assert same_text(text) == same_text(again) == expected
+    assert serial_walks == 16
+    # A worker that takes another lane's last chunks walks the runs they cut once more.
+    assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
 
 
 # -- same errors and warnings -------------------------------------------------------------------
@@ -486,19 +542,20 @@ def writing_worker(workers: list[int]) -> int | None:
     return None
 
 
-@pytest.mark.slow  # the real command, its pool and a stop: 1-3 s
+@pytest.mark.slow  # the real command, its pool and a stop: 2-4 s
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) -> None:
     # The moment CI hung at once in 3,450 tests: a worker stopped in the middle of writing a
     # chunk's result (larger than a pipe holds) left the pool's thread reading the rest for
     # ever. Made certain here: the nodes' texts are large, so that a worker writes a chunk's
-    # in many pieces; once one is seen writing, the command is stopped (SIGSTOP) so that the
+    # in many pieces (1.2 MB a node: with 125 KB, workers sending bytes were not seen writing
+    # in one run of six or more); once one is seen writing, the command is stopped (SIGSTOP) so the
     # worker waits in the middle of it; Ctrl-C comes then, and the command goes on.
     if not wchan_shown():
         pytest.skip("/proc/PID/wchan does not show where a process waits")
     files = tricky_inventory(32)
     files["classes/common.yml"] += "  notes: [" + ", ".join(
-        f"note {index} of the day" for index in range(5_000)) + "]\n"
+        f"note {index} of the day" for index in range(50_000)) + "]\n"
     proc = start_parallel_reclass(make_inventory(files), tmp_path,
                                   **{MIN_NODES_ENV: "0"})
     workers = wait_for_workers(proc)

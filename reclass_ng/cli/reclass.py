@@ -161,8 +161,10 @@ class InventoryOutput:
 
         settings = inventory.settings
         if self.jobs > 1 and count > 1:
+            from reclass_ng.output.dispatch import _write_bytes
+
             pieces = self._render_parallel(inventory, min(self.jobs, count))
-            return lambda: sys.stdout.writelines(pieces)
+            return lambda: _write_bytes(pieces, sys.stdout)
         if streams(settings.output, settings.pretty_print):
             streamed = self._render_streamed(inventory, count)
             return lambda: streamed.write_to(sys.stdout, timestamp())
@@ -226,13 +228,13 @@ class InventoryOutput:
         disk_cache.write_inventory(inventory, settings.cache_dir, self.warn, sys.stdout)
         return True
 
-    def _render_parallel(self, inventory: Any, jobs: int) -> list[str]:
-        from reclass_ng.parallel import forked_process_pool, render_inventory_pieces
+    def _render_parallel(self, inventory: Any, jobs: int) -> list[bytes]:
+        from reclass_ng.parallel import forked_process_pool, render_inventory_bytes
 
         settings = inventory.settings
         with forked_process_pool(settings, jobs, inventory.storage,
                                  inventory.speed) as (executor, key):
-            return render_inventory_pieces(inventory, executor, settings.output,
+            return render_inventory_bytes(inventory, executor, settings.output,
                                            settings.pretty_print, key=key,
                                            progress=self.bar and self.bar.update)
 

@@ -40,13 +40,31 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
     return text[len(before):len(text) - len(after)]
 
 
-def assemble_inventory(parts: list[tuple[str, list[str], list[str], str]], fmt: str,
-                       pretty: bool) -> list[str]:
-    """The dumped inventory, in pieces, from (name, classes, applications, text) of each node."""
+def node_fragment_bytes(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
+                        speed: Speed | None = None) -> bytes:
+    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first)."""
+    if fmt == "json" and pretty and (speed or Speed.from_environment()).orjson_json_writer:
+        try:
+            from reclass_ng.output.fast_json import node_member
+        except ImportError:
+            pass
+        else:
+            return bytes(node_member(name, info))
+    return node_fragment(name, info, fmt, pretty, speed=speed).encode("utf-8")
+
+
+def assemble_inventory(parts: list[tuple[str, list[str], list[str], Any]], fmt: str,
+                       pretty: bool, *, encoded: bool = False) -> list[Any]:
+    """The dumped inventory, in pieces, from (name, classes, applications, text) of each node;
+    with `encoded`, the texts are UTF-8 bytes and so are the pieces."""
+    before: Any
+    after: Any
     before, after = inventory_frame([part[:3] for part in parts], fmt, pretty, timestamp())
     if not parts:
-        return [before + after]
-    separator = FRAGMENT_FORMS[(fmt, pretty)][2]
+        return [(before + after).encode("utf-8") if encoded else before + after]
+    separator: Any = FRAGMENT_FORMS[(fmt, pretty)][2]
+    if encoded:
+        before, after, separator = (text.encode("utf-8") for text in (before, after, separator))
     pieces = [before]
     for index, part in enumerate(parts):
         if index and separator:

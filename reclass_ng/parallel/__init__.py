@@ -15,12 +15,13 @@ if TYPE_CHECKING:
         forked_process_pool,
         preload,
         render_inventory,
+        render_inventory_bytes,
         render_inventory_pieces,
         render_inventory_text,
     )
 
-__all__ = ["forked_process_pool", "preload", "render_inventory", "render_inventory_pieces",
-           "render_inventory_text"]
+__all__ = ["forked_process_pool", "preload", "render_inventory", "render_inventory_bytes",
+           "render_inventory_pieces", "render_inventory_text"]
 
 
 def __getattr__(name: str) -> Any:

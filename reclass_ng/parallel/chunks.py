@@ -34,7 +34,12 @@ import attrs
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
 from reclass_ng.output.block_yaml import BlockYamlWriter
-from reclass_ng.output.fragments import FRAGMENT_FORMS, assemble_inventory, node_fragment
+from reclass_ng.output.fragments import (
+    FRAGMENT_FORMS,
+    assemble_inventory,
+    node_fragment,
+    node_fragment_bytes,
+)
 from reclass_ng.parallel.warning_replay import (
     Warn,
     WarningReplay,
@@ -73,6 +78,7 @@ class WorkerRender:
     inventory: Any
     subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
     started: bool = False
+    lane: int | None = None  # its share of a LanePlan (the lane it renders first)
     yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
     written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
 
@@ -131,6 +137,7 @@ class ChunkJob:
     start: int
     names: tuple[str, ...]
     form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
+    encoded: bool = False  # the text as UTF-8 bytes (what the command line writes)
 
 
 @attrs.define
@@ -159,6 +166,104 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
         return _render_chunk(job, state)
 
 
+class LanePlan:
+    """The nodes of a forked pool's render cut into one contiguous lane a worker, each lane
+    into chunks (largest first), and which chunks each worker has left, shared by them.
+
+    Nodes next to each other in node order mostly list the same classes and read the same
+    class files: a worker rendering a run of them merges each shared class walk and renders
+    each shared subtree once, as the serial render does. Chunks taken from one queue in turn
+    split those runs between the workers, which then both did that work: 60% more class
+    walks and 80% more memo entries than one process on the 2,000-node `mcp` inventory, a
+    quarter more CPU in all. A worker takes the chunks of its own lane from the front; once
+    they are all taken it takes over the back half of the chunks another worker has left
+    (most left first), so no worker idles while another has work, and a run is split again
+    only a few times. The counters live in memory shared by the fork (the workers are forked
+    after the plan is made)."""
+
+    def __init__(self, names: Sequence[str], lanes: int,
+                 context: multiprocessing.context.BaseContext) -> None:
+        self.names = tuple(names)
+        lanes = max(1, min(lanes, len(names)))
+        self.chunks: list[list[tuple[int, tuple[str, ...]]]] = []
+        for lane in range(lanes):
+            start, end = len(names) * lane // lanes, len(names) * (lane + 1) // lanes
+            self.chunks.append([(start + offset, chunk) for offset, chunk in
+                                _chunks(names[start:end], _guided_sizes(end - start, 1))])
+        self.total = sum(len(chunks) for chunks in self.chunks)
+        # [workers given a share so far, then a share a worker: lane, next chunk, one past
+        # its last chunk]; share i starts as lane i.
+        self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
+        self._lock = context.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Every chunk left to take again: each render with the plan's key starts so (a
+        worker keeps its share, given at its first render)."""
+        with self._lock:
+            for lane, chunks in enumerate(self.chunks):
+                self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
+
+    def claim(self, state: WorkerRender) -> tuple[int, tuple[str, ...], list[str] | None]:
+        """(start, nodes) of the chunk this worker renders next, and the nodes of the chunks
+        it now has left (this one included) when they are new to it: to announce. Each task
+        of the render claims one chunk: there are as many tasks as chunks."""
+        counters, shares = self._counters, len(self.chunks)
+        with self._lock:
+            share = state.lane
+            announce = share is None
+            if share is None:
+                share = state.lane = counters[0] % shares
+                counters[0] += 1
+            mine = 1 + 3 * share
+            lane, front, back = counters[mine:mine + 3]
+            if front >= back:
+                other = 1 + 3 * max(range(shares), key=lambda share: counters[3 + 3 * share]
+                                    - counters[2 + 3 * share])
+                lane, front, back = counters[other:other + 3]
+                if front >= back:
+                    raise RuntimeError("a render asked for more chunks than its plan has")
+                front = back - (back - front + 1) // 2
+                counters[other + 2] = front
+                announce = True
+            counters[mine:mine + 3] = [lane, front + 1, back]
+        chunks = self.chunks[lane]
+        taken = [name for _, chunk in chunks[front:back] for name in chunk] if announce \
+            else None
+        return (*chunks[front], taken)
+
+
+# LanePlans of the forked pools' renders, by render key (made before the fork: see above).
+_LANE_PLANS: dict[str, LanePlan] = {}
+
+
+@attrs.frozen
+class LaneJob:
+    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`."""
+
+    settings: Settings
+    key: str
+    speed: Speed
+    form: tuple[str, bool] | None
+    encoded: bool = False
+
+
+def render_claimed_chunk(job: LaneJob) -> ChunkResult:
+    """Worker entry point of a forked pool: claim a chunk of the render's LanePlan (the
+    worker's own lane first) and render it as render_chunk does."""
+    state = _worker_state(job.settings, job.key, job.speed)
+    plan = _LANE_PLANS[job.key]
+    start, names, taken = plan.claim(state)
+    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form, job.encoded)
+    with cycle_collection_paused(collect=not state.started):
+        if taken is not None:
+            # The class lists of the nodes this worker has now, once (see LanePlan): its
+            # lane, or the chunks it took over (those it had are all rendered by then).
+            state.inventory.renderer.expect_nodes(taken)
+        state.started = True
+        return _render_chunk(chunk, state)
+
+
 def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
     inventory = state.inventory
     result = ChunkResult(job.start)
@@ -178,11 +283,14 @@ def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
                 result.interp_error = _transferable(value)
             return result
         if phase is INTERPOLATION:
-            result.nodes.append(_encoded(value, job.form, state))
+            result.nodes.append(_encoded(value, job.form, state, job.encoded))
     return result
 
 
-def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender) -> Any:
+def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerRender,
+             encoded: bool = False) -> Any:
+    # Text travels as UTF-8 bytes when the receiver writes bytes: pickled and read back as
+    # they are, where a str is encoded, decoded and encoded again to be written.
     if form is None:
         return to_plain(info)  # cheap to pickle: no per-key sources
     name = info["__reclass__"]["node"]
@@ -191,7 +299,11 @@ def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerR
         # every key and string again: twice the CPU of the serial render). It keeps texts by
         # container id: the nodes written are kept alive so that no id is reused.
         state.written.append(info)
-        text = state.yaml_writer.node_text(name, info)
+        text: Any = state.yaml_writer.node_text(name, info)
+        if encoded:
+            text = text.encode("utf-8")
+    elif encoded:
+        text = node_fragment_bytes(name, info, *form)
     else:
         text = node_fragment(name, info, *form)
     return name, list(info["classes"]), list(info["applications"]), text
@@ -277,8 +389,8 @@ def _workers_of(executor: Executor) -> int:
 
 
 def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
-                chunk_size: int | None, progress: Progress | None, key: str | None
-                ) -> tuple[Any, list[str], list[ChunkResult]]:
+                chunk_size: int | None, progress: Progress | None, key: str | None,
+                encoded: bool = False) -> tuple[Any, list[str], list[ChunkResult]]:
     if isinstance(source, InventoryRenderer):
         inventory = source
     elif isinstance(source, Settings):
@@ -291,10 +403,17 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex
-    futures: list[Future[ChunkResult]] = [
-        executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed, start, chunk,
-                                               form))
-        for start, chunk in _chunks(names, sizes)]
+    plan = _LANE_PLANS.get(key)
+    futures: list[Future[ChunkResult]]
+    if plan is not None and chunk_size is None and plan.names == tuple(names):
+        plan.reset()
+        futures = [executor.submit(render_claimed_chunk,
+                                   LaneJob(settings, key, inventory.speed, form, encoded))
+                   for _ in range(plan.total)]
+    else:
+        futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
+                                                          start, chunk, form, encoded))
+                   for start, chunk in _chunks(names, sizes)]
     try:
         done = 0
         for future in as_completed(futures):
@@ -303,7 +422,9 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                 # Two steps a node, as in the serial path: classes expanded, interpolated.
                 done += len(result.merge_events) + len(result.interp_events)
                 progress(min(done, 2 * len(names)), 2 * len(names))
-        results = [future.result() for future in futures]
+        # In node order (a forked pool's workers take the chunks in their own order).
+        results = sorted((future.result() for future in futures),
+                         key=lambda result: result.start)
     except KeyboardInterrupt:
         raise  # whoever owns the pool stops it (forked_process_pool stops its workers)
     except BaseException:
@@ -360,6 +481,20 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
                             chunk_size: int | None = None, progress: Progress | None = None,
                             key: str | None = None) -> list[str]:
     """`render_inventory_text()` in pieces, to write without joining a large text first."""
+    return _inventory_pieces(source, executor, fmt, pretty, chunk_size, progress, key, False)
+
+
+def render_inventory_bytes(source: Any, executor: Executor, fmt: str, pretty: bool, *,
+                           chunk_size: int | None = None, progress: Progress | None = None,
+                           key: str | None = None) -> list[bytes]:
+    """`render_inventory_pieces()` encoded in UTF-8: the workers send their nodes' texts as
+    bytes, which the command line writes as they come (no decoding and encoding again)."""
+    return _inventory_pieces(source, executor, fmt, pretty, chunk_size, progress, key, True)
+
+
+def _inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool,
+                      chunk_size: int | None, progress: Progress | None, key: str | None,
+                      encoded: bool) -> list[Any]:
     from reclass_ng.output import FORMATS, dump
 
     if fmt not in FORMATS:
@@ -367,11 +502,13 @@ def render_inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: b
     if (fmt, pretty) not in FRAGMENT_FORMS:
         data = render_inventory(source, executor, chunk_size=chunk_size, progress=progress,
                                 key=key)
-        return [dump(data, fmt, pretty)]
+        text = dump(data, fmt, pretty)
+        return [text.encode("utf-8") if encoded else text]
     inventory, names, results = _run_chunks(source, executor, (fmt, pretty), chunk_size,
-                                            progress, key)
+                                            progress, key, encoded)
     _check_errors(results, inventory.warn)
-    return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty)
+    return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty,
+                              encoded=encoded)
 
 
 def _leave_interrupts_to_the_parent() -> None:
@@ -394,6 +531,9 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     if "fork" in methods:
         key = preload(settings, parse_classes=True, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
+        names = _worker_inventory(_portable(settings), key,
+                                  speed or Speed.from_environment()).node_names
+        _LANE_PLANS[key] = LanePlan(names, jobs, context)
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])
@@ -428,6 +568,8 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         # Also a Ctrl-C while a shutdown above waited: the workers would outlive us otherwise.
         _stop_at_once(executor)
         raise
+    finally:
+        _LANE_PLANS.pop(key, None)
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread
