@@ -102,7 +102,8 @@ def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
         if isinstance(node, yaml.MappingNode):
             first: dict[tuple[str, str], int] = {}
             for key_node, value_node in node.value:
-                stack.append(value_node)
+                if not isinstance(value_node, yaml.ScalarNode):  # most are: nothing below
+                    stack.append(value_node)
                 if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
                     continue
                 line = key_node.start_mark.line + 1
@@ -115,7 +116,7 @@ def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
                 else:
                     first[ident] = line
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+            stack.extend(item for item in node.value if not isinstance(item, yaml.ScalarNode))
     found.sort(key=lambda f: f.line or 0)
     return found
 
