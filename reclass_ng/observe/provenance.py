@@ -302,14 +302,15 @@ class NodeProvenance:
         present = self.value(path, section) is not MISSING
         found: list[Write] = []
         length = len(path)
+        on_the_way = recorder.ends_on_the_way(path)
         for entity_write in candidates:
             anchor = recorder.anchor(entity_write, path)
             if anchor is None or anchor[0] != length:
                 continue
             write = Write(section, path, path, anchor[2], anchor[1], entity_write.source,
                           entity_write.order, None, self._positions)
-            self._label(recorder, section, entity_write, write, recorder.fate(entity_write, path),
-                        present, None, enders)
+            self._label(recorder, section, entity_write, write,
+                        recorder.fate(entity_write, path, on_the_way), present, None, enders)
             found.append(write)
         found.sort(key=_merge_order)
         return found

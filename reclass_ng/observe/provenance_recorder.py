@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
-from reclass_ng.observe.seam import RenderObserver, WriteObserver
+from reclass_ng.observe.seam import RenderObserver, WriteObserver, replacing_outcome
 from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
@@ -201,7 +201,8 @@ class SectionRecorder(WriteObserver):
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
                           targets: Mapping[str, Any]) -> None:
-        """See the base class: its calls, inlined for the commonest case (one reference)."""
+        """See the base class: its calls, inlined for the commonest cases (one reference, a
+        stack)."""
         if type(value) is Interpolation:
             single = value.template.single
             if type(single) is Ref:
@@ -212,7 +213,28 @@ class SectionRecorder(WriteObserver):
                     self.rendered_references.append(value)
                 self.resolved[key] = new
                 return
-        WriteObserver.rendered_directly(self, path, value, new, targets)
+            WriteObserver.rendered_directly(self, path, value, new, targets)
+            return
+        self._stack_folded(path, value.layers, targets)  # type: ignore[union-attr]
+
+    def _stack_folded(self, path: tuple, layers: Sequence[Layer],
+                      targets: Mapping[str, Any]) -> None:
+        """The base class's calls for a stack the fast path rendered (each layer's reference,
+        then its fold, every layer replacing the one before) as `folded` records them, with
+        the pieces of the layers found once: `folded` finds those of every later layer for
+        each layer, and a stack was a tenth of a recorded render's time."""
+        pieces = [self.piece_of(layer, path) for layer in layers]
+        for index, layer in enumerate(layers):
+            written = layer.value
+            if type(written) is Interpolation:
+                ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
+                self.reference_paths.append(path)
+                self.reference_targets.append(ref_path)
+                self._resolved(written, targets[ref_path])
+            if index:
+                keep = tuple(id(piece[0]) for piece in pieces[index:] if piece is not None)
+                self._end(path, Kill(next(self.counter), "replaced", pieces[index],
+                                     replacing_outcome(layer) == "override", None, keep))
 
     def _resolved(self, interpolation: Interpolation, value: Any) -> None:
         key = id(interpolation)
@@ -307,17 +329,24 @@ class SectionRecorder(WriteObserver):
                 above.append(kills)
         return above
 
-    def fate(self, write: EntityWrite, path: tuple) -> tuple[Kill, tuple] | None:
-        """The first end on the way from the entity write down to `path`, and where it was."""
+    def ends_on_the_way(self, path: tuple) -> list[tuple[tuple, dict[int, Kill]]]:
+        """Each path from the root down to `path` where something ended, with its kills_at:
+        what `fate` reads, found once for all the writes asked about at one path."""
+        endings = self.endings
+        return [(path[:length], self.kills_at(path[:length])) for length in range(len(path) + 1)
+                if path[:length] in endings]  # elsewhere nothing ended (kills_at is empty)
+
+    def fate(self, write: EntityWrite, path: tuple,
+             on_the_way: list[tuple[tuple, dict[int, Kill]]] | None = None
+             ) -> tuple[Kill, tuple] | None:
+        """The first end on the way from the entity write down to `path`, and where it was
+        (`on_the_way`: ends_on_the_way(path), when the caller has it)."""
         best: tuple[Kill, tuple] | None = None
         key = id(write)
-        endings = self.endings
-        for length in range(len(path) + 1):
-            if path[:length] not in endings:
-                continue  # nothing ended there (kills_at would be empty)
-            kill = self.kills_at(path[:length]).get(key)
+        for at, kills in self.ends_on_the_way(path) if on_the_way is None else on_the_way:
+            kill = kills.get(key)
             if kill is not None and (best is None or kill.seq < best[0].seq):
-                best = kill, path[:length]
+                best = kill, at
         return best
 
     # One loop, _key_below's commonest step inline: anchor runs for every candidate write of
