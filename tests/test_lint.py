@@ -289,3 +289,24 @@ def test_explain_shows_where_a_value_is_in_its_repository(tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     assert f"app  {commit[:12]}:classes/app.yml:4" in proc.stdout, proc.stdout
     assert str(tmp_path / "cache") not in proc.stdout
+
+
+def test_line_index_reads_a_files_lines_only_when_asked(tmp_path: Path) -> None:
+    """check_files keeps no key table: a file's is made when a line of it is first asked
+    (lint asks for a few files; a table of every file held every key of the inventory)."""
+    from reclass_ng.lint.yaml_pass import LineIndex, check_files
+
+    good = tmp_path / "good.yml"
+    good.write_text("parameters:\n  app:\n    ~port: 80\n")
+    broken = tmp_path / "broken.yml"
+    broken.write_text("parameters:\n  app: [\n")
+    unchecked = tmp_path / "unchecked.yml"
+    unchecked.write_text("parameters:\n  app: 1\n")
+    index = LineIndex(str(tmp_path))
+    found = check_files([str(good), str(broken)], ":", "~=", index)
+    assert [f.rule for f in found] == ["yaml-syntax"]
+    assert index.tables == {}
+    assert index.line(str(good), ("parameters", "app", "port")) == 3
+    assert set(index.tables) == {str(good)}
+    assert index.line(str(broken), ("parameters", "app")) is None
+    assert index.line(str(unchecked), ("parameters", "app")) is None

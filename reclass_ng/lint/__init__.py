@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 import attrs
 
 import reclass_ng
+from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import NotFoundError, ReclassError, UsageError
 from reclass_ng.lint.findings import ERROR, RULES, Finding, finding
 from reclass_ng.lint.inventory_rules import (
@@ -116,13 +117,17 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
         renders = RenderRules(index, yaml_broken)
         schemas = SchemaRule(root, inventory.settings.delimiter) if "schema" not in off \
             else None
-        for run in node_runs(inventory, progress):
-            nodes += 1
-            rendered |= rendered_classes(run)
-            writes.add(run)
-            renders.add(run)
-            if schemas is not None:
-                schemas.add(run)
+        # As a whole-inventory render does: the collector's passes went over everything the
+        # rules keep (12% of lint's time at 2,000 nodes) and found little garbage (40,000
+        # objects at 2,000 nodes: a node's record is freed by reference counting).
+        with cycle_collection_paused():
+            for run in node_runs(inventory, progress):
+                nodes += 1
+                rendered |= rendered_classes(run)
+                writes.add(run)
+                renders.add(run)
+                if schemas is not None:
+                    schemas.add(run)
         # yaml_git and mixed: the files of the branches the nodes read (known once rendered)
         checked = set(files)
         tree_files = [path for tree in class_trees(inventory.storage)

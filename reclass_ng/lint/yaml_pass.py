@@ -15,7 +15,7 @@ import yaml
 from reclass_ng.errors import YamlFileError
 from reclass_ng.lint.findings import Finding, finding
 from reclass_ng.location import display_path
-from reclass_ng.storage.positions import KeyTable, deepest_position, key_positions
+from reclass_ng.storage.positions import KeyTable, deepest_position, file_positions
 from reclass_ng.storage.yaml_load import compose_yaml_file
 
 SECTIONS = ("parameters", "exports")
@@ -23,19 +23,28 @@ SECTIONS = ("parameters", "exports")
 
 class LineIndex:
     """Where keys are written in the files lint read: (section, key, ...) -> position, one
-    positions.key_positions table per file, made from the document the checks composed."""
+    positions.key_positions table per file the checks composed without error. A table is made
+    when a line of its file is first asked: few files are (a finding's), and making a table
+    of every file took a quarter of the checks' time and kept every key of the inventory."""
 
     def __init__(self, base: str = "") -> None:
         self.tables: dict[str, KeyTable] = {}
         self.base = base  # files are shown relative to it in messages
+        self.checked: dict[str, str] = {}  # file whose table is made when asked -> prefixes
 
     def show(self, path: str) -> str:
         """`path` as messages show it: relative to the inventory when it is inside."""
         return display_path(path, self.base or None)
 
+    def add_file(self, path: str, prefixes: str) -> None:
+        """Know the lines of `path` (read with `prefixes`), a file the checks composed."""
+        self.checked[path] = prefixes
+
     def line(self, path: str | None, keys: Iterable[object]) -> int | None:
         """The line of the deepest key of `keys` found in `path` (None when nothing matches)."""
         table = self.tables.get(path) if path else None
+        if table is None and path in self.checked:
+            table = self.tables[path] = file_positions(path, self.checked.pop(path))
         found = deepest_position(table, tuple(keys)) if table else None
         return found[0] if found else None
 
@@ -69,7 +78,7 @@ def check_files(paths: Iterable[str], delimiter: str, prefixes: str, index: Line
         except yaml.YAMLError as err:
             found.append(finding("yaml-syntax", path, None, f"invalid YAML: {err}"))
             continue
-        index.tables[path] = key_positions(root, prefixes)
+        index.add_file(path, prefixes)
         if root is None:
             continue
         found.extend(_duplicates(root, path))
@@ -93,7 +102,8 @@ def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
         if isinstance(node, yaml.MappingNode):
             first: dict[tuple[str, str], int] = {}
             for key_node, value_node in node.value:
-                stack.append(value_node)
+                if not isinstance(value_node, yaml.ScalarNode):  # most are: nothing below
+                    stack.append(value_node)
                 if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
                     continue
                 line = key_node.start_mark.line + 1
@@ -106,7 +116,7 @@ def _duplicates(root: yaml.Node, path: str) -> list[Finding]:
                 else:
                     first[ident] = line
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
+            stack.extend(item for item in node.value if not isinstance(item, yaml.ScalarNode))
     found.sort(key=lambda f: f.line or 0)
     return found
 

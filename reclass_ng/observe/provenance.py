@@ -280,14 +280,40 @@ class NodeProvenance:
             if entity_write.notes:
                 paths.update((path, None) for path, what in entity_write.notes.items()
                              if what == "appended")
+        # The writes that ended others, as Write objects, made once per node (many writes
+        # are ended by the same one); never labelled, so sharing them changes nothing.
+        enders: dict[tuple[int, tuple], Write | None] = {}
         for path in paths:
-            if not path or not any(_ends_at(entity_write.value, path)
-                                   for entity_write in recorder.candidates(path)):
+            if not path:
+                continue
+            candidates = recorder.candidates(path)
+            if not any(_ends_at(entity_write.value, path) for entity_write in candidates):
                 continue  # not one of written_paths(): a mapping everywhere
-            found = [write for write in self.writes(path, section)
-                     if write.key == path and write.effect != "removes"]
+            found = self._writes_keyed_at(recorder, section, candidates, path, enders)
             if any(write.effect not in UNCONTESTED for write in found):
                 yield path, found
+
+    def _writes_keyed_at(self, recorder: SectionRecorder, section: str,
+                         candidates: list[EntityWrite], path: tuple,
+                         enders: dict[tuple[int, tuple], Write | None]) -> list[Write]:
+        """writes(path) without the writes that reach `path` from above it (through a
+        reference: their key is not `path`) and without the removers: the writes whose key is
+        `path`, labelled as writes() labels them, in merge order."""
+        present = self.value(path, section) is not MISSING
+        found: list[Write] = []
+        length = len(path)
+        on_the_way = recorder.ends_on_the_way(path)
+        for entity_write in candidates:
+            anchor = recorder.anchor(entity_write, path)
+            if anchor is None or anchor[0] != length:
+                continue
+            write = Write(section, path, path, anchor[2], anchor[1], entity_write.source,
+                          entity_write.order, None, self._positions)
+            self._label(recorder, section, entity_write, write,
+                        recorder.fate(entity_write, path, on_the_way), present, None, enders)
+            found.append(write)
+        found.sort(key=_merge_order)
+        return found
 
     def entity_values(self, section: str = "parameters") -> list[tuple[Source, Any]]:
         """Each entity merged with what it writes in `section` (its tree as prepared from the
@@ -297,18 +323,28 @@ class NodeProvenance:
 
     def _label(self, recorder: SectionRecorder, section: str, entity_write: EntityWrite,
                write: Write, fate: Fate, present: bool,
-               removers: dict[tuple[int, tuple], Write] | None) -> None:
+               removers: dict[tuple[int, tuple], Write] | None,
+               enders: dict[tuple[int, tuple], Write | None] | None = None) -> None:
         """Set the effect, `by` and `final` of `write` (of `entity_write`, at its path, whose
         `fate` is SectionRecorder.fate's); the writes above the path that removed it are added
-        to `removers` (when given)."""
+        to `removers` (when given). `enders`, when given, keeps the `by` writes made, to be
+        shared by the writes the same piece ended."""
         leaf = write.path
         if fate is None:
             write.effect = entity_write.notes.get(leaf, "set") if entity_write.notes else "set"
             write.final = present
             return
         kill, at = fate
-        by = self._write(recorder, section, kill.by[0], kill.by[1]) \
-            if kill.by is not None else None
+        by: Write | None = None
+        if kill.by_write is not None:
+            if enders is None:
+                by = self._write(recorder, section, kill.by_write, kill.by_path)
+            else:
+                piece = (id(kill.by_write), kill.by_path)
+                by = enders.get(piece, MISSING)
+                if by is MISSING:
+                    by = enders[piece] = self._write(recorder, section, kill.by_write,
+                                                     kill.by_path)
         write.by = by
         if kill.kind == "ignored":
             write.effect = "ignored"
@@ -363,6 +399,10 @@ class NodeProvenance:
         return self._sections[section].references(tuple(path))
 
 
+def _merge_order(write: Write) -> int:
+    return write.order
+
+
 def values_written(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any, str]]:
     """Every key path at or below `path` at which an entity's prepared tree (`value`, the tree
     at `path`) writes a value itself: a mapping, a reference or any other value, not a path
@@ -384,6 +424,21 @@ def values_written(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any, s
 def _ends_at(value: Any, path: tuple) -> bool:
     """Whether a prepared tree writes a value that ends a path at `path` (anything but a
     non-empty mapping), in any layer of a stack: what makes `path` one of written_paths()."""
+    # Down the mappings without a call a key (most trees hold no stack on the way); a stack
+    # is walked below, layer by layer.
+    for depth, key in enumerate(path):
+        if type(value) is Stack:
+            return _ends_at_stack(value, path[depth:])
+        if not isinstance(value, dict) or key not in value:
+            return False
+        value = value[key]
+    if type(value) is Stack:
+        return _ends_at_stack(value, ())
+    return not (isinstance(value, dict) and value)
+
+
+def _ends_at_stack(value: Any, path: tuple) -> bool:
+    """_ends_at of a tree that may start with a stack."""
     while type(value) is Stack:
         if any(_ends_at(layer.value, path) for layer in value.layers[:-1]):
             return True

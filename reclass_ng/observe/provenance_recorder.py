@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from reclass_ng.observe.provenance import MappedClass, MergedEntity, NodeProvenance, NodeReads
-from reclass_ng.observe.seam import RenderObserver, WriteObserver
+from reclass_ng.observe.seam import RenderObserver, WriteObserver, replacing_outcome
 from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.syntax.ast import Ref
 from reclass_ng.values import Interpolation, Layer, Source, Stack
@@ -201,7 +201,8 @@ class SectionRecorder(WriteObserver):
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
                           targets: Mapping[str, Any]) -> None:
-        """See the base class: its calls, inlined for the commonest case (one reference)."""
+        """See the base class: its calls, inlined for the commonest cases (one reference, a
+        stack)."""
         if type(value) is Interpolation:
             single = value.template.single
             if type(single) is Ref:
@@ -212,7 +213,28 @@ class SectionRecorder(WriteObserver):
                     self.rendered_references.append(value)
                 self.resolved[key] = new
                 return
-        WriteObserver.rendered_directly(self, path, value, new, targets)
+            WriteObserver.rendered_directly(self, path, value, new, targets)
+            return
+        self._stack_folded(path, value.layers, targets)  # type: ignore[union-attr]
+
+    def _stack_folded(self, path: tuple, layers: Sequence[Layer],
+                      targets: Mapping[str, Any]) -> None:
+        """The base class's calls for a stack the fast path rendered (each layer's reference,
+        then its fold, every layer replacing the one before) as `folded` records them, with
+        the pieces of the layers found once: `folded` finds those of every later layer for
+        each layer, and a stack was a tenth of a recorded render's time."""
+        pieces = [self.piece_of(layer, path) for layer in layers]
+        for index, layer in enumerate(layers):
+            written = layer.value
+            if type(written) is Interpolation:
+                ref_path: str = written.template.single.path  # type: ignore[union-attr, assignment]
+                self.reference_paths.append(path)
+                self.reference_targets.append(ref_path)
+                self._resolved(written, targets[ref_path])
+            if index:
+                keep = tuple(id(piece[0]) for piece in pieces[index:] if piece is not None)
+                self._end(path, Kill(next(self.counter), "replaced", pieces[index],
+                                     replacing_outcome(layer) == "override", None, keep))
 
     def _resolved(self, interpolation: Interpolation, value: Any) -> None:
         key = id(interpolation)
@@ -232,8 +254,22 @@ class SectionRecorder(WriteObserver):
         found = self.reaching.get(prefix)
         if found is None:
             wider = self.candidates(prefix[:-1]) if prefix else self.writes
-            found = self.reaching[prefix] = [write for write in wider
-                                             if _may_reach(write.value, prefix)]
+            # Whether the tree may hold the prefix (a reference or a stack on the way may),
+            # without a call a write: this runs for every write of a node per prefix asked,
+            # and a call each was most of its cost.
+            found = self.reaching[prefix] = []
+            for write in wider:
+                node = write.value
+                for key in prefix:
+                    kind = type(node)
+                    if kind is Stack or kind is Interpolation:
+                        break
+                    if not isinstance(node, dict) or key not in node:
+                        node = _NEVER
+                        break
+                    node = node[key]
+                if node is not _NEVER:
+                    found.append(write)
         return found
 
     # -- bookkeeping ------------------------------------------------------------------------
@@ -263,45 +299,68 @@ class SectionRecorder(WriteObserver):
         found = {}
         endings = self.endings.get(path)
         if endings:
-            above = [self.kills_at(path[:length]) for length in range(len(path))]
+            above = self._kills_above(path)
             for ending in endings:
                 kill = ending
                 if ending.target is not None:  # an ignored write: ended whether alive or not
                     found.setdefault(id(ending.target), kill)
                     continue
+                keep, seq = ending.keep, ending.seq
                 for write in self.candidates(path):
                     key = id(write)
-                    if key in ending.keep or key in found:
+                    if key in keep or key in found:
                         continue
-                    if any((earlier := kills.get(key)) is not None and earlier.seq < kill.seq
-                           for kills in above):
+                    if above and any((earlier := kills.get(key)) is not None
+                                     and earlier.seq < seq for kills in above):
                         continue  # ended above before: nothing of it was alive here
                     if self.anchor(write, path) is not None:
                         found[key] = kill
         self.kills[path] = found
         return found
 
-    def fate(self, write: EntityWrite, path: tuple) -> tuple[Kill, tuple] | None:
-        """The first end on the way from the entity write down to `path`, and where it was."""
+    def _kills_above(self, path: tuple) -> list[dict[int, Kill]]:
+        """kills_at of each path above `path` where some write ended."""
+        above = []
+        for length in range(len(path)):
+            kills = self.kills.get(path[:length])
+            if kills is None:
+                kills = self.kills_at(path[:length])
+            if kills:
+                above.append(kills)
+        return above
+
+    def ends_on_the_way(self, path: tuple) -> list[tuple[tuple, dict[int, Kill]]]:
+        """Each path from the root down to `path` where something ended, with its kills_at:
+        what `fate` reads, found once for all the writes asked about at one path."""
+        endings = self.endings
+        return [(path[:length], self.kills_at(path[:length])) for length in range(len(path) + 1)
+                if path[:length] in endings]  # elsewhere nothing ended (kills_at is empty)
+
+    def fate(self, write: EntityWrite, path: tuple,
+             on_the_way: list[tuple[tuple, dict[int, Kill]]] | None = None
+             ) -> tuple[Kill, tuple] | None:
+        """The first end on the way from the entity write down to `path`, and where it was
+        (`on_the_way`: ends_on_the_way(path), when the caller has it)."""
         best: tuple[Kill, tuple] | None = None
         key = id(write)
-        endings = self.endings
-        for length in range(len(path) + 1):
-            if path[:length] not in endings:
-                continue  # nothing ended there (kills_at would be empty)
-            kill = self.kills_at(path[:length]).get(key)
+        for at, kills in self.ends_on_the_way(path) if on_the_way is None else on_the_way:
+            kill = kills.get(key)
             if kill is not None and (best is None or kill.seq < best[0].seq):
-                best = kill, path[:length]
+                best = kill, at
         return best
 
-    def anchor(self, write: EntityWrite, path: tuple) -> tuple[int, Any, str, str | None] | None:
+    # One loop, _key_below's commonest step inline: anchor runs for every candidate write of
+    # every path asked, and a call a key was a fifth of its cost.
+    def anchor(self, write: EntityWrite, path: tuple  # noqa: C901
+               ) -> tuple[int, Any, str, str | None] | None:
         """How `write` reaches `path`: (length of the key path written, the value written
         there, its `~`/`=` flags, the reference text when the path lies inside the rendered
         value of a reference written above it), or None when the write does not reach it."""
         node = write.value
         through: tuple[int, Interpolation, str] | None = None  # a reference on the way
         flag = ""
-        for depth in range(len(path) + 1):
+        length = len(path)
+        for depth in range(length + 1):
             if through is None:
                 flag = ""
                 while type(node) is Stack:
@@ -309,15 +368,19 @@ class SectionRecorder(WriteObserver):
                     flag = ("~" if layer.override else "") + ("=" if layer.constant else "")
                     node = layer.value
                 if type(node) is Interpolation:
-                    if depth == len(path):
+                    if depth == length:
                         return depth, node, flag, None
                     resolved = self.resolved.get(id(node), _NEVER)
                     if resolved is _NEVER:
                         return None  # never rendered: its value reached nothing
                     through = (depth, node, flag)
                     node = resolved
-            if depth == len(path):
+            if depth == length:
                 break
+            key = path[depth]
+            if isinstance(node, dict) and key in node:
+                node = node[key]
+                continue
             node = _key_below(write, node, path, depth, through is None)
             if node is _NEVER:
                 return None
@@ -342,19 +405,6 @@ def _key_below(write: EntityWrite, node: Any, path: tuple, depth: int, as_read: 
     if written not in node:
         return _NEVER
     return read if as_read else node[written]
-
-
-def _may_reach(value: Any, path: tuple) -> bool:
-    """Whether a prepared tree may hold `path` (a reference or a stack on the way may)."""
-    node = value
-    for key in path:
-        kind = type(node)
-        if kind is Stack or kind is Interpolation:
-            return True
-        if not isinstance(node, dict) or key not in node:
-            return False
-        node = node[key]
-    return True
 
 
 class ProvenanceRecorder(RenderObserver):

@@ -62,10 +62,10 @@ def key_positions(root: yaml.Node | None, prefixes: str = FLAG_PREFIXES) -> KeyT
     return table
 
 
-def file_positions(path: str) -> KeyTable:
+def file_positions(path: str, prefixes: str = FLAG_PREFIXES) -> KeyTable:
     """`key_positions` of a YAML file; empty when it cannot be read."""
     try:
-        return key_positions(compose_yaml_file(path))  # within the loader's limits
+        return key_positions(compose_yaml_file(path), prefixes)  # within the loader's limits
     except (OSError, yaml.YAMLError, ReclassError):
         return {}
 
