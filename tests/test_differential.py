@@ -190,6 +190,21 @@ DEVIATION_CASES = {
         "nodes/n1.yml": "classes: [c]\nparameters:\n  '~d': ['$[ exports:x ]']\n"
                         "exports:\n  a: ['${d}']\n",
         "nodes/n2.yml": "exports:\n  x: 1\n"},
+    # Finding 7 (/work/h36-findings.md), reduced: a query path through a list index. kapicorp
+    # leaves every node out (value and `if` forms), a failing item below the index is no error
+    # there, and a list holding the index as text crashes it (TypeError).
+    "query-path-through-list-index": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ +IgnoreErrors exports:a:0:1 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: [[1, 2], ['${nope}']]\n"},
+    "query-path-through-list-index#if-test": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ if exports:a:0 != 1 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: [2]\n"},
+    "query-path-through-list-index#failing-item": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ exports:a:0 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: ['${nope}']\n"},
+    "query-path-through-list-index#index-as-text": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ exports:a:0 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: ['0']\n"},
     "query-in-list-over-null": {
         "classes/c.yml": "parameters:\n  l: null\n",
         "nodes/n1.yml": "classes: [c]\nparameters:\n  l: ['$[ exports:a ]']\n",

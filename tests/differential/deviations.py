@@ -152,6 +152,50 @@ def ignore_errors_list_items(rendering: Rendering, case: InventoryCase) -> bool:
         and case.uses("+IgnoreErrors")
 
 
+def query_texts(case: InventoryCase) -> list[str]:
+    """The text inside every `$[ ... ]` of the node and class files."""
+    return [query for path, text in case.files.items() if path.startswith(("nodes/", "classes/"))
+            for query in re.findall(r"\$\[([^\]]*)\]", text)]
+
+
+def has_list_index_path(query: str) -> bool:
+    """Whether a query's text holds a path with a list index after its first component
+    (`exports:a:0`, `exports:a:0:x`)."""
+    return any(re.fullmatch(r"-?\d+", part) is not None
+               for word in query.split() for part in word.split(":")[1:])
+
+
+@recognises("query-path-through-list-index")
+def query_path_through_list_index(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query path through a list index (`$[ exports:a:0:1 ]`): kapicorp looks the index up as
+    text among the list's items, so it leaves every node out of the answer (value and `if`
+    forms), never renders the item (a failing one is no error there) and crashes with a
+    TypeError when the list holds that text; reclass-ng reads the item. Recognised when a query
+    has such a path and: kapicorp's answers are ours with nodes left out; or ours failed in a
+    query with such a path at a path through a list index while kapicorp rendered; or kapicorp's
+    TypeError."""
+    if not any(has_list_index_path(query) for query in query_texts(case)):
+        return False
+    theirs, ours = rendering.kapicorp, rendering.reclass_ng
+    if kapicorp_exception(rendering) == "TypeError":
+        return "list indices must be integers or slices, not str" in theirs.stderr \
+            and (ours.ok or ours.status == 65)
+    if theirs.ok and ours.status == 65:
+        failed = re.findall(r"Failed inv query \$\[([^\]]*)\]", ours.stderr)
+        return bool(failed) and all(has_list_index_path(query) for query in failed) \
+            and re.search(r", at [^,\n]*:-?\d+(:|,)", ours.stderr) is not None
+    names = set(case.nodes)
+
+    def nodes_left_out(theirs_value: Any, ours_value: Any) -> bool:
+        if isinstance(theirs_value, dict) and isinstance(ours_value, dict):
+            return set(ours_value) <= names and set(theirs_value) < set(ours_value) \
+                and all(theirs_value[node] == ours_value[node] for node in theirs_value)
+        return isinstance(theirs_value, list) and isinstance(ours_value, list) \
+            and all(isinstance(item, str) for item in theirs_value + ours_value) \
+            and set(ours_value) <= names and set(theirs_value) < set(ours_value)
+    return equal_ignoring(rendering, nodes_left_out)
+
+
 @recognises("query-as-export-value")
 def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
     """A query written as an export value: kapicorp crashes (AttributeError on None.items,
