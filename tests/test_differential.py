@@ -205,6 +205,15 @@ DEVIATION_CASES = {
     "query-path-through-list-index#index-as-text": {
         "nodes/n1.yml": "parameters:\n  d: '$[ exports:a:0 ]'\n",
         "nodes/n2.yml": "exports:\n  a: ['0']\n"},
+    # Finding 6 (/work/h36-findings.md), reduced: kapicorp reads the target of a reference
+    # through a list index unrendered when the reference comes first.
+    "reference-through-list-index-before-its-target": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a}'\n  d: [{a: '$[ if exports:a == 1 ]'}]\n",
+        "nodes/n2.yml": "exports:\n  a: 1\n"},
+    "reference-through-list-index-before-its-target#reference": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a:k}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
+    "reference-through-list-index-before-its-target#dict": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
     "query-in-list-over-null": {
         "classes/c.yml": "parameters:\n  l: null\n",
         "nodes/n1.yml": "classes: [c]\nparameters:\n  l: ['$[ exports:a ]']\n",

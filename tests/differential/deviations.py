@@ -196,6 +196,29 @@ def query_path_through_list_index(rendering: Rendering, case: InventoryCase) -> 
     return equal_ignoring(rendering, nodes_left_out)
 
 
+@recognises("reference-through-list-index-before-its-target")
+def reference_through_list_index_before_its_target(rendering: Rendering,
+                                                   case: InventoryCase) -> bool:
+    """A reference through a list index (`x ${d:0:a}`) rendered before its target: kapicorp
+    never finds the target among the values still to render (the index compared as text), so
+    it writes the target's unrendered text into the string: a reference (`${y}`), a query's
+    parsed form (`IF exports:a == 1`, `exports:a`) or an internal `Value(...)` repr;
+    reclass-ng writes the rendered value. Equal except for strings where kapicorp's holds
+    more of those texts than ours. (The whole-value form is kapicorp-cannot-serialise.)"""
+    if re.search(r"\$\{[^}]*:-?\d+:[^}]*\}", "".join(case.files.values())) is None:
+        return False
+    query_words = {word for query in query_texts(case) for word in query.split() if ":" in word}
+
+    def unrendered_marks(text: str) -> int:
+        return text.count("${") + text.count("Value(") + len(re.findall(r"\bIF\b", text)) \
+            + sum(text.count(word) for word in query_words)
+
+    def unrendered_text(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and isinstance(ours, str) \
+            and unrendered_marks(theirs) > unrendered_marks(ours)
+    return equal_ignoring(rendering, unrendered_text)
+
+
 @recognises("query-as-export-value")
 def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
     """A query written as an export value: kapicorp crashes (AttributeError on None.items,
