@@ -214,6 +214,19 @@ DEVIATION_CASES = {
         "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a:k}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
     "reference-through-list-index-before-its-target#dict": {
         "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
+    # scripts/differential-fuzz.py --seed 3607: a container referenced in a string before its
+    # values are rendered; kapicorp prints their Value(RefItem(...)) / Value(InvItem(...)).
+    "container-in-string#before-its-values": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${a}'\n  a: {k: '${y}'}\n  y: 1\n"
+                        "  t: 'x${l}'\n  l: [[1], '$[ exports:e ]']\n",
+        "nodes/n2.yml": "exports:\n  e: 1\n"},
+    # scripts/differential-fuzz.py --seed 3607: a node's export reads its own query parameter.
+    "query-read-by-an-export": {
+        "nodes/n1.yml": "parameters:\n  a: '$[ exports:a ]'\nexports:\n  a: '${a}'\n"},
+    "query-read-by-an-export#other-node": {
+        "nodes/n1.yml": "parameters:\n  r: '$[ exports:a ]'\n",
+        "nodes/n2.yml": "parameters:\n  q: '$[ exports:b ]'\nexports:\n  a: '${q}'\n",
+        "nodes/n3.yml": "exports:\n  b: 1\n"},
     "query-in-list-over-null": {
         "classes/c.yml": "parameters:\n  l: null\n",
         "nodes/n1.yml": "classes: [c]\nparameters:\n  l: ['$[ exports:a ]']\n",

@@ -246,6 +246,23 @@ def query_in_list_over_null(rendering: Rendering, case: InventoryCase) -> bool:
         and any(any_value(document, over_null_or_overriding) for document in documents)
 
 
+@recognises("query-read-by-an-export")
+def query_read_by_an_export(rendering: Rendering, case: InventoryCase) -> bool:
+    """An export that refers to a parameter holding a query (`a: '${q}'`, `q: '$[ ... ]'`),
+    rendered for another node's query: kapicorp renders exports without an inventory and
+    crashes (AttributeError on None.items), reclass-ng does not evaluate queries inside a
+    queried node, so the export is null there."""
+    documents = [document for document in loaded_files(case) if isinstance(document, dict)]
+
+    def reference(value: Any) -> bool:
+        return isinstance(value, str) and "${" in value
+    return kapicorp_exception(rendering) == "AttributeError" \
+        and "'NoneType' object has no attribute 'items'" in rendering.kapicorp.stderr \
+        and (rendering.reclass_ng.status == 65 or rendering.reclass_ng.ok) \
+        and any(any_value(document.get("exports"), reference) for document in documents) \
+        and any(any_value(document.get("parameters"), is_query) for document in documents)
+
+
 @recognises("list-item-references-its-list")
 def list_item_references_its_list(rendering: Rendering, case: InventoryCase) -> bool:
     """A string in a list refers to the list itself (`d: ['x${d}']`): reclass-ng reports the
@@ -323,16 +340,19 @@ def reference_to_dict_final_value(rendering: Rendering, case: InventoryCase) -> 
 @recognises("container-in-string")
 def container_in_string(rendering: Rendering, case: InventoryCase) -> bool:
     """A reference to a dict or list inside a longer string: kapicorp may print the repr of its
-    internal ValueList there, reclass-ng the rendered container. Equal everywhere else."""
+    internal ValueList there, or, when the string is rendered before the container's values
+    (a reference, a query), their `Value(RefItem(...))` reprs; reclass-ng the rendered
+    container. Equal everywhere else."""
     def embedded_reference(value: Any) -> bool:
         return isinstance(value, str) and "${" in value \
             and re.fullmatch(r"\$\{[^}]*\}", value.strip()) is None
 
     def internal_in_string(theirs: Any, ours: Any) -> bool:
         return isinstance(theirs, str) and isinstance(ours, str) \
-            and INTERNAL_OBJECT.search(theirs) is not None \
-            and INTERNAL_OBJECT.sub("", theirs) != theirs
-    return INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None \
+            and (INTERNAL_OBJECT.search(theirs) is not None
+                 or (VALUE_REPR.search(theirs) is not None and VALUE_REPR.search(ours) is None))
+    return (INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None
+            or VALUE_REPR.search(rendering.kapicorp.stdout) is not None) \
         and any(any_value(document, embedded_reference) for document in loaded_files(case)) \
         and equal_ignoring(rendering, internal_in_string)
 
@@ -357,6 +377,8 @@ def kapicorp_prints_internal_objects(rendering: Rendering, case: InventoryCase) 
 
 
 INTERNAL_OBJECT = re.compile(r"<reclass\.[\w.]+ object at 0x[0-9a-f]+>")
+# The repr of one of kapicorp's unrendered values (reclass.values.value.Value) and its item.
+VALUE_REPR = re.compile(r"Value\((?:RefItem|InvItem|CompItem|ScaItem|DictItem|ListItem)\(")
 
 
 @recognises("kapicorp-hangs")
