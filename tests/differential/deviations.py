@@ -342,7 +342,8 @@ def container_in_string(rendering: Rendering, case: InventoryCase) -> bool:
     """A reference to a dict or list inside a longer string: kapicorp may print the repr of its
     internal ValueList there, or, when the string is rendered before the container's values
     (a reference, a query), their `Value(RefItem(...))` reprs; reclass-ng the rendered
-    container. Equal everywhere else."""
+    container. Equal everywhere else, or reclass-ng failed (exit 65) where kapicorp printed
+    such a repr: one of the values kapicorp never rendered cannot be rendered."""
     def embedded_reference(value: Any) -> bool:
         return isinstance(value, str) and "${" in value \
             and re.fullmatch(r"\$\{[^}]*\}", value.strip()) is None
@@ -351,8 +352,11 @@ def container_in_string(rendering: Rendering, case: InventoryCase) -> bool:
         return isinstance(theirs, str) and isinstance(ours, str) \
             and (INTERNAL_OBJECT.search(theirs) is not None
                  or (VALUE_REPR.search(theirs) is not None and VALUE_REPR.search(ours) is None))
-    return (INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None
-            or VALUE_REPR.search(rendering.kapicorp.stdout) is not None) \
+    printed_unrendered = VALUE_REPR.search(rendering.kapicorp.stdout) is not None
+    if printed_unrendered and rendering.kapicorp.ok and rendering.reclass_ng.status == 65:
+        # reclass-ng rendered the values kapicorp printed unrendered, and one of them failed.
+        return any(any_value(document, embedded_reference) for document in loaded_files(case))
+    return (INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None or printed_unrendered) \
         and any(any_value(document, embedded_reference) for document in loaded_files(case)) \
         and equal_ignoring(rendering, internal_in_string)
 
