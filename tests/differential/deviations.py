@@ -171,7 +171,9 @@ def query_path_through_list_index(rendering: Rendering, case: InventoryCase) -> 
     text among the list's items, so it leaves every node out of the answer (value and `if`
     forms), never renders the item (a failing one is no error there) and crashes with a
     TypeError when the list holds that text; reclass-ng reads the item. Recognised when a query
-    has such a path and: kapicorp's answers are ours with nodes left out; or ours failed in a
+    has such a path and: kapicorp's answers are ours with nodes left out (in a string that
+    refers to one: kapicorp's empty `{}` / `[]` filled in ours); or ours
+    failed in a
     query with such a path at a path through a list index while kapicorp rendered; or kapicorp's
     TypeError."""
     if not any(has_list_index_path(query) for query in query_texts(case)):
@@ -190,10 +192,30 @@ def query_path_through_list_index(rendering: Rendering, case: InventoryCase) -> 
         if isinstance(theirs_value, dict) and isinstance(ours_value, dict):
             return set(ours_value) <= names and set(theirs_value) < set(ours_value) \
                 and all(theirs_value[node] == ours_value[node] for node in theirs_value)
+        if isinstance(theirs_value, str) and isinstance(ours_value, str):
+            # An answer referenced inside a string: kapicorp's empty one where ours has nodes.
+            return filled_in(theirs_value, ours_value)
         return isinstance(theirs_value, list) and isinstance(ours_value, list) \
             and all(isinstance(item, str) for item in theirs_value + ours_value) \
             and set(ours_value) <= names and set(theirs_value) < set(ours_value)
     return equal_ignoring(rendering, nodes_left_out)
+
+
+def filled_in(theirs: str, ours: str) -> bool:
+    """Whether `ours` is `theirs` with each of its empty `{}` / `[]` filled with something (the
+    text around them kept, in order; generated strings may hold unbalanced brackets, so the
+    fillings are not parsed)."""
+    pieces = re.split(r"\{\}|\[\]", theirs)
+    if len(pieces) < 2 or len(ours) <= len(theirs) or not ours.startswith(pieces[0]) \
+            or not ours.endswith(pieces[-1]):
+        return False
+    position = len(pieces[0])
+    for piece in pieces[1:-1]:
+        position = ours.find(piece, position + 1)
+        if position < 0:
+            return False
+        position += len(piece)
+    return position < len(ours) - len(pieces[-1])
 
 
 @recognises("reference-through-list-index-before-its-target")
@@ -271,6 +293,16 @@ def list_item_references_its_list(rendering: Rendering, case: InventoryCase) -> 
     return rendering.kapicorp.ok and rendering.reclass_ng.status == 65 \
         and "Infinite recursion" in rendering.reclass_ng.stderr \
         and "CompItem(" in rendering.kapicorp.stdout
+
+
+@recognises("query-self-operand-holds-the-query")
+def query_self_operand_holds_the_query(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query test's `self:` operand refers to a container holding that query
+    (`d: ['$[ exports:k if self:d != exports:k ]']`): reclass-ng reports the reference loop
+    (exit 65); kapicorp compares the container as it is, the query unrendered, and answers."""
+    return rendering.kapicorp.ok and rendering.reclass_ng.status == 65 \
+        and "Infinite recursion" in rendering.reclass_ng.stderr \
+        and any(" self:" in query for query in query_texts(case))
 
 
 @recognises("reference-loop-through-dict")
