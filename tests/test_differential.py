@@ -190,6 +190,57 @@ DEVIATION_CASES = {
         "nodes/n1.yml": "classes: [c]\nparameters:\n  '~d': ['$[ exports:x ]']\n"
                         "exports:\n  a: ['${d}']\n",
         "nodes/n2.yml": "exports:\n  x: 1\n"},
+    # Finding 7 (/work/h36-findings.md), reduced: a query path through a list index. kapicorp
+    # leaves every node out (value and `if` forms), a failing item below the index is no error
+    # there, and a list holding the index as text crashes it (TypeError).
+    "query-path-through-list-index": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ +IgnoreErrors exports:a:0:1 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: [[1, 2], ['${nope}']]\n"},
+    "query-path-through-list-index#if-test": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ if exports:a:0 != 1 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: [2]\n"},
+    "query-path-through-list-index#failing-item": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ exports:a:0 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: ['${nope}']\n"},
+    "query-path-through-list-index#index-as-text": {
+        "nodes/n1.yml": "parameters:\n  d: '$[ exports:a:0 ]'\n",
+        "nodes/n2.yml": "exports:\n  a: ['0']\n"},
+    # Finding 6 (/work/h36-findings.md), reduced: kapicorp reads the target of a reference
+    # through a list index unrendered when the reference comes first.
+    "reference-through-list-index-before-its-target": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a}'\n  d: [{a: '$[ if exports:a == 1 ]'}]\n",
+        "nodes/n2.yml": "exports:\n  a: 1\n"},
+    "reference-through-list-index-before-its-target#reference": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a:k}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
+    "reference-through-list-index-before-its-target#dict": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${d:0:a}'\n  d: [{a: {k: '${y}'}}]\n  y: 1\n"},
+    # scripts/differential-fuzz.py --seed 3607: a container referenced in a string before its
+    # values are rendered; kapicorp prints their Value(RefItem(...)) / Value(InvItem(...)).
+    "container-in-string#before-its-values": {
+        "nodes/n1.yml": "parameters:\n  s: 'x${a}'\n  a: {k: '${y}'}\n  y: 1\n"
+                        "  t: 'x${l}'\n  l: [[1], '$[ exports:e ]']\n",
+        "nodes/n2.yml": "exports:\n  e: 1\n"},
+    # scripts/differential-fuzz.py --seed 36071, reduced: the value kapicorp prints unrendered
+    # cannot be rendered; reclass-ng fails the query.
+    "container-in-string#failing-value": {
+        "nodes/n1.yml": "parameters:\n  q: '$[ exports:k ]'\n",
+        "nodes/n2.yml": "parameters:\n  b: ['${nope}']\nexports:\n  k: 'x${b}'\n"},
+    # scripts/differential-fuzz.py --seed 36071, reduced: an answer through a list index
+    # referenced in a string; a self: operand that holds its own query.
+    "query-path-through-list-index#in-a-string": {
+        "nodes/n1.yml": "parameters:\n  q: '$[ exports:c:0 ]'\n  s: 'x${q}y'\n",
+        "nodes/n2.yml": "exports:\n  c: [1]\n"},
+    "query-self-operand-holds-the-query": {
+        "nodes/n1.yml": "parameters:\n  b: '${d}'\n"
+                        "  d: ['$[ exports:k if self:b != exports:k ]']\n",
+        "nodes/n2.yml": "exports:\n  k: 1\n"},
+    # scripts/differential-fuzz.py --seed 3607: a node's export reads its own query parameter.
+    "query-read-by-an-export": {
+        "nodes/n1.yml": "parameters:\n  a: '$[ exports:a ]'\nexports:\n  a: '${a}'\n"},
+    "query-read-by-an-export#other-node": {
+        "nodes/n1.yml": "parameters:\n  r: '$[ exports:a ]'\n",
+        "nodes/n2.yml": "parameters:\n  q: '$[ exports:b ]'\nexports:\n  a: '${q}'\n",
+        "nodes/n3.yml": "exports:\n  b: 1\n"},
     "query-in-list-over-null": {
         "classes/c.yml": "parameters:\n  l: null\n",
         "nodes/n1.yml": "classes: [c]\nparameters:\n  l: ['$[ exports:a ]']\n",

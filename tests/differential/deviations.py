@@ -152,6 +152,95 @@ def ignore_errors_list_items(rendering: Rendering, case: InventoryCase) -> bool:
         and case.uses("+IgnoreErrors")
 
 
+def query_texts(case: InventoryCase) -> list[str]:
+    """The text inside every `$[ ... ]` of the node and class files."""
+    return [query for path, text in case.files.items() if path.startswith(("nodes/", "classes/"))
+            for query in re.findall(r"\$\[([^\]]*)\]", text)]
+
+
+def has_list_index_path(query: str) -> bool:
+    """Whether a query's text holds a path with a list index after its first component
+    (`exports:a:0`, `exports:a:0:x`)."""
+    return any(re.fullmatch(r"-?\d+", part) is not None
+               for word in query.split() for part in word.split(":")[1:])
+
+
+@recognises("query-path-through-list-index")
+def query_path_through_list_index(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query path through a list index (`$[ exports:a:0:1 ]`): kapicorp looks the index up as
+    text among the list's items, so it leaves every node out of the answer (value and `if`
+    forms), never renders the item (a failing one is no error there) and crashes with a
+    TypeError when the list holds that text; reclass-ng reads the item. Recognised when a query
+    has such a path and: kapicorp's answers are ours with nodes left out (in a string that
+    refers to one: kapicorp's empty `{}` / `[]` filled in ours); or ours
+    failed in a
+    query with such a path at a path through a list index while kapicorp rendered; or kapicorp's
+    TypeError."""
+    if not any(has_list_index_path(query) for query in query_texts(case)):
+        return False
+    theirs, ours = rendering.kapicorp, rendering.reclass_ng
+    if kapicorp_exception(rendering) == "TypeError":
+        return "list indices must be integers or slices, not str" in theirs.stderr \
+            and (ours.ok or ours.status == 65)
+    if theirs.ok and ours.status == 65:
+        failed = re.findall(r"Failed inv query \$\[([^\]]*)\]", ours.stderr)
+        return bool(failed) and all(has_list_index_path(query) for query in failed) \
+            and re.search(r", at [^,\n]*:-?\d+(:|,)", ours.stderr) is not None
+    names = set(case.nodes)
+
+    def nodes_left_out(theirs_value: Any, ours_value: Any) -> bool:
+        if isinstance(theirs_value, dict) and isinstance(ours_value, dict):
+            return set(ours_value) <= names and set(theirs_value) < set(ours_value) \
+                and all(theirs_value[node] == ours_value[node] for node in theirs_value)
+        if isinstance(theirs_value, str) and isinstance(ours_value, str):
+            # An answer referenced inside a string: kapicorp's empty one where ours has nodes.
+            return filled_in(theirs_value, ours_value)
+        return isinstance(theirs_value, list) and isinstance(ours_value, list) \
+            and all(isinstance(item, str) for item in theirs_value + ours_value) \
+            and set(ours_value) <= names and set(theirs_value) < set(ours_value)
+    return equal_ignoring(rendering, nodes_left_out)
+
+
+def filled_in(theirs: str, ours: str) -> bool:
+    """Whether `ours` is `theirs` with each of its empty `{}` / `[]` filled with something (the
+    text around them kept, in order; generated strings may hold unbalanced brackets, so the
+    fillings are not parsed)."""
+    pieces = re.split(r"\{\}|\[\]", theirs)
+    if len(pieces) < 2 or len(ours) <= len(theirs) or not ours.startswith(pieces[0]) \
+            or not ours.endswith(pieces[-1]):
+        return False
+    position = len(pieces[0])
+    for piece in pieces[1:-1]:
+        position = ours.find(piece, position + 1)
+        if position < 0:
+            return False
+        position += len(piece)
+    return position < len(ours) - len(pieces[-1])
+
+
+@recognises("reference-through-list-index-before-its-target")
+def reference_through_list_index_before_its_target(rendering: Rendering,
+                                                   case: InventoryCase) -> bool:
+    """A reference through a list index (`x ${d:0:a}`) rendered before its target: kapicorp
+    never finds the target among the values still to render (the index compared as text), so
+    it writes the target's unrendered text into the string: a reference (`${y}`), a query's
+    parsed form (`IF exports:a == 1`, `exports:a`) or an internal `Value(...)` repr;
+    reclass-ng writes the rendered value. Equal except for strings where kapicorp's holds
+    more of those texts than ours. (The whole-value form is kapicorp-cannot-serialise.)"""
+    if re.search(r"\$\{[^}]*:-?\d+:[^}]*\}", "".join(case.files.values())) is None:
+        return False
+    query_words = {word for query in query_texts(case) for word in query.split() if ":" in word}
+
+    def unrendered_marks(text: str) -> int:
+        return text.count("${") + text.count("Value(") + len(re.findall(r"\bIF\b", text)) \
+            + sum(text.count(word) for word in query_words)
+
+    def unrendered_text(theirs: Any, ours: Any) -> bool:
+        return isinstance(theirs, str) and isinstance(ours, str) \
+            and unrendered_marks(theirs) > unrendered_marks(ours)
+    return equal_ignoring(rendering, unrendered_text)
+
+
 @recognises("query-as-export-value")
 def query_as_export_value(rendering: Rendering, case: InventoryCase) -> bool:
     """A query written as an export value: kapicorp crashes (AttributeError on None.items,
@@ -179,6 +268,23 @@ def query_in_list_over_null(rendering: Rendering, case: InventoryCase) -> bool:
         and any(any_value(document, over_null_or_overriding) for document in documents)
 
 
+@recognises("query-read-by-an-export")
+def query_read_by_an_export(rendering: Rendering, case: InventoryCase) -> bool:
+    """An export that refers to a parameter holding a query (`a: '${q}'`, `q: '$[ ... ]'`),
+    rendered for another node's query: kapicorp renders exports without an inventory and
+    crashes (AttributeError on None.items), reclass-ng does not evaluate queries inside a
+    queried node, so the export is null there."""
+    documents = [document for document in loaded_files(case) if isinstance(document, dict)]
+
+    def reference(value: Any) -> bool:
+        return isinstance(value, str) and "${" in value
+    return kapicorp_exception(rendering) == "AttributeError" \
+        and "'NoneType' object has no attribute 'items'" in rendering.kapicorp.stderr \
+        and (rendering.reclass_ng.status == 65 or rendering.reclass_ng.ok) \
+        and any(any_value(document.get("exports"), reference) for document in documents) \
+        and any(any_value(document.get("parameters"), is_query) for document in documents)
+
+
 @recognises("list-item-references-its-list")
 def list_item_references_its_list(rendering: Rendering, case: InventoryCase) -> bool:
     """A string in a list refers to the list itself (`d: ['x${d}']`): reclass-ng reports the
@@ -187,6 +293,16 @@ def list_item_references_its_list(rendering: Rendering, case: InventoryCase) -> 
     return rendering.kapicorp.ok and rendering.reclass_ng.status == 65 \
         and "Infinite recursion" in rendering.reclass_ng.stderr \
         and "CompItem(" in rendering.kapicorp.stdout
+
+
+@recognises("query-self-operand-holds-the-query")
+def query_self_operand_holds_the_query(rendering: Rendering, case: InventoryCase) -> bool:
+    """A query test's `self:` operand refers to a container holding that query
+    (`d: ['$[ exports:k if self:d != exports:k ]']`): reclass-ng reports the reference loop
+    (exit 65); kapicorp compares the container as it is, the query unrendered, and answers."""
+    return rendering.kapicorp.ok and rendering.reclass_ng.status == 65 \
+        and "Infinite recursion" in rendering.reclass_ng.stderr \
+        and any(" self:" in query for query in query_texts(case))
 
 
 @recognises("reference-loop-through-dict")
@@ -256,16 +372,23 @@ def reference_to_dict_final_value(rendering: Rendering, case: InventoryCase) -> 
 @recognises("container-in-string")
 def container_in_string(rendering: Rendering, case: InventoryCase) -> bool:
     """A reference to a dict or list inside a longer string: kapicorp may print the repr of its
-    internal ValueList there, reclass-ng the rendered container. Equal everywhere else."""
+    internal ValueList there, or, when the string is rendered before the container's values
+    (a reference, a query), their `Value(RefItem(...))` reprs; reclass-ng the rendered
+    container. Equal everywhere else, or reclass-ng failed (exit 65) where kapicorp printed
+    such a repr: one of the values kapicorp never rendered cannot be rendered."""
     def embedded_reference(value: Any) -> bool:
         return isinstance(value, str) and "${" in value \
             and re.fullmatch(r"\$\{[^}]*\}", value.strip()) is None
 
     def internal_in_string(theirs: Any, ours: Any) -> bool:
         return isinstance(theirs, str) and isinstance(ours, str) \
-            and INTERNAL_OBJECT.search(theirs) is not None \
-            and INTERNAL_OBJECT.sub("", theirs) != theirs
-    return INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None \
+            and (INTERNAL_OBJECT.search(theirs) is not None
+                 or (VALUE_REPR.search(theirs) is not None and VALUE_REPR.search(ours) is None))
+    printed_unrendered = VALUE_REPR.search(rendering.kapicorp.stdout) is not None
+    if printed_unrendered and rendering.kapicorp.ok and rendering.reclass_ng.status == 65:
+        # reclass-ng rendered the values kapicorp printed unrendered, and one of them failed.
+        return any(any_value(document, embedded_reference) for document in loaded_files(case))
+    return (INTERNAL_OBJECT.search(rendering.kapicorp.stdout) is not None or printed_unrendered) \
         and any(any_value(document, embedded_reference) for document in loaded_files(case)) \
         and equal_ignoring(rendering, internal_in_string)
 
@@ -290,6 +413,8 @@ def kapicorp_prints_internal_objects(rendering: Rendering, case: InventoryCase) 
 
 
 INTERNAL_OBJECT = re.compile(r"<reclass\.[\w.]+ object at 0x[0-9a-f]+>")
+# The repr of one of kapicorp's unrendered values (reclass.values.value.Value) and its item.
+VALUE_REPR = re.compile(r"Value\((?:RefItem|InvItem|CompItem|ScaItem|DictItem|ListItem)\(")
 
 
 @recognises("kapicorp-hangs")

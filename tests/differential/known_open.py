@@ -11,49 +11,16 @@ report these apart from agreements and deviations, so what is still open stays v
 
 from __future__ import annotations
 
-from typing import Any
-
-from differential.deviations import Recogniser, equal_ignoring
-from differential.inventory_strategy import InventoryCase
-from differential.runner import Rendering
+from differential.deviations import Recogniser
 
 # Nothing of issue 36 is left open after h36-fix and h36-prefix: group 1 cases 1-6 and 8
 # (case 5, the nested prefixes, and 8: scenarios fuzz-tilde-nested-*), group 2 (no-export test,
 # self: null, dict merged under null) and findings 1-3 (finding 3: scenarios
 # fuzz-query-constant-changed-in-*) agree with kapicorp; cases 7, 9, the dict merged under a
-# null and findings 4 and 5 are documented deviations (doc/compatibility-deviations.yml:
+# null and findings 4-7 are documented deviations (doc/compatibility-deviations.yml:
 # list-item-references-its-list; finding 5 is query-in-list-over-null's crash, reached by a
-# `~` key). A new open case goes here with its recogniser until it is fixed or documented.
+# `~` key; finding 6 reference-through-list-index-before-its-target, finding 7
+# query-path-through-list-index). A new open case goes here with its recogniser until it is fixed or documented.
 
 
-def finding_6_reference_to_a_query_in_a_string_gives_its_text(rendering: Rendering,
-                                                                case: InventoryCase) -> bool:
-    """Finding 6 (/work/h36-findings.md): a reference inside a longer string (`\\\\${d:0:k:a}`)
-    to a key whose value is an `if` query: kapicorp puts the query's parsed text into the
-    string (`\\IF exports:a != None AND exports:a == n1`), reclass-ng its answer. Likely a
-    kapicorp corruption to document. Only that symptom: kapicorp's value is a string holding
-    an upper-cased `IF` with an `exports:` path where reclass-ng's differs."""
-    def query_text(theirs: Any, ours: Any) -> bool:
-        return isinstance(theirs, str) and "IF exports:" in theirs and theirs != ours
-    return case.uses("$[ if ") and equal_ignoring(rendering, query_text)
-
-
-def finding_7_ignore_errors_keeps_a_node_kapicorp_drops(rendering: Rendering,
-                                                        case: InventoryCase) -> bool:
-    """Finding 7 (/work/h36-findings.md; the first open case the derandomized test met after
-    finding 3's fix): `$[ +IgnoreErrors exports:a:0:2 ]` where another value inside the
-    export `a` cannot be rendered. kapicorp renders the whole export and leaves the node out
-    of the answer; reclass-ng renders the path the query reads and keeps the node. Only that
-    symptom: a query answer where kapicorp's nodes are some of ours, with equal values."""
-    def node_left_out(theirs: Any, ours: Any) -> bool:
-        return isinstance(theirs, dict) and isinstance(ours, dict) \
-            and set(theirs) < set(ours) and all(theirs[key] == ours[key] for key in theirs)
-    return case.uses("+IgnoreErrors") and equal_ignoring(rendering, node_left_out)
-
-
-KNOWN_OPEN: dict[str, Recogniser] = {
-    "finding-6-reference-to-a-query-in-a-string-gives-its-text":
-        finding_6_reference_to_a_query_in_a_string_gives_its_text,
-    "finding-7-ignore-errors-keeps-a-node-kapicorp-drops":
-        finding_7_ignore_errors_keeps_a_node_kapicorp_drops,
-}
+KNOWN_OPEN: dict[str, Recogniser] = {}
