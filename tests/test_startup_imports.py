@@ -158,3 +158,46 @@ def test_yaml_output_quotes_strings_without_pyyaml(tmp_path):
     imported, output = _run(root, ("yaml",), "--nodeinfo", "n1", "-o", "yaml")
     assert imported == []
     assert "  colon: 'a: b'\n  flag: 'on'\n  number: '12'\n  word: x\n" in output
+
+
+REAL_SHAPES_INVENTORY = {
+    # Real inventories' values (issue 29): options, hashes, port mappings, MAC addresses,
+    # addresses with ports, octal modes, multi-line scripts and keys, empty strings; and one
+    # file the block reader declines (a flow mapping), as every real model has: PyYAML reads it.
+    "classes/base.yml": "parameters:\n  java_opts: -Xms512m -Xmx512m\n  args: [-c, --insecure]\n"
+                        "  commit: 85543e49238903ac14b486321bd3d60fef09d9ef\n"
+                        "  key: 58118E89F3A912897C070ADBF76221572C52609D\n  uptime: 24x7\n"
+                        "  ports: [15000:5000, '1389:389']\n  mac: '52:54:00:00:01:01'\n"
+                        "  api: 10.0.1.90:5000\n  mode: '0640'\n  version: 1.10.x\n"
+                        "  script: |\n    set -e\n    echo '-----BEGIN'\n  empty: ''\n"
+                        "  star: '*'\n",
+    "classes/flow.yml": "parameters:\n  flow: {a: 1, b: -c}\n",
+    "nodes/n1.yml": "classes: [base, flow]\nparameters:\n  d: fluentd_stop\n"}
+
+
+def test_real_inventory_shapes_render_without_regular_expressions(tmp_path):
+    # Each of these values used to be left to PyYAML's resolver, whose patterns need `re`
+    # and `enum` (a sixth of a small whole `reclass --inventory`).
+    import yaml
+
+    root = write_inventory(tmp_path / "inv", REAL_SHAPES_INVENTORY)
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, REGULAR_EXPRESSIONS + ("yaml",), "--inventory", "-o", fmt)
+        assert imported == ["yaml"], fmt  # PyYAML read the flow mapping, without `re`
+        parameters = yaml.safe_load(output)["nodes"]["n1"]["parameters"]
+        parameters.pop("_reclass_")
+        assert parameters == {
+            "java_opts": "-Xms512m -Xmx512m", "args": ["-c", "--insecure"],
+            "commit": "85543e49238903ac14b486321bd3d60fef09d9ef",
+            "key": "58118E89F3A912897C070ADBF76221572C52609D", "uptime": "24x7",
+            "ports": ["15000:5000", "1389:389"], "mac": "52:54:00:00:01:01",
+            "api": "10.0.1.90:5000", "mode": "0640", "version": "1.10.x",
+            "script": "set -e\necho '-----BEGIN'\n", "empty": "", "star": "*",
+            "flow": {"a": 1, "b": "-c"}, "d": "fluentd_stop"}, fmt
+    # Quoted where PyYAML's resolver reads another type (a sexagesimal or octal int, null,
+    # its `yaml` indicator), plain where it reads a string: as kapicorp-reclass writes them.
+    imported, output = _run(root, (), "--inventory", "-o", "yaml")
+    for line in ("mac: '52:54:00:00:01:01'", "mode: '0640'", "empty: ''", "star: '*'",
+                 "- 15000:5000", "- 1389:389", "api: 10.0.1.90:5000",
+                 "java_opts: -Xms512m -Xmx512m", "- --insecure", "uptime: 24x7"):
+        assert f"\n      {line}\n" in output, line
