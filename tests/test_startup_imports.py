@@ -201,3 +201,17 @@ def test_real_inventory_shapes_render_without_regular_expressions(tmp_path):
                  "- 15000:5000", "- 1389:389", "api: 10.0.1.90:5000",
                  "java_opts: -Xms512m -Xmx512m", "- --insecure", "uptime: 24x7"):
         assert f"\n      {line}\n" in output, line
+
+
+def test_escaped_references_render_without_regular_expressions(tmp_path):
+    # A string with the escape character is read by the full grammar (syntax/grammar.py),
+    # as Kapitan inventories' scripts often are (`\${HOST_IP}` for the shell): no `re` either.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  b: x\n"
+                            "  script: '[ -n \"\\${HOST}\" ] && echo ${b} \\\\${b} ${${c}}'\n"
+                            "  c: b\n",
+        "nodes/n1.yml": "classes: [base]\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, REGULAR_EXPRESSIONS, "--nodeinfo", "n1", "-o", fmt)
+        assert imported == [], fmt
+    assert json.loads(output)["parameters"]["script"] == '[ -n "${HOST}" ] && echo x \\x x'
