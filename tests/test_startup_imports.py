@@ -215,3 +215,21 @@ def test_escaped_references_render_without_regular_expressions(tmp_path):
         imported, output = _run(root, REGULAR_EXPRESSIONS, "--nodeinfo", "n1", "-o", fmt)
         assert imported == [], fmt
     assert json.loads(output)["parameters"]["script"] == '[ -n "${HOST}" ] && echo x \\x x'
+
+
+def test_kapitan_secret_references_are_read_without_pyyaml(tmp_path):
+    # `?{base64:...}` is a plain scalar (a `?` before a non-space, in block context): the
+    # block reader reads it, so kapitan-kubernetes's example never imports PyYAML at all.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  users:\n    root:\n      password: "
+                            "?{base64:targets/${target_name}/mysql/password||randomstr|base64}\n"
+                            "  hosts:\n  - ::1\n",
+        "targets/t1.yml": "classes: [base]\nparameters:\n  target_name: t1\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, PYYAML + REGULAR_EXPRESSIONS, "-u", "targets", "--inventory",
+                                "-o", fmt)
+        assert imported == [], fmt
+    parameters = json.loads(output)["nodes"]["t1"]["parameters"]
+    assert parameters["users"]["root"]["password"] == \
+        "?{base64:targets/t1/mysql/password||randomstr|base64}"
+    assert parameters["hosts"] == ["::1"]
