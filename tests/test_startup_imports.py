@@ -188,3 +188,78 @@ def test_a_reclass_ng_command_imports_only_what_it_runs(tmp_path):
         imported = result.stdout.splitlines()[-1].split()
         expected = {"lint", "schemas", "classifier"} if args[0] == "lint" else set()  # lint reads facts
         assert set(imported) <= expected, (args, imported)
+
+
+REAL_SHAPES_INVENTORY = {
+    # Real inventories' values (issue 29): options, hashes, port mappings, MAC addresses,
+    # addresses with ports, octal modes, multi-line scripts and keys, empty strings; and one
+    # file the block reader declines (a flow mapping), as every real model has: PyYAML reads it.
+    "classes/base.yml": "parameters:\n  java_opts: -Xms512m -Xmx512m\n  args: [-c, --insecure]\n"
+                        "  commit: 85543e49238903ac14b486321bd3d60fef09d9ef\n"
+                        "  key: 58118E89F3A912897C070ADBF76221572C52609D\n  uptime: 24x7\n"
+                        "  ports: [15000:5000, '1389:389']\n  mac: '52:54:00:00:01:01'\n"
+                        "  api: 10.0.1.90:5000\n  mode: '0640'\n  version: 1.10.x\n"
+                        "  script: |\n    set -e\n    echo '-----BEGIN'\n  empty: ''\n"
+                        "  star: '*'\n",
+    "classes/flow.yml": "parameters:\n  flow: {a: 1, b: -c}\n",
+    "nodes/n1.yml": "classes: [base, flow]\nparameters:\n  d: fluentd_stop\n"}
+
+
+def test_real_inventory_shapes_render_without_regular_expressions(tmp_path):
+    # Each of these values used to be left to PyYAML's resolver, whose patterns need `re`
+    # and `enum` (a sixth of a small whole `reclass --inventory`).
+    import yaml
+
+    root = write_inventory(tmp_path / "inv", REAL_SHAPES_INVENTORY)
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, REGULAR_EXPRESSIONS + ("yaml",), "--inventory", "-o", fmt)
+        assert imported == ["yaml"], fmt  # PyYAML read the flow mapping, without `re`
+        parameters = yaml.safe_load(output)["nodes"]["n1"]["parameters"]
+        parameters.pop("_reclass_")
+        assert parameters == {
+            "java_opts": "-Xms512m -Xmx512m", "args": ["-c", "--insecure"],
+            "commit": "85543e49238903ac14b486321bd3d60fef09d9ef",
+            "key": "58118E89F3A912897C070ADBF76221572C52609D", "uptime": "24x7",
+            "ports": ["15000:5000", "1389:389"], "mac": "52:54:00:00:01:01",
+            "api": "10.0.1.90:5000", "mode": "0640", "version": "1.10.x",
+            "script": "set -e\necho '-----BEGIN'\n", "empty": "", "star": "*",
+            "flow": {"a": 1, "b": "-c"}, "d": "fluentd_stop"}, fmt
+    # Quoted where PyYAML's resolver reads another type (a sexagesimal or octal int, null,
+    # its `yaml` indicator), plain where it reads a string: as kapicorp-reclass writes them.
+    imported, output = _run(root, (), "--inventory", "-o", "yaml")
+    for line in ("mac: '52:54:00:00:01:01'", "mode: '0640'", "empty: ''", "star: '*'",
+                 "- 15000:5000", "- 1389:389", "api: 10.0.1.90:5000",
+                 "java_opts: -Xms512m -Xmx512m", "- --insecure", "uptime: 24x7"):
+        assert f"\n      {line}\n" in output, line
+
+
+def test_escaped_references_render_without_regular_expressions(tmp_path):
+    # A string with the escape character is read by the full grammar (syntax/grammar.py),
+    # as Kapitan inventories' scripts often are (`\${HOST_IP}` for the shell): no `re` either.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  b: x\n"
+                            "  script: '[ -n \"\\${HOST}\" ] && echo ${b} \\\\${b} ${${c}}'\n"
+                            "  c: b\n",
+        "nodes/n1.yml": "classes: [base]\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, REGULAR_EXPRESSIONS, "--nodeinfo", "n1", "-o", fmt)
+        assert imported == [], fmt
+    assert json.loads(output)["parameters"]["script"] == '[ -n "${HOST}" ] && echo x \\x x'
+
+
+def test_kapitan_secret_references_are_read_without_pyyaml(tmp_path):
+    # `?{base64:...}` is a plain scalar (a `?` before a non-space, in block context): the
+    # block reader reads it, so kapitan-kubernetes's example never imports PyYAML at all.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  users:\n    root:\n      password: "
+                            "?{base64:targets/${target_name}/mysql/password||randomstr|base64}\n"
+                            "  hosts:\n  - ::1\n",
+        "targets/t1.yml": "classes: [base]\nparameters:\n  target_name: t1\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, PYYAML + REGULAR_EXPRESSIONS, "-u", "targets", "--inventory",
+                                "-o", fmt)
+        assert imported == [], fmt
+    parameters = json.loads(output)["nodes"]["t1"]["parameters"]
+    assert parameters["users"]["root"]["password"] == \
+        "?{base64:targets/t1/mysql/password||randomstr|base64}"
+    assert parameters["hosts"] == ["::1"]

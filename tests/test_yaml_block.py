@@ -81,6 +81,9 @@ READ_FAST = [
     "'quoted key': 1\n\"null\": ~\n'it''s': \"v\"\n\"\": ''\n",
     "a: [\"x\", 'y', z, '']\nb: ['.*', '[x]', 'a # b', \"1\", '{a: 1}', \"it's\"]\n",
     "a:\n- x: [\"a\", 'b']\n",
+    # Kapitan's secret references and other plain scalars starting with `?` or `:`
+    "password: ?{base64:targets/${target_name}/mysql/password||randomstr|base64}\n"
+    "l:\n- ?{gpg:x||random:str}\n- ::1\n- :x # c\n",
 ]
 READ_FULL_WAY = [
     "- a\n- b\n",
@@ -138,7 +141,8 @@ VALUES = st.sampled_from([
     "[]", "{}", "[a, b]", "[a, [b]]", "[ ]", "[a, ]", "[a,b]", "[1, yes, ~]", "[- a]", "[-1]",
     "{a: 1}", "a #c", "a#c", "# c", "a: b", "a:", "a:b", "${x:y}", "$[x]", "&a", "*a", "!t x",
     "|", ">", "2001-12-14", ".5", ".inf", ".NaN", "%x", "@x", "`x", "-", "- x", "-x", "?x",
-    ":x", "a  b", "v   ", "'", "\"", "a 'b'", ",a", "a,b", "=", "<<"])
+    ":x", "a  b", "v   ", "'", "\"", "a 'b'", ",a", "a,b", "=", "<<", "?{a:b||c|d}", "?{x}",
+    "::1", "?", ":", "? x", ": x", "?x #c", "?a: b", "?[a]"])
 LINES = st.tuples(st.integers(0, 6), st.sampled_from(["key", "key:", "dash", "dash-key", "dash:",
                                                     "-", "comment", "blank", "value"]),
                   KEYS, VALUES)

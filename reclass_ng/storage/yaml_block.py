@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 # The tag of strings: a memoised tag that is this very object needs no further look.
 STR_TAG = _STR = "tag:yaml.org,2002:str"
-# Characters that cannot start a plain scalar (YAML 1.1 indicators); `-` may, before a
-# non-space (`-1`), which is the only such start read here.
+# Characters that cannot start a plain scalar (YAML 1.1 indicators); `-`, `?` and `:` may,
+# before a non-space in block context (`-1`, Kapitan's `?{base64:...}` secret references,
+# `::1`), as libyaml's scanner reads them; those are the only such starts read here.
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # Characters that end a plain scalar inside a flow collection or start something this parser
 # leaves to PyYAML there (nested collections, comments, keys, anchors, tags); quotes may
@@ -249,7 +250,7 @@ def _scalar(text: str, plain_tag: Callable[[str], str | None],
             return {}
         if first == "[" and text[-1] == "]":
             return _flow_sequence(text, plain_tag, plain_value)
-        if first != "-" or len(text) == 1 or text[1] == " ":
+        if first not in "-?:" or len(text) == 1 or text[1] == " ":
             raise NotSimple
     comment = text.find(" #")
     if comment >= 0:

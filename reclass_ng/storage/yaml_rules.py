@@ -58,8 +58,17 @@ _STANDARD_RESOLVERS = {
     **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
 
 # Indicators that start a tagged scalar only when it is spelt as they are here (`~` null, `<<`
-# a merge key, `=` a value key); anything else starting with them is a string.
-_ONE_SPELLING_TAGS = {"~": ("~", _NULL), "<": ("<<", _MERGE), "=": ("=", _VALUE)}
+# a merge key, `=` a value key, `!`, `&` and `*` PyYAML's `yaml` tag); anything else starting
+# with them is a string.
+_YAML = _TAG + "yaml"
+_ONE_SPELLING_TAGS = {"~": ("~", _NULL), "<": ("<<", _MERGE), "=": ("=", _VALUE),
+                      "!": ("!", _YAML), "&": ("&", _YAML), "*": ("*", _YAML)}
+# The letters PyYAML's float, int and timestamp patterns hold outside a `0b`/`0x` prefix:
+# exponents and a timestamp's `T`/`t` and `Z`; any other letter after a leading digit makes a
+# string (a hash, `24x7`, `30d`, `1.10.x`).
+_NUMBER_LETTERS = frozenset("eEtTZ")
+# What the float and int patterns hold after a leading digit (no timestamp: its `-` is 5th).
+_NUMBER_NOT_TIMESTAMP = frozenset("0123456789_.:eE+-")
 
 
 class _PlainTags:
@@ -70,37 +79,98 @@ class _PlainTags:
 
 def plain_scalar_tag(value: str) -> str | None:
     """The tag PyYAML's safe resolver gives the plain scalar `value`, for the common cases
-    (words, booleans, nulls, decimal integers); None for the others, which it must decide.
-    tests/test_yaml_load.py compares it with PyYAML's resolver."""
-    if not standard_tags() or not value or "\n" in value:  # `$` of a pattern matches before a "\n"
+    (words, booleans, nulls, decimal integers, options, hashes, multi-line text); None for
+    the others, which it must decide. tests/test_yaml_load.py compares it with PyYAML's
+    resolver.
+
+    Each case answered here saves a run that meets no other the import of `re` and `enum`
+    (about 26 M instructions, a sixth of a small whole `--inventory`): PyYAML's patterns are
+    compiled on first use (storage/yaml_import.py)."""
+    if not standard_tags():
         return None
+    if not value:
+        return _NULL  # the null pattern's empty alternative, the one resolver of ""
     first = value[0]
+    if "\n" in value:
+        # No pattern holds a line break, and `$` matches before one that ends the text: a
+        # text ending in its only line break has the tag of the text without it.
+        if first not in _STANDARD_RESOLVERS or "\n" in value[:-1]:
+            return _STR
+        return plain_scalar_tag(value[:-1])
     if first in _DIGITS:
-        # Decimal digits only, without a leading zero: no float, and the int pattern's
-        # `[1-9][0-9_]*` (a leading 0 may be octal: PyYAML decides).
-        if value == "0" or (first != "0" and value.isascii() and value.isdigit()):
-            return _INT
-        # Digits and dots only (versions, addresses): one dot is the float pattern's
-        # `[0-9][0-9_]*\.[0-9_]*`; more match no pattern (a timestamp needs `-`).
-        dots = value.count(".")
-        if dots and value.isascii() and value.replace(".", "").isdigit():
-            return _FLOAT if dots == 1 else _STR
-        # A character that none of the float, int and timestamp patterns holds (a host name
-        # such as 0.pool.ntp.org, `3rd`): none matches, a string.
-        return None if _NUMBER_CHARACTERS.issuperset(value) else _STR
+        return _digit_first_tag(value)
+    if first in "-+.":
+        return _sign_or_dot_first_tag(value)
     if first in "yYtTfFoOnN":
         if value in _BOOL_SPELLINGS:
             return _BOOL
-        if first in "nN" and value in _NULL_SPELLINGS:
-            return _NULL
-        return _STR
+        return _NULL if value in _NULL_SPELLINGS else _STR
     if first in _ONE_SPELLING_TAGS:
         spelling, tag = _ONE_SPELLING_TAGS[first]
         return tag if value == spelling else _STR
-    if first == ".":  # relative class names: only `.` + digit and .inf/.nan spellings are floats
-        second = value[1:2]
+    return _STR  # a first character without implicit resolvers
+
+
+def _sign_or_dot_first_tag(value: str) -> str | None:
+    """plain_scalar_tag of a `value` that starts with `-`, `+` or `.`: a float, an int or a
+    string (an option such as `-c` or `--port=80`, a relative class name)."""
+    second = value[1:2]
+    if value.count(".") > 1:
+        return _STR  # no pattern holds two dots (`-2..+2`, `../x`)
+    if value[0] == ".":  # only `.` + digit and the .inf/.nan spellings are floats
         return None if (second and second in _DIGITS) or value in _DOT_FLOATS else _STR
-    return None if first in _STANDARD_RESOLVERS else _STR
+    # After a sign the float and int patterns all go on with a digit or `.`; with a digit,
+    # they are those a text starting with that digit meets, less the timestamp (its `-` 5th).
+    if second and second in _DIGITS and value[5:6] != "-":
+        return _digit_first_tag(value[1:])
+    return None if second and (second in _DIGITS or second == ".") else _STR
+
+
+def _digit_first_tag(value: str) -> str | None:
+    """plain_scalar_tag of a `value` that starts with a digit: an int, a float, a
+    timestamp or a string."""
+    first = value[0]
+    # Decimal digits only, without a leading zero: no float, and the int pattern's
+    # `[1-9][0-9_]*`; with a leading zero, the octal `0[0-7_]+` or nothing.
+    if value.isascii() and value.isdigit():
+        if first != "0" or value == "0":
+            return _INT
+        return _STR if "8" in value or "9" in value else _INT
+    # No pattern holds two dots (versions, addresses, ranges such as `1..3`); digits and one
+    # dot are the float pattern's `[0-9][0-9_]*\.[0-9_]*`.
+    dots = value.count(".")
+    if dots > 1:
+        return _STR
+    if dots and value.isascii() and value.replace(".", "").isdigit():
+        return _FLOAT
+    if ":" in value and value.isascii() and value.replace(":", "").replace(".", "").isdigit():
+        return _colon_number_tag(value)
+    # A character that none of the float, int and timestamp patterns holds (a host name
+    # such as 0.pool.ntp.org, `3rd`): none matches, a string.
+    if not _NUMBER_CHARACTERS.issuperset(value):
+        return _STR
+    if value[1:2] in ("x", "b"):
+        return None  # `0x1f`, `0b101`: PyYAML decides
+    if not _NUMBER_LETTERS.issuperset(character for character in value
+                                      if character.isalpha()):
+        return _STR
+    # Without a timestamp's `-` as 5th character only the float and int patterns remain.
+    if value[4:5] != "-" and not _NUMBER_NOT_TIMESTAMP.issuperset(value):
+        return _STR
+    return None
+
+
+def _colon_number_tag(value: str) -> str | None:
+    """The tag of digits with colons (and dots): a port mapping, a MAC address, an address
+    with its port. Only the sexagesimal patterns hold a colon: the int's
+    `[1-9][0-9_]*(?::[0-5]?[0-9])+` and the float's, which goes on with a `.` after them."""
+    if "." in value:
+        # A dot before the first colon: no pattern (the sexagesimal float's comes after).
+        return _STR if value.index(".") < value.index(":") else None
+    head, *groups = value.split(":")
+    sexagesimal = head[0] != "0" and all(
+        len(group) == 1 or (len(group) == 2 and group[0] in "012345") for group in groups)
+    return _INT if sexagesimal else _STR
 
 
 def standard_tags() -> bool:

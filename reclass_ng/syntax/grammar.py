@@ -41,11 +41,6 @@ from _thread import allocate_lock  # threading.Lock, without importing threading
 
 from reclass_ng.syntax.ast import Query, Ref, Template, Text
 
-TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
-if TYPE_CHECKING:
-    import re  # imported where a pattern is compiled: plain references need none
-
-
 # What kapicorp's full grammar skips inside references (pyparsing's default whitespace).
 _WHITESPACE = " \t\n\r"
 
@@ -59,13 +54,6 @@ class SyntaxProblem(Exception):
         self.column = column
 
 
-def _text_pattern(forbidden: list[str]) -> re.Pattern[str]:
-    """One or more characters, none of them starting one of `forbidden`."""
-    import re
-
-    return re.compile("(?:(?!" + "|".join(re.escape(f) for f in forbidden) + ").)+", re.S)
-
-
 class ValueParser:
     """Parses strings into Templates for one choice of sentinels and escape character."""
 
@@ -76,27 +64,17 @@ class ValueParser:
         self.escape = escape
         esc, r_open, r_close = escape, self.ref_open, self.ref_close
         q_open, q_close = self.query_open, self.query_close
-        # What ends plain text at the top level and inside a reference; the patterns are
-        # compiled on first use (text_patterns): simple_template reads most strings without.
-        self._top_stops = [r_open, esc + r_open, esc + esc + r_open,
-                           q_open, esc + q_open, esc + esc + q_open]
-        self._ref_stops = [r_open, esc + r_open, esc + esc + r_open,
-                           r_close, esc + r_close, esc + esc + r_close]
-        self._text_patterns: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+        # What ends plain text at the top level and inside a reference.
+        self._top_stops = (r_open, esc + r_open, esc + esc + r_open,
+                           q_open, esc + q_open, esc + esc + q_open)
+        self._ref_stops = (r_open, esc + r_open, esc + esc + r_open,
+                           r_close, esc + r_close, esc + esc + r_close)
         self._query_stops = (q_close, esc + q_close, esc + esc + q_close)
         self._after_double_escape = (r_open, q_open, r_close, q_close)
         self._cache: dict[str, Template] = {}
         self._lock = allocate_lock()
         # Characters kapicorp's simple grammar refuses anywhere in a string (see skips_whitespace).
         self._not_simple = frozenset(esc + r_open + r_close + q_open + q_close)
-
-    def text_patterns(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        """(plain text at the top level, plain text inside a reference), compiled once."""
-        patterns = self._text_patterns
-        if patterns is None:
-            patterns = self._text_patterns = (_text_pattern(self._top_stops),
-                                              _text_pattern(self._ref_stops))
-        return patterns
 
     def may_contain_syntax(self, text: str) -> bool:
         """Cheap test: only strings containing an opening sentinel need parsing."""
@@ -173,6 +151,10 @@ class _Reading:
         self.furthest = (0, "text")  # where reading stopped furthest, and what was expected
         # whitespace skipped before each item inside a reference (kapicorp's full grammar)
         self.skip = any(c in text for c in _WHITESPACE) and parser.skips_whitespace(text)
+        # Each stop of text_run: (where it was last looked for from, where it was found there
+        # or after, len(text) for nowhere). A later look from between the two needs no search:
+        # a long text with many items is searched about once per stop, not once per item.
+        self.next_stop: dict[str, tuple[int, int]] = {}
 
     def value(self) -> Template:
         items: list[Text | Ref | Query] = []
@@ -198,7 +180,7 @@ class _Reading:
         p = self.p
         return (self.reference(pos) or self.query(pos) or self.double_escape(pos)
                 or self.escaped(pos, p.ref_open) or self.escaped(pos, p.query_open)
-                or self.text_run(pos, p.text_patterns()[0]))
+                or self.text_run(pos, p._top_stops))
 
     def reference(self, pos: int, nested: bool = False) -> Item | None:
         p, text = self.p, self.text
@@ -211,7 +193,7 @@ class _Reading:
             start = self.after_whitespace(at) if self.skip else at
             found = (self.reference(start, True) or self.double_escape(start)
                      or self.escaped(start, p.ref_open) or self.escaped(start, p.ref_close)
-                     or self.text_run(start, p.text_patterns()[1]))
+                     or self.text_run(start, p._ref_stops))
             if found is None:
                 break
             items.append(found[0])
@@ -274,9 +256,21 @@ class _Reading:
             return Text(sentinel), pos + len(marker)
         return None
 
-    def text_run(self, pos: int, pattern: re.Pattern[str]) -> Item | None:
-        match = pattern.match(self.text, pos)
-        return (Text(match.group()), match.end()) if match else None
+    def text_run(self, pos: int, stops: tuple[str, ...]) -> Item | None:
+        """Plain text from `pos` up to where one of `stops` starts, at least one character.
+        (A regular expression would say it in one line, at the cost of importing `re` in a
+        run that may need it nowhere else: about 26 M instructions with `enum`.)"""
+        text, next_stop = self.text, self.next_stop
+        end = len(text)
+        for stop in stops:
+            since, at = next_stop.get(stop, (end, -1))
+            if not since <= pos <= at:  # reading has passed it, or gone back (a failed rule)
+                at = text.find(stop, pos)
+                at = len(text) if at < 0 else at
+                next_stop[stop] = (pos, at)
+            if at < end:
+                end = at
+        return (Text(text[pos:end]), end) if end > pos else None
 
 
 def _joined(items: list[Text | Ref | Query]) -> list[Text | Ref | Query]:
