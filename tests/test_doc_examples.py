@@ -414,15 +414,16 @@ def test_the_exit_code_table_has_every_command() -> None:
     lists (with its actions, for commands that have them)."""
     import argparse
 
-    from reclass_ng.cli.main import build_parser
+    from reclass_ng.cli.main import SUBCOMMANDS, build_parser
 
     text = (REPO / "doc" / "usage.rst").read_text()
     table = text[text.index("Exit codes of every command"):text.index("Python API\n")]
     listed = set(re.findall(r"^``reclass-ng ([a-z]+(?: [a-z]+)?)``", table, re.MULTILINE))
-    commands = next(a for a in build_parser()._actions
-                    if isinstance(a, argparse._SubParsersAction))
     missing = []
-    for name, parser in commands.choices.items():
+    for name in SUBCOMMANDS:  # the parser has the arguments (and actions) of one command
+        commands = next(a for a in build_parser(name)._actions
+                        if isinstance(a, argparse._SubParsersAction))
+        parser = commands.choices[name]
         actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         wanted = [f"{name} {action}" for action in actions[0].choices] if actions else [name]
         missing += [w for w in wanted if w not in listed and w.split()[0] not in listed]
