@@ -43,13 +43,8 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
 def node_fragment_bytes(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
                         speed: Speed | None = None) -> bytes:
     """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first)."""
-    if fmt == "json" and pretty and (speed or Speed.from_environment()).orjson_json_writer:
-        try:
-            from reclass_ng.output.fast_json import node_member
-        except ImportError:
-            pass
-        else:
-            return bytes(node_member(name, info))
+    if fmt == "json" and pretty and (member := _orjson_member(name, info, speed)) is not None:
+        return bytes(member)
     return node_fragment(name, info, fmt, pretty, speed=speed).encode("utf-8")
 
 
@@ -111,14 +106,27 @@ def _indented_json_member(name: str, info: dict[str, Any], speed: Speed | None =
     # The writer of whole inventories (output.fast_json), so a parallel or cached render writes
     # what a serial one does, as fast; the exact writer where orjson has no wheel, or where
     # RECLASS_NG_SPEED turns it off.
-    if not (speed or Speed.from_environment()).orjson_json_writer:
+    speed = speed or Speed.from_environment()
+    if not speed.orjson_json_writer:
         from reclass_ng.output.exact import json_key, pretty_json
 
         return json_key(name) + ": " + pretty_json(info, "    ")
-    try:
-        from reclass_ng.output.fast_json import node_member
-    except ImportError:
+    member = _orjson_member(name, info, speed)
+    if member is None:
         from reclass_ng.output.exact import fast_pretty_json, json_key
 
         return json_key(name) + ": " + fast_pretty_json(info, "    ")
-    return str(node_member(name, info), "ascii")
+    return str(member, "ascii")
+
+
+def _orjson_member(name: str, info: dict[str, Any],
+                   speed: Speed | None) -> bytes | memoryview | None:
+    """`"name": {...}` of an indented inventory as orjson (output.fast_json) writes it; None
+    where the speed record turns that writer off or orjson has no wheel."""
+    if not (speed or Speed.from_environment()).orjson_json_writer:
+        return None
+    try:
+        from reclass_ng.output.fast_json import node_member
+    except ImportError:
+        return None
+    return node_member(name, info)
