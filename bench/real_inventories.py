@@ -374,6 +374,12 @@ def installed_like(work: Path, checkout: Path) -> list[str]:
     site = next(venv.glob("lib/python3*/site-packages"))
     (site / "reclass-ng.pth").write_text(f"{checkout}\n{packages.resolve()}\n",
                                          encoding="utf-8")
+    # pip compiles an installed package's bytecode; a checkout's .pyc files may be stale or
+    # missing, and with PYTHONDONTWRITEBYTECODE set (as some shells and CI images do) every
+    # run would then compile every module again: about 3x the instructions of a small model.
+    subprocess.run([str(project_venv / "bin" / "python"), "-m", "compileall", "-q",
+                    str(checkout / "reclass_ng"), str(checkout / "bin")],
+                   check=True, timeout=600, stdout=subprocess.DEVNULL)
     return [str(venv / "bin" / "python"), str(checkout / "bin" / "reclass")]
 
 
