@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from reclass_ng import output
 from reclass_ng.output import dump, pyyaml_text, write
-from reclass_ng.output.block_yaml import BlockYamlWriter
+from reclass_ng.output.block_yaml import BlockYamlWriter, float_spelling
 from reclass_ng.values import OwnedDict, OwnedList, UnresolvedDict, UnresolvedList
 
 # Strings PyYAML writes in every style: plain, quoted because they read as another type or
@@ -188,6 +188,16 @@ def test_common_values_are_written_without_pyyaml():
         "'12'", "Tue Nov  4", "'1:20'"]  # 1:20: a sexagesimal int, decided without PyYAML
     assert all(value_spelling(t) is None for t in ["a: b", "a:", "a ", " a", "a #b",
                                                    "é", "", "@a", "-a", ".5", "a'b"])
+
+
+@settings(max_examples=500)
+@given(st.floats() | st.sampled_from([1e17, 1e16, -1e-7, 1e-05, 0.1, -0.0, 5e-324, 2.5e+300,
+                                      1.7976931348623157e308, 123456789012345680.0]))
+def test_floats_are_spelt_as_pyyaml_spells_them(number):
+    # float_spelling stands for PyYAML's representer (output.block_yaml._plain_other).
+    assert "k: " + float_spelling(number) + "\n\n" == pyyaml_text({"k": number})
+    for document in ({"k": number}, [number], {"a": [{"b": number}]}):
+        assert dump(document, "yaml") == pyyaml_text(document)
 
 
 def test_names_paths_and_versions_are_written_as_is():

@@ -263,3 +263,17 @@ def test_kapitan_secret_references_are_read_without_pyyaml(tmp_path):
     assert parameters["users"]["root"]["password"] == \
         "?{base64:targets/t1/mysql/password||randomstr|base64}"
     assert parameters["hosts"] == ["::1"]
+
+
+def test_floats_are_written_to_yaml_without_pyyaml(tmp_path):
+    # Real models hold floats in most nodes (versions, ratios, timeouts): the block writer
+    # spells them as PyYAML's representer does without asking it (output.block_yaml
+    # float_spelling), so a render the block reader read whole imports no PyYAML.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  ratio: 0.5\n  version: 2.0\n  tiny: 0.00001\n"
+                            "  huge: 100000000000000000000.0\n  few:\n  - 1.5\n  - 10.25\n",
+        "nodes/n1.yml": "classes: [base]\nparameters:\n  d: 1.1\n"})
+    imported, output = _run(root, PYYAML, "--inventory", "-o", "yaml")
+    assert imported == []
+    assert "    ratio: 0.5\n" in output and "    tiny: 1.0e-05\n" in output
+    assert "    huge: 1.0e+20\n" in output and "    - 10.25\n" in output

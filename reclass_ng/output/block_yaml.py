@@ -29,6 +29,7 @@ from reclass_ng.output.yaml_scalars import (
 )
 from reclass_ng.storage.yaml_import import pyyaml
 from reclass_ng.storage.yaml_load import plain_scalar_tag
+from reclass_ng.storage.yaml_rules import standard_tags
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -90,6 +91,31 @@ def value_spelling(text: str) -> str | None:
 
 # Characters value_spelling takes inside a string, mapped to a letter for str.isalnum.
 _VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
+
+
+def float_spelling(value: float) -> str:
+    """The plain text PyYAML's representer gives a float (`represent_float`): `.nan`, `.inf`,
+    `-.inf`, else its repr in lower case with `.0` put before an exponent that follows no
+    point (`1e+17` is no YAML 1.1 float; `1.0e+17` is).
+
+    With PyYAML's own implicit resolvers each such text reads back as a float, so PyYAML
+    writes it plain and untagged, as it is: real models hold floats (versions, ratios,
+    timeouts) in most nodes, and asking PyYAML's representer imported PyYAML (about 30 M
+    instructions of a small run) for them alone. tests/test_output_yaml.py compares it with
+    PyYAML."""
+    if value != value:
+        return ".nan"
+    if value == _INFINITY:
+        return ".inf"
+    if value == -_INFINITY:
+        return "-.inf"
+    text = float.__repr__(value).lower()
+    if "." not in text and "e" in text:
+        text = text.replace("e", ".0e", 1)
+    return text
+
+
+_INFINITY = float("inf")
 
 
 def _pyyaml(data: Any) -> str:
@@ -427,6 +453,8 @@ class BlockYamlWriter:
         """PyYAML's spelling of a float, date or other scalar it writes plain and untagged;
         None for what it writes otherwise (`!!binary`). Raises _Unusual for containers
         PyYAML knows and the writer does not (sets) and for what it cannot represent."""
+        if type(value) is float and standard_tags():
+            return float_spelling(value)
         memo = (type(value), repr(value))
         try:
             return self._others[memo]
