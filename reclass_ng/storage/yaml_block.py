@@ -29,13 +29,16 @@ from collections.abc import Callable, Iterator
 from operator import length_hint
 
 from reclass_ng.cache import BoundedCache
+from reclass_ng.storage.yaml_rules import RESOLVED_FIRST_CHARACTERS, STR_TAG
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-# The tag of strings: a memoised tag that is this very object needs no further look.
-STR_TAG = _STR = "tag:yaml.org,2002:str"
+_STR = STR_TAG  # a memoised tag that is this very object needs no further look
+# A plain scalar starting with any other character is a string (with PyYAML's own resolvers,
+# which the reader needs): it is taken as it is, without a look at the memo of tags.
+_RESOLVED_FIRST = RESOLVED_FIRST_CHARACTERS
 # Characters that cannot start a plain scalar (YAML 1.1 indicators); `-`, `?` and `:` may,
 # before a non-space in block context (`-1`, Kapitan's `?{base64:...}` secret references,
 # `::1`), as libyaml's scanner reads them; those are the only such starts read here.
@@ -166,7 +169,7 @@ class BlockYamlReader:
             lines = [line.rstrip(" ") for line in written]
         # Tabs are read inside block scalars only (block_yaml_text lets them through): each
         # one a block scalar holds is counted off, and any left over declines the document.
-        tabs = text.count("\t")
+        tabs = text.count("\t") if "\t" in text else 0  # `in` scans faster than count
         lines_left = iter(lines)
         keys, values, max_depth = self._keys.peek, self._values.peek, self.max_depth
         unknown = _UNKNOWN
@@ -292,6 +295,8 @@ class BlockYamlReader:
             key = _quoted(text)  # `"null": ~`: the string, whatever it spells
         elif text[0] in _INDICATORS or " #" in text:
             raise NotSimple
+        elif text[0] not in _RESOLVED_FIRST:
+            key = text
         else:
             plain_tag = self.plain_tag  # a local: see storage.yaml_load.YamlLoader
             key = text if plain_tag(text) is _STR else self.plain_value(text)
@@ -480,12 +485,7 @@ def _scalar(text: str, plain_tag: Callable[[str], str | None],
     """The value of the one-line scalar `text` (no leading space, not a comment)."""
     first = text[0]
     if first in _QUOTES:
-        value, end = _leading_quoted(text)
-        if end < len(text):  # a comment may follow, after a space
-            after = text[end:]
-            if after[0] != " " or after.lstrip(" ")[:1] != "#":
-                raise NotSimple
-        return value
+        return _quoted_value(text)
     if first in _INDICATORS:
         if text == "{}":
             return {}
@@ -498,6 +498,8 @@ def _scalar(text: str, plain_tag: Callable[[str], str | None],
         text = text[:comment].rstrip(" ")
     if ": " in text or text[-1] == ":":
         raise NotSimple
+    if first not in _RESOLVED_FIRST:
+        return text
     return text if plain_tag(text) is _STR else plain_value(text)
 
 
@@ -507,6 +509,16 @@ def _quoted(text: str) -> str:
     value, end = _leading_quoted(text)
     if end != len(text):
         raise NotSimple
+    return value
+
+
+def _quoted_value(text: str) -> str:
+    """The string of the quoted scalar `text`, one line, maybe a comment after it."""
+    value, end = _leading_quoted(text)
+    if end < len(text):  # a comment may follow, after a space
+        after = text[end:]
+        if after[0] != " " or after.lstrip(" ")[:1] != "#":
+            raise NotSimple
     return value
 
 
