@@ -110,7 +110,8 @@ READ_FAST = [
     "a: \"\\N\\_\\e\\x41\\u00e9\\U0001F600\\/\\\\ \\\"\\t\\0\"\nb: [\"x\\n\", \"\\\\\"]\n",
     "a: \"%syslogtag:1:32%%msg:::sp-if-no-1st-sp%%msg%\\\\n\"\n",
     # non-ASCII text
-    "a: caf\u00e9\ncl\u00e9: 'na\u00efve'\nb: \"\u65e5\u672c\"\nc: [\u00fc, '\u00df']\nd: \U0001F600\n",
+    "a: caf\u00e9\ncl\u00e9: 'na\u00efve'\nb: \"\u65e5\u672c\"\n"
+    "c: [\u00fc, '\u00df']\nd: \U0001F600\n",
     "\u00a0a: b\u00a0\n",
     # a scalar on the lines below its key (plain ones folded), and spaces before a key's `:`
     "a:\n  ${x:y}\nb:\n  one\n  two\n\n  three\n    four\nc:\n  'q' # c\nd:\n  1\n",
@@ -334,7 +335,8 @@ BLOCK_LINE_SHIFT = st.sampled_from([0, 0, 0, 0, 1, 2, -1])
 def test_generated_block_scalars_read_fast_only_as_pyyaml_reads_them(
         form, pad, style, chomping, increment, increment_first, comment, step, body, after,
         final):
-    header = style + (increment + chomping if increment_first else chomping + increment) + comment
+    indicators = increment + chomping if increment_first else chomping + increment
+    header = style + indicators + comment
     entry = " " * pad + form.format(header, pad=" " * pad)
     lines = (["outer:"] if pad else []) + [entry]
     column = pad + 2 if form.startswith("- key") else pad  # the entry's
