@@ -84,31 +84,84 @@ READ_FAST = [
     # Kapitan's secret references and other plain scalars starting with `?` or `:`
     "password: ?{base64:targets/${target_name}/mysql/password||randomstr|base64}\n"
     "l:\n- ?{gpg:x||random:str}\n- ::1\n- :x # c\n",
+    # block scalars: literal and folded, every chomping, indentation indicators, blank lines
+    # before, inside and after the text, more-indented lines, `#` inside the text
+    "a: |\n  text\n",
+    "a: |-\n  x\n\n",
+    "a: |+\n  x\n\n\nb: 1\n",
+    "a: >\n  a\n  b\n\n  c\n   d\n  e\n",
+    "a: >-\n  x\n \n  y\n",
+    "a: >\n\n  x\n\n\n  y\n",
+    "a: |2-\n    x\n  y\n",
+    "a: >+1\n  x\n\n",
+    "a: |-2  # c\n     x\n",
+    "a:\n- |\n  x\n  # not a comment\n- >\n\n   p\n   q\n# comment\nb: |\n     \nc: 1\n",
+    "a:\n  - k: >+\n\n      p\n      q  \n\n\n    j: |\n  # ends it\n",
+    "a:\n  |\n    below its key\nb:\n-\n  >-\n   below its dash\n",
+    "a: |\n  no final line break",
+    "a: |\n  x\n  ",
+    "a: |\n  tab\tinside\n  \tat the start\n",
+    # the document's start marker
+    "---\na: 1\n",
+    "# c\n\n--- # start\na: 1\n",
+    "---   \n",
+    # quoted scalars followed by a comment, and escapes
+    "a: 'x'   # c\nb: \"y\" # c\nc:\n- '@wheel'   # c\n- \"it's\" #\n",
+    "a: \"\\N\\_\\e\\x41\\u00e9\\U0001F600\\/\\\\ \\\"\\t\\0\"\nb: [\"x\\n\", \"\\\\\"]\n",
+    "a: \"%syslogtag:1:32%%msg:::sp-if-no-1st-sp%%msg%\\\\n\"\n",
+    # non-ASCII text
+    "a: caf\u00e9\ncl\u00e9: 'na\u00efve'\nb: \"\u65e5\u672c\"\n"
+    "c: [\u00fc, '\u00df']\nd: \U0001F600\n",
+    "\u00a0a: b\u00a0\n",
+    # a scalar on the lines below its key (plain ones folded), and spaces before a key's `:`
+    "a:\n  ${x:y}\nb:\n  one\n  two\n\n  three\n    four\nc:\n  'q' # c\nd:\n  1\n",
+    "nagios :\n  a : 1\n",
 ]
 READ_FULL_WAY = [
     "- a\n- b\n",
     "a: 1\n---\nb: 2\n",
     "a: &x 1\nb: *x\n",
     "a: !!str 1\n",
-    "a: |\n  text\n",
     "a: multi\n  line\n",
     "a: 'multi\n  line'\n",
-    "a: \"esc\\n\"\n",
     "a:\tb\n",
+    "a: |\n\tx\n",
+    "a: |\n  x\n\tb: 1\n",
+    "a: x\t# c\n",
+    "a: |0\n x\n",
+    "a: | x\n",
+    "a: |++\n x\n",
+    "a: |#c\n x\n",
+    "a: |\n     \n  x\n",
+    "a: |\n  x\n y\n",
+    "---\na: 1\n---\nb: 2\n",
+    "--- a: 1\n",
+    "----\na: 1\n",
+    "a: 1\n...\n",
+    "%YAML 1.1\n---\na: 1\n",
+    "a: x\x85y\n",
+    "a: x\u2028y\n",
+    "\ufeffa: 1\n",
+    "a: \x01\n",
+    "a: \"\\'\"\n",
+    "a: \"\\x4\"\n",
+    "a: \"\\ud800\"\n",
+    "a: \"x\\\n  y\"\n",
+    "a: 'x'#c\n",
+    "a:\n  x\n  b: 1\n",
+    "a:\n  x # c\n  y\n",
+    "a:\n  x\n  - y\n",
     "a: b\r\n",
-    "a: caf\u00e9\n",
     "<<: {a: 1}\n",
     "a: 2001-12-14\n",
     "a: [1, [2]]\n",
     "a: {b: 1}\n",
-    "'quoted key' : 1\n",
     "\"a: b\": c\n",
     "'a'b: c\n",
     "a: ['x', y']\n",
     "a: ['a, b']\n",
     "a: [x'y]\n",
     "a: ['x' #c]\n",
-    "a: [\"x\\n\"]\n",
     "a: [\"x\" \"y\"]\n",
     "  a: 1\n",
     "a:\n    b: 1\n  c: 2\n",
@@ -142,7 +195,9 @@ VALUES = st.sampled_from([
     "{a: 1}", "a #c", "a#c", "# c", "a: b", "a:", "a:b", "${x:y}", "$[x]", "&a", "*a", "!t x",
     "|", ">", "2001-12-14", ".5", ".inf", ".NaN", "%x", "@x", "`x", "-", "- x", "-x", "?x",
     ":x", "a  b", "v   ", "'", "\"", "a 'b'", ",a", "a,b", "=", "<<", "?{a:b||c|d}", "?{x}",
-    "::1", "?", ":", "? x", ": x", "?x #c", "?a: b", "?[a]"])
+    "::1", "?", ":", "? x", ": x", "?x #c", "?a: b", "?[a]", "|-", ">+2", "|2", "| # c", "|x",
+    "'x' # c", '"x"  #c', "'x'#c", "caf\u00e9", "'\u00e9'", "x\ty", "\tx", '"\\u00e9\\t"',
+    '"\\q"', "--- x", "---", "\u2028", "\U0001F600"])
 LINES = st.tuples(st.integers(0, 6), st.sampled_from(["key", "key:", "dash", "dash-key", "dash:",
                                                     "-", "comment", "blank", "value"]),
                   KEYS, VALUES)
@@ -168,7 +223,8 @@ COMMON_KEYS = st.sampled_from(["a", "b", "k1", "~a", "=a", "1", "true", "null", 
                                "x", "0x10", "1.5", "a#c"])
 COMMON_VALUES = st.sampled_from(["v", "1", "-1", "1.5", "yes", "~", "'s'", "'it''s'", '"d"', "[]",
                                  "{}", "[a, b]", "a #c", "a#c", "${x:y}", "a:b", "a  b", ".5",
-                                 "0x1f", "1e3", "null", "[1, yes, ~]", "-x", "''"])
+                                 "0x1f", "1e3", "null", "[1, yes, ~]", "-x", "''", "'x' # c",
+                                 "caf\u00e9", '"e\\n"'])
 DOCUMENT_KEYS = st.one_of(COMMON_KEYS, COMMON_KEYS, COMMON_KEYS, KEYS)
 NODES = st.recursive(
     st.one_of(COMMON_VALUES, COMMON_VALUES, COMMON_VALUES, VALUES),
@@ -216,6 +272,7 @@ def test_generated_documents_read_fast_only_as_pyyaml_reads_them(pairs, step, in
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
            | st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
+           | st.text(alphabet=" ab\n\t\u00e9\u00a0\u2028\x85\U0001F600#:-'\"\\", max_size=12)
            | st.sampled_from(["yes", "off", "~", "0x10", "1:30", "1e3", "-.5", ".NaN", "a: b",
                               "- x", "'q'", "a #b", "${a:b}"]))
 trees = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
@@ -228,9 +285,24 @@ trees = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
                        min_size=1, max_size=5),
        st.integers(2, 4), st.booleans())
 def test_dumped_mappings_read_fast_as_pyyaml_reads_them(tree, indent, sort_keys):
-    text = yaml.safe_dump(tree, default_flow_style=False, indent=indent, sort_keys=sort_keys,
-                          width=10_000)
-    assert_same_or_declined(text)
+    for unicode in (False, True):
+        text = yaml.safe_dump(tree, default_flow_style=False, indent=indent,
+                              sort_keys=sort_keys, width=10_000, allow_unicode=unicode)
+        assert_same_or_declined(text)
+    # multi-line strings as literal block scalars, which PyYAML writes with an indentation
+    # indicator when they start with a space, and `|-`/`|+` for their final line breaks
+    assert_same_or_declined(yaml.dump(tree, Dumper=_LiteralDumper, default_flow_style=False,
+                                      indent=indent, sort_keys=sort_keys, allow_unicode=True))
+
+
+class _LiteralDumper(yaml.SafeDumper):
+    """Writes every string that holds a line break as a literal block scalar (where the
+    emitter allows one)."""
+
+
+_LiteralDumper.add_representer(
+    str, lambda dumper, value: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
 
 
 def test_dumped_plain_mappings_take_the_fast_path():
@@ -239,6 +311,50 @@ def test_dumped_plain_mappings_take_the_fast_path():
                                                     "~e": "${a:b}", "f": "10.0.0.1", "g": []}}
     for indent in (2, 4):
         assert assert_same_or_declined(yaml.safe_dump(tree, indent=indent, sort_keys=False))
+
+
+# Block scalars in every context: after a key, a dash or a dash and a key, or alone on the line
+# below its key or dash; any header (chomping, indentation indicator, comment or junk after
+# it); text lines of any indentation, blank lines of any length before, inside and after the
+# text, `#` lines, tabs and non-ASCII text; then a sibling entry, a comment or the end of the
+# text, with or without its final line break.
+BLOCK_TEXT = st.sampled_from(["text", "more text", "# hash", "- dash", "key: v", "", "", " ",
+                              "  ", "a\tb", "caf\u00e9 \u00fc", "x  ", "'q'", "|", "a  b",
+                              "\tx"])
+# Each text line's indentation: the scalar's own (more than its entry's column) plus this.
+BLOCK_LINE_SHIFT = st.sampled_from([0, 0, 0, 0, 1, 2, -1])
+
+
+@settings(max_examples=500)
+@given(st.sampled_from(["key: {}", "- {}", "- key: {}", "key:\n{pad}  {}", "-\n{pad}  {}"]),
+       st.sampled_from([0, 2]), st.sampled_from("|>"), st.sampled_from(["", "-", "+"]),
+       st.sampled_from(["", "", "", "1", "2", "4", "0"]), st.booleans(),
+       st.sampled_from(["", "", "", " # c", "  #c", " x", "#c", "\t# c"]), st.integers(1, 3),
+       st.lists(st.tuples(BLOCK_LINE_SHIFT, BLOCK_TEXT), max_size=7),
+       st.sampled_from(["next", "next", "# c", "  # c", "", "\tx: 1"]), st.booleans())
+def test_generated_block_scalars_read_fast_only_as_pyyaml_reads_them(
+        form, pad, style, chomping, increment, increment_first, comment, step, body, after,
+        final):
+    indicators = increment + chomping if increment_first else chomping + increment
+    header = style + indicators + comment
+    entry = " " * pad + form.format(header, pad=" " * pad)
+    lines = (["outer:"] if pad else []) + [entry]
+    column = pad + 2 if form.startswith("- key") else pad  # the entry's
+    lines += [" " * (column + step + shift) + text if text.strip(" ") else " " * shift + text
+              for shift, text in body]
+    if after == "next":
+        after = " " * pad + ("- next" if form.startswith("-") else "next: 1")
+    lines.append(after)
+    assert_same_or_declined("\n".join(lines) + ("\n" if final else ""))
+
+
+def test_block_scalars_take_the_fast_path():
+    # What the property above checks is not vacuous: block scalars of every header are read.
+    for style in "|>":
+        for header in ("", "-", "+", "2", "-2", "2+"):
+            for body in ("  a\n  b\n", "\n    x\n     y\n\n    z\n\n"):
+                text = f"k:\n- {style}{header}\n{body}- n\nm: {style}{header}\n{body}"
+                assert assert_same_or_declined(text), text
 
 
 def _inventory_files():

@@ -1,33 +1,44 @@
 """A fast path for the YAML that inventories are written in: block mappings and sequences of
-one-line scalars, read line by line without PyYAML's node graph.
+scalars, read line by line without PyYAML's node graph.
 
 PyYAML's C loader makes a Python node per scalar (with two position marks and a call into
 Python to resolve its tag) before the constructor turns that graph into values: for reclass
 files that is most of the cost of reading them. `BlockYamlReader.parse` reads the subset of YAML
-that nearly every class and node file keeps to and raises NotSimple for anything outside it:
-flow collections other than `{}` and one-line `[...]` of plain and quoted scalars,
-multi-line, block and escaped scalars, anchors, aliases, tags, merge keys, complex keys, tabs,
-carriage returns, non-ASCII or non-printable bytes, document markers, a document that is not a
-mapping (or empty), nesting deeper than the loader's limit, and whatever it cannot place (odd
-indentation). storage/yaml_load.py then reads that file the full way (`parse_yaml_full`, with
-PyYAML, which a run whose files are all read here never imports), which also gives every
-error its message and line. What the fast path returns is what the full way returns, value for value, type for
-type and key for key in order: tests/test_yaml_block.py compares the two on generated
-documents and on the example inventories.
+that class and node files keep to: block mappings and sequences; one-line plain, single- and
+double-quoted scalars (with libyaml's escapes), a comment after any of them; plain scalars
+continued on the lines below their key or dash; literal and folded block scalars (`|`, `>`,
+with chomping and indentation indicators); `{}` and one-line `[...]` of plain and quoted
+scalars; a `---` line starting the document; non-ASCII text; tabs inside block scalars. It
+raises NotSimple for anything else: other flow collections, multi-line quoted scalars,
+anchors, aliases, tags, merge keys, complex keys, tabs elsewhere, carriage returns, control
+characters, libyaml's other line breaks (NEL, LS, PS) and byte-order marks, directives, a second
+document or `...`, a document that is not a mapping (or empty), nesting deeper than the
+loader's limit, and whatever it cannot place (odd indentation), or is not sure libyaml reads
+the same way (a tab or a `#` right after a block scalar's indicators). storage/yaml_load.py
+then reads that file the full way (`parse_yaml_full`, with PyYAML, which a run whose files are
+all read here never imports), which also gives every error its message and line: declining is
+always correct, and every invalid document is declined. What the fast path returns is what
+the full way returns, value for value, type for type and key for key in order:
+tests/test_yaml_block.py compares the two on generated documents and on the example
+inventories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from operator import length_hint
 
 from reclass_ng.cache import BoundedCache
+from reclass_ng.storage.yaml_rules import RESOLVED_FIRST_CHARACTERS, STR_TAG
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-# The tag of strings: a memoised tag that is this very object needs no further look.
-STR_TAG = _STR = "tag:yaml.org,2002:str"
+_STR = STR_TAG  # a memoised tag that is this very object needs no further look
+# A plain scalar starting with any other character is a string (with PyYAML's own resolvers,
+# which the reader needs): it is taken as it is, without a look at the memo of tags.
+_RESOLVED_FIRST = RESOLVED_FIRST_CHARACTERS
 # Characters that cannot start a plain scalar (YAML 1.1 indicators); `-`, `?` and `:` may,
 # before a non-space in block context (`-1`, Kapitan's `?{base64:...}` secret references,
 # `::1`), as libyaml's scanner reads them; those are the only such starts read here.
@@ -51,14 +62,70 @@ class NotSimple(Exception):
 
 
 def block_yaml_text(data: bytes) -> str | None:
-    """`data` as text if BlockYamlReader may read it (printable ASCII and newlines, no
-    document marker at the start of a line), else None."""
-    if data.translate(None, _PLAIN_BYTES):
-        return None  # a tab, CR, control or non-ASCII byte: the full reader decides
-    text = data.decode("ascii")
+    """`data` as text if BlockYamlReader may read it, else None: UTF-8 of printable
+    characters, newlines and tabs (BlockYamlReader.parse reads tabs inside block scalars
+    only), no carriage return, and no document marker at the start of a line but one `---`
+    line starting the document (after comment lines, if any)."""
+    odd = data.translate(None, _PLAIN_BYTES)
+    if odd:
+        if odd.translate(None, _TAB_AND_NON_ASCII_BYTES):
+            return None  # a CR or a control byte: the full reader decides
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # PyYAML names the byte
+        if not odd.isascii() and not _printable_non_ascii(odd.decode("utf-8")):
+            return None
+    else:
+        text = data.decode("ascii")
     if text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
-        return None
+        return _without_start_marker(text)
     return text
+
+
+# A tab and the bytes of UTF-8's multi-byte characters: allowed by block_yaml_text, each
+# character checked (_printable_non_ascii).
+_TAB_AND_NON_ASCII_BYTES = b"\t" + bytes(range(0x80, 0x100))
+# libyaml's line breaks besides `\n` (NEL, LS, PS) and the byte-order mark, whose place in a
+# document its scanner decides: left to the full reader.
+_NON_ASCII_BREAKS_AND_BOM = frozenset("\x85\u2028\u2029\ufeff")
+
+
+def _printable_non_ascii(text: str) -> bool:
+    """Whether the non-ASCII characters of `text` are all ones libyaml's reader accepts
+    (0xA0-0xD7FF, 0xE000-0xFFFD, 0x10000 and above) and none a line break or a byte-order
+    mark."""
+    for character in set(text):
+        code = ord(character)
+        if code < 0x80:
+            continue
+        if (code < 0xA0 or 0xD7FF < code < 0xE000 or code in (0xFFFE, 0xFFFF)
+                or character in _NON_ASCII_BREAKS_AND_BOM):
+            return False
+    return True
+
+
+def _without_start_marker(text: str) -> str | None:
+    """`text` with the `---` line that starts its document blanked (the line count kept), or
+    None when it holds any other document marker (a second document, `...`, `--- value`)."""
+    head, marker, tail = text.partition("---")
+    if head and not head.endswith("\n"):
+        return None  # `---` inside a line: the full reader decides
+    for line in head.split("\n"):
+        stripped = line.lstrip(" ")
+        if stripped and stripped[0] != "#":
+            return None  # content before the marker: a second document starts there
+        if line.startswith("..."):
+            return None
+    end = tail.find("\n")
+    after = tail if end < 0 else tail[:end]
+    rest = after.lstrip(" ")
+    if rest and (rest[0] != "#" or rest == after):
+        return None  # `--- value`, `----`, `---#`: not a bare start marker
+    tail = "" if end < 0 else tail[end:]
+    if tail.startswith(("\n---", "\n...")) or "\n---" in tail or "\n..." in tail:
+        return None
+    return head + tail
 
 
 _UNKNOWN = object()  # not in a memo
@@ -96,8 +163,14 @@ class BlockYamlReader:
         # without a value on its line starts in a function of its own (through _push_block)
         # cost 5.5 M instructions more on a 150-node `mcp` render (+0.4%, about 10,000
         # blocks) and took parse only to 23; a call per line would cost more.
+        # Lines without their trailing spaces; a block scalar reads its lines as written.
+        written = lines = text.split("\n")
         if " \n" in text or text.endswith(" "):
-            text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
+            lines = [line.rstrip(" ") for line in written]
+        # Tabs are read inside block scalars only (block_yaml_text lets them through): each
+        # one a block scalar holds is counted off, and any left over declines the document.
+        tabs = text.count("\t") if "\t" in text else 0  # `in` scans faster than count
+        lines_left = iter(lines)
         keys, values, max_depth = self._keys.peek, self._values.peek, self.max_depth
         unknown = _UNKNOWN
         root: dict[Any, Any] = {}
@@ -111,10 +184,10 @@ class BlockYamlReader:
         # The last entry had no value on its line: (its collection, its key or index, the
         # indentation a nested block must exceed, whether it was a mapping key).
         pending: tuple[Any, Any, int, bool] | None = None
-        for line in text.split("\n"):
+        for line in lines_left:
             content = line.lstrip(" ")
             if not content:
-                continue  # blank line (no multi-line scalar is read here)
+                continue  # blank line (a block scalar's own are read with it)
             first = content[0]
             if first == "#":
                 continue  # comment line
@@ -124,6 +197,16 @@ class BlockYamlReader:
                 owner, slot, owner_indent, from_key = pending
                 pending = None
                 if indent > owner_indent or (indent == owner_indent and from_key and dash):
+                    if not dash and ": " not in content and content[-1] != ":":
+                        # the entry's value is a scalar written on the lines below it
+                        if first == "|" or first == ">":
+                            owner[slot], tabs_read = _read_block_scalar(
+                                content, written, lines_left, owner_indent)
+                            tabs -= tabs_read
+                        else:
+                            owner[slot] = self._scalar_below(content, lines, lines_left,
+                                                             owner_indent)
+                        continue
                     # the entry's value is the block this line opens (a sequence may sit at
                     # its key's own indentation)
                     nested: Any = [] if dash else {}
@@ -154,6 +237,11 @@ class BlockYamlReader:
                     first = rest[0]
                     if first == "-" and (len(rest) == 1 or rest[1] == " "):
                         raise NotSimple  # `- - x`
+                    if first == "|" or first == ">":
+                        value, tabs_read = _read_block_scalar(rest, written, lines_left, indent)
+                        collection.append(value)
+                        tabs -= tabs_read
+                        continue
                     if first == "'" or first == '"' or not (": " in rest or rest[-1] == ":"):
                         collection.append(self._value(rest))
                         continue
@@ -183,26 +271,75 @@ class BlockYamlReader:
                 continue
             value = values(rest, unknown)
             if value is unknown:
-                value = self._value(rest)
+                first = rest[0]
+                if first == "|" or first == ">":
+                    value, tabs_read = _read_block_scalar(rest, written, lines_left, indent)
+                    tabs -= tabs_read
+                else:
+                    value = self._value(rest)
             collection[key] = value
+        if tabs:
+            raise NotSimple  # a tab outside a block scalar's text
         if not root:
             return None  # no content line (any would be in root or raise): no document
         return root
 
     def _key(self, text: str) -> Any:
-        """The key written `text` (a plain or quoted scalar), remembered."""
-        if not text or text[-1] == " " or len(text) > _MAX_KEY_LENGTH:
+        """The key written `text` (a plain or quoted scalar, maybe spaces after it: `key :`),
+        remembered."""
+        if not text or len(text) > _MAX_KEY_LENGTH:
             raise NotSimple
+        if text[-1] == " ":
+            return self._key(text.rstrip(" "))
         if text[0] in _QUOTES:
             key = _quoted(text)  # `"null": ~`: the string, whatever it spells
         elif text[0] in _INDICATORS or " #" in text:
             raise NotSimple
+        elif text[0] not in _RESOLVED_FIRST:
+            key = text
         else:
             plain_tag = self.plain_tag  # a local: see storage.yaml_load.YamlLoader
             key = text if plain_tag(text) is _STR else self.plain_value(text)
         if len(text) < _MAX_MEMO_LENGTH:
             self._keys.put(text, key)
         return key
+
+    def _scalar_below(self, content: str, lines: list[str], lines_left: Iterator[str],
+                      parent: int) -> Any:
+        """The value of the scalar that starts on the line `content` below an entry at column
+        `parent` (`key:` or `-` alone on their line): its lines are taken from `lines_left`
+        (an iterator over `lines`), as far as they are indented more than `parent`, and
+        folded as libyaml folds a plain scalar (a line break between two lines is a space;
+        n empty lines are n line breaks). NotSimple for a multi-line scalar that is not
+        plain or holds what could end it (`: `, ` #`, an indicator starting a line)."""
+        start = number = len(lines) - length_hint(lines_left)
+        last = len(lines) - 1
+        pieces = [content]
+        breaks = 0
+        end = start  # the index after its last line
+        while number <= last:
+            line = lines[number]
+            text = line.lstrip(" ")
+            number += 1
+            if not text:
+                breaks += 1
+                continue
+            if len(line) - len(text) <= parent or text[0] == "#":
+                break  # an entry of an enclosing block, or a comment, which ends the scalar
+            if text[0] in _INDICATORS or ": " in text or text[-1] == ":" or " #" in text:
+                raise NotSimple
+            pieces.append("\n" * breaks if breaks else " ")
+            pieces.append(text)
+            breaks = 0
+            end = number
+        for _ in range(end - start):
+            next(lines_left)
+        if len(pieces) == 1:
+            return self._value(content)  # one line: any one-line scalar
+        if content[0] in _INDICATORS or " #" in content:
+            raise NotSimple  # a multi-line quoted or flow scalar, or a comment inside
+        value = "".join(pieces)
+        return value if self.plain_tag(value) is _STR else self.plain_value(value)
 
     def _value(self, text: str) -> Any:
         """The value of the one-line scalar `text` (not a comment), remembered unless it is
@@ -239,12 +376,116 @@ def _enclosing_block(stack: list[_Block], indent: int) -> _Block:
     return block
 
 
+def _read_block_scalar(header: str, lines: list[str], lines_left: Iterator[str],
+                       parent: int) -> tuple[str, int]:
+    """The string of the block scalar (`|` literal, `>` folded) whose `header` ends the line
+    of an entry at column `parent`, its lines taken from `lines_left` (an iterator over
+    `lines`, the document's lines as written); also the number of tabs its text holds.
+    The line that ends it is left in `lines_left`."""
+    start = len(lines) - length_hint(lines_left)
+    value, end, tabs = _block_scalar(header, lines, start, parent)
+    for _ in range(end - start):
+        next(lines_left)
+    return value, tabs
+
+
+def _block_scalar(header: str, lines: list[str], start: int,  # noqa: C901
+                  parent: int) -> tuple[str, int, int]:
+    """The string of the block scalar `header` opens, read from `lines[start]` on as libyaml
+    reads it (yaml_parser_scan_block_scalar), the index of the first line after it and the
+    number of tabs in its text. `parent` is the column of the entry it is the value of (the
+    indentation libyaml's scanner holds there: an indentation indicator counts from it, and
+    the text is indented more). NotSimple for an invalid header, a tab in the indentation,
+    or leading blank lines longer than the first line's indentation."""
+    # The header: `|` or `>`, then a chomping indicator and an indentation indicator (1-9),
+    # each at most once, in either order; then nothing or a comment.
+    literal = header[0] == "|"
+    chomping = increment = ""
+    position = 1
+    while position < 3:
+        indicator = header[position:position + 1]
+        if indicator and indicator in "+-" and not chomping:
+            chomping = indicator
+        elif indicator and indicator in "123456789" and not increment:
+            increment = indicator
+        else:
+            break
+        position += 1
+    after = header[position:]
+    if after and (after[0] != " " or after.lstrip(" ")[:1] != "#"):
+        raise NotSimple  # `|0`, `|++`, `| text`, `|#c`, a tab
+    last = len(lines) - 1  # lines[last] has no line break after it ("" at the end of text)
+    number = start
+    breaks = 0  # empty lines since the header or the last line of text
+    if increment:
+        indent = parent + int(increment)
+    else:
+        # The indentation is the first non-empty line's, more than the parent's (libyaml
+        # takes the longest of the blank lines before it too; a longer one is left to it).
+        longest_blank = 0
+        while number < last:
+            line = lines[number]
+            if line.strip(" "):
+                break
+            longest_blank = max(longest_blank, len(line))
+            breaks += 1
+            number += 1
+        line = lines[number]
+        content = line.lstrip(" ")
+        column = len(line) - len(content)
+        if content[:1] == "\t":
+            raise NotSimple  # a tab where indentation is expected
+        indent = max(column, parent + 1)
+        if longest_blank > indent and column > parent:
+            raise NotSimple
+    prefix = " " * indent
+    pieces: list[str] = []
+    line_break = ""  # the break after the last line of text ("" before the first)
+    blank_start = False  # the last line of text started with a blank
+    tabs = 0
+    while number <= last:
+        line = lines[number]
+        if len(line) > indent and line.startswith(prefix):
+            text = line[indent:]
+            starts_blank = text[0] == " " or text[0] == "\t"
+            if not literal and line_break and not blank_start and not starts_blank:
+                if not breaks:
+                    pieces.append(" ")  # folded: a line break between two lines is a space
+            else:
+                pieces.append(line_break)
+            if breaks:
+                pieces.append("\n" * breaks)
+                breaks = 0
+            pieces.append(text)
+            if "\t" in text:
+                tabs += text.count("\t")
+            blank_start = starts_blank
+            line_break = "\n" if number < last else ""
+        elif not line.strip(" "):
+            if number == last:
+                number += 1  # the end of the text (after spaces at most): no line break
+                break
+            breaks += 1  # an empty line (spaces up to the indentation at most)
+        elif line.lstrip(" ")[0] == "\t":
+            raise NotSimple  # a tab where indentation is expected
+        else:
+            break  # a line indented less: the scalar has ended
+        number += 1
+    if chomping == "-":
+        tail = ""
+    elif chomping == "+":
+        tail = line_break + "\n" * breaks
+    else:
+        tail = line_break
+    return "".join(pieces) + tail, number, tabs
+
+
 def _scalar(text: str, plain_tag: Callable[[str], str | None],
             plain_value: Callable[[str], Any]) -> Any:
     """The value of the one-line scalar `text` (no leading space, not a comment)."""
     first = text[0]
     if first in _QUOTES:
-        return _quoted(text)
+        return _quoted_value(text)
     if first in _INDICATORS:
         if text == "{}":
             return {}
@@ -257,25 +498,88 @@ def _scalar(text: str, plain_tag: Callable[[str], str | None],
         text = text[:comment].rstrip(" ")
     if ": " in text or text[-1] == ":":
         raise NotSimple
+    if first not in _RESOLVED_FIRST:
+        return text
     return text if plain_tag(text) is _STR else plain_value(text)
 
 
 def _quoted(text: str) -> str:
     """The string of the quoted scalar `text`, one line, nothing after its closing quote:
-    single-quoted with `''` for a quote, or double-quoted without escapes."""
-    first = text[0]
-    if len(text) < 2 or text[-1] != first:
+    single-quoted with `''` for a quote, or double-quoted with libyaml's escapes."""
+    value, end = _leading_quoted(text)
+    if end != len(text):
         raise NotSimple
-    inner = text[1:-1]
-    if first == "'":
-        if "'" in inner:
-            if "'" in inner.replace("''", ""):
-                raise NotSimple
-            inner = inner.replace("''", "'")
-        return inner
-    if '"' in inner or "\\" in inner:
+    return value
+
+
+def _quoted_value(text: str) -> str:
+    """The string of the quoted scalar `text`, one line, maybe a comment after it."""
+    value, end = _leading_quoted(text)
+    if end < len(text):  # a comment may follow, after a space
+        after = text[end:]
+        if after[0] != " " or after.lstrip(" ")[:1] != "#":
+            raise NotSimple
+    return value
+
+
+def _leading_quoted(text: str) -> tuple[str, int]:
+    """The string of the one-line quoted scalar that starts `text`, and where it ends (the
+    index after its closing quote)."""
+    if text[0] == "'":
+        end = text.find("'", 1)
+        while end >= 0 and text[end + 1:end + 2] == "'":
+            end = text.find("'", end + 2)  # `''`: a quote inside
+        if end < 0:
+            raise NotSimple  # no closing quote on this line
+        inner = text[1:end]
+        return (inner.replace("''", "'") if "'" in inner else inner), end + 1
+    end = text.find('"', 1)
+    if end < 0:
         raise NotSimple
-    return inner
+    inner = text[1:end]
+    if "\\" in inner:
+        return _escaped_double_quoted(text)
+    return inner, end + 1
+
+
+# libyaml's one-character escapes in double-quoted scalars (scanner.c; not `\'`).
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
+            "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
+            "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+# Escapes of a character by its code: the number of hexadecimal digits each takes.
+_CODE_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def _escaped_double_quoted(text: str) -> tuple[str, int]:
+    """The string of the one-line double-quoted scalar with escapes that starts `text`, and
+    the index after its closing quote; NotSimple for an escape libyaml refuses (an unknown
+    one, a surrogate, a code past U+10FFFF) or a `\\` ending the line (an escaped break)."""
+    parts = []
+    position = 1
+    while True:
+        quote = text.find('"', position)
+        backslash = text.find("\\", position)
+        if quote < 0:
+            raise NotSimple
+        if backslash < 0 or quote < backslash:
+            parts.append(text[position:quote])
+            return "".join(parts), quote + 1
+        parts.append(text[position:backslash])
+        escape = text[backslash + 1:backslash + 2]
+        position = backslash + 2
+        if escape in _ESCAPES:
+            parts.append(_ESCAPES[escape])
+            continue
+        length = _CODE_ESCAPES.get(escape)
+        digits = text[position:position + length] if length else ""
+        if not digits or len(digits) != length or not _HEX_DIGITS.issuperset(digits):
+            raise NotSimple
+        code = int(digits, 16)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise NotSimple
+        parts.append(chr(code))
+        position += length
 
 
 def _flow_sequence(text: str, plain_tag: Callable[[str], str | None],

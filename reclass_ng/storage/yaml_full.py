@@ -2,8 +2,8 @@
 documents storage.yaml_block declines, and every YAML error's message and line.
 
 Imported by storage.yaml_load only when a document needs it (a flow collection, an anchor, a
-tag, a multi-line scalar, invalid YAML, ...): a run whose files are all plain block YAML never
-imports PyYAML (storage/yaml_import.py).
+tag, a multi-line quoted scalar, invalid YAML, ...): a run whose files are all plain block
+YAML never imports PyYAML (storage/yaml_import.py).
 """
 
 from __future__ import annotations

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import sys
 
-from reclass_ng.storage.yaml_block import STR_TAG
-
 # Bytes of a file read at most (storage.yaml_load.read_input_file).
 MAX_YAML_FILE_BYTES = 32 * 1024 * 1024
 # Nesting of collections: libyaml's composer recurses in C, so a 50,000-deep flow list would
@@ -34,7 +32,9 @@ MAX_MEMO_ENTRIES = 20_000
 
 # -- implicit tags of plain scalars ----------------------------------------------------------
 _TAG = "tag:yaml.org,2002:"
-# The str tag is yaml_block's own object: its fast path tells a memoised tag by identity.
+# The tag of strings, one object: the block reader (storage/yaml_block.py) tells a memoised tag
+# that is this very object by identity, with no further look.
+STR_TAG = _TAG + "str"
 _STR, _MAP, _SEQ = STR_TAG, _TAG + "map", _TAG + "seq"
 _MERGE, _VALUE = _TAG + "merge", _TAG + "value"
 # Scalars whose value the safe constructor computes (and which are immutable, so shareable).
@@ -56,6 +56,9 @@ _STANDARD_RESOLVERS = {
     "-": ["float", "int"], ".": ["float"], "<": ["merge"], "=": ["value"], "~": ["null"],
     **{digit: ["float", "int", "timestamp"] for digit in _DIGITS},
     **{c: ["bool"] for c in "yYtTfFoO"}, "n": ["bool", "null"], "N": ["bool", "null"]}
+# The first characters of a plain scalar that some implicit resolver tries: any other one
+# makes a string (`${_param:x}`, `salt`, `/etc`), as plain_scalar_tag answers, without a look.
+RESOLVED_FIRST_CHARACTERS = frozenset(_STANDARD_RESOLVERS) - {""}
 
 # Indicators that start a tagged scalar only when it is spelt as they are here (`~` null, `<<`
 # a merge key, `=` a value key, `!`, `&` and `*` PyYAML's `yaml` tag); anything else starting
