@@ -263,3 +263,26 @@ def test_kapitan_secret_references_are_read_without_pyyaml(tmp_path):
     assert parameters["users"]["root"]["password"] == \
         "?{base64:targets/t1/mysql/password||randomstr|base64}"
     assert parameters["hosts"] == ["::1"]
+
+
+# What a whole `reclass --inventory` of a small inventory imports beyond --nodeinfo's list:
+# the `collections` package (with keyword, operator, reprlib) and `types`, 7 M instructions of
+# a 77 M start, were imported for collections.abc names used in annotations and for
+# SimpleNamespace and ModuleType (issue 29). PyYAML, which imports both, is not imported here.
+INVENTORY_NOT_NEEDED = ("collections", "keyword", "operator", "reprlib", "types")
+
+
+def test_inventory_of_a_small_inventory_imports_nothing_it_does_not_use(tmp_path):
+    # Block YAML (storage.yaml_block reads it) and no float (output.block_yaml writes it):
+    # PyYAML is asked nothing.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  a: ${b}\n  b:\n  - 1\n  - c: x\n    e: 'on'\n"
+                            "  - yes\n  - ~\n",
+        "classes/app/init.yml": "classes: [base]\nparameters:\n  app: 'y z'\n",
+        "nodes/n1.yml": "classes: [app]\nparameters:\n  d: x\n",
+        "nodes/group/n2.yml": "classes: [base]\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, NOT_NEEDED + REGULAR_EXPRESSIONS + PYYAML
+                                + INVENTORY_NOT_NEEDED, "--inventory", "-o", fmt)
+        assert imported == [], fmt
+        assert "n2" in output and "app" in output, fmt

@@ -9,12 +9,11 @@ layout kapicorp-reclass uses, so scripts that grep its messages keep working.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from reclass_ng.location import Location
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
 
     from reclass_ng.values import Source

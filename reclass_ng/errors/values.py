@@ -4,8 +4,6 @@ queries."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from reclass_ng.errors.base import (
     INDENT,
     ReclassError,
@@ -19,6 +17,7 @@ from reclass_ng.location import Location
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from reclass_ng.values import Source

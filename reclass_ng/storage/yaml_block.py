@@ -18,12 +18,11 @@ documents and on the example inventories.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from reclass_ng.cache import BoundedCache
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 # The tag of strings: a memoised tag that is this very object needs no further look.

@@ -12,8 +12,8 @@ node needs them, each at most once per process.
 from __future__ import annotations
 
 import os
+from _collections_abc import Mapping  # collections.abc without `collections` (6 M)
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from reclass_ng.errors import (
     ConfigError,
@@ -40,6 +40,7 @@ MAX_SCANNED_DIRECTORIES = 100_000
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
 
