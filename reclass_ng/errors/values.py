@@ -13,7 +13,6 @@ from reclass_ng.errors.base import (
     origin_text,
     value_position,
 )
-from reclass_ng.location import Location
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
@@ -138,6 +137,8 @@ class TwoSidedError(ValueAtPathError):
         self.sides = known
 
     def side_lines(self) -> list[str]:
+        from reclass_ng.location import Location  # only when reported: not every start
+
         lines = []
         keys = self.yaml_keys() or ()
         for label, source in self.sides:
