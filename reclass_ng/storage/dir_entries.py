@@ -34,23 +34,23 @@ def directory_listing(path: str) -> tuple[list[str], list[os.DirEntry[str]]] | N
     """
     # One call per directory, not per entry: a class tree's start-up scan is a few thousand
     # entries, and a Python call for each was a fifth of the scan.
+    files = []
+    walked = []
     try:
         with os.scandir(path) as scan:
-            entries = list(scan)
+            for entry in scan:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    if name.endswith(EXTENSIONS):
+                        files.append(name)
+                elif name[0] != "." and name not in SKIPPED_DIRS:
+                    walked.append((name, entry))  # names differ: entries are never compared
     except OSError:
         return None
-    files = []
-    walked = {}
-    for entry in entries:
-        name = entry.name
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if not is_dir:
-            if name.endswith(EXTENSIONS):
-                files.append(name)
-        elif name[0] != "." and name not in SKIPPED_DIRS:
-            walked[name] = entry
     files.sort()
-    return files, [walked[name] for name in sorted(walked)]
+    walked.sort()
+    return files, [entry for _, entry in walked]
