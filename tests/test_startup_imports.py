@@ -301,3 +301,16 @@ def test_a_warning_about_an_overwritten_missing_reference_imports_no_collections
                             + ("difflib",), "--inventory", "-o", "json")
     assert imported == ["reclass_ng.suggestions"]
     assert json.loads(output)["nodes"]["n1"]["parameters"]["x"] == 2
+
+
+def test_json_inventory_written_by_orjson_imports_no_typing(tmp_path):
+    # Large enough for the orjson writer (output.streamed.FEW_VALUES_FOR_ORJSON): orjson is
+    # imported (with dataclasses, and so `collections`), but output.fast_json's annotations
+    # no longer import `typing` (10 M instructions more).
+    values = "".join(f"  - {number}\n" for number in range(12_000))
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  many:\n" + values,
+        "nodes/n1.yml": "classes: [base]\n"})
+    imported, output = _run(root, ("orjson", "typing"), "--inventory", "-o", "json")
+    assert imported == ["orjson"]
+    assert json.loads(output)["nodes"]["n1"]["parameters"]["many"][-1] == 11_999
