@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ReclassError
@@ -14,6 +12,7 @@ from reclass_ng.storage.base import Storage, floats_json_exact
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # concurrent.futures costs ~10 ms to import; only parallel renders need it
+    from collections.abc import Callable, Sequence
     from concurrent.futures import Executor
     from typing import Any
 

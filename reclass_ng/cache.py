@@ -8,10 +8,10 @@ that says how much it may keep.
 from __future__ import annotations
 
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Hashable
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: type checkers only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
     from typing import Generic, TypeVar
 
     K = TypeVar("K", bound=Hashable)

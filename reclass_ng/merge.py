@@ -8,8 +8,6 @@ it follows the same rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
 from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
@@ -30,6 +28,7 @@ from reclass_ng.values import (
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 # What merges key by key into an owned copy (merge_value's first case), as one set: the rule

@@ -7,8 +7,6 @@ strings containing a sentinel are parsed once into templates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from reclass_ng.entity import Entity
 from reclass_ng.errors import (
     ChangedConstantError,
@@ -33,6 +31,7 @@ from reclass_ng.values import (
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from reclass_ng.syntax.query import QueryParser

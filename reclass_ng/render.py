@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import time
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Collection, Iterator, Sequence
 
 from reclass_ng.classes import (
     ClassExpander,
@@ -36,6 +35,7 @@ from reclass_ng.values import OwnedDict, Source
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterator, Sequence
     from typing import Any
 
     from reclass_ng.observe.provenance import NodeProvenance

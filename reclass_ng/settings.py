@@ -9,7 +9,7 @@ flags or keyword arguments of `reclass_ng.load`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from _collections_abc import Mapping  # collections.abc without `collections` (6 M)
 
 from reclass_ng.errors import ConfigError, ConfigFileError
 from reclass_ng.errors.base import value_position
@@ -17,6 +17,7 @@ from reclass_ng.records import Record
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
 CONFIG_FILE_NAME = "reclass-config.yml"

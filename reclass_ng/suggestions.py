@@ -8,10 +8,9 @@ are walked for suggestions only when a message is printed. Where a value is writ
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
 MAX_SUGGESTIONS = 3

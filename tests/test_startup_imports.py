@@ -277,3 +277,52 @@ def test_floats_are_written_to_yaml_without_pyyaml(tmp_path):
     assert imported == []
     assert "    ratio: 0.5\n" in output and "    tiny: 1.0e-05\n" in output
     assert "    huge: 1.0e+20\n" in output and "    - 10.25\n" in output
+# What a whole `reclass --inventory` of a small inventory imports beyond --nodeinfo's list:
+# the `collections` package (with keyword, operator, reprlib) and `types`, 7 M instructions of
+# a 77 M start, were imported for collections.abc names used in annotations and for
+# SimpleNamespace and ModuleType (issue 29). PyYAML, which imports both, is not imported here.
+INVENTORY_NOT_NEEDED = ("collections", "keyword", "operator", "reprlib", "types",
+                        # where an error is written: only once one is reported
+                        "reclass_ng.location")
+
+
+def test_inventory_of_a_small_inventory_imports_nothing_it_does_not_use(tmp_path):
+    # Block YAML (storage.yaml_block reads it) and no float (output.block_yaml writes it):
+    # PyYAML is asked nothing.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  a: ${b}\n  b:\n  - 1\n  - c: x\n    e: 'on'\n"
+                            "  - yes\n  - ~\n",
+        "classes/app/init.yml": "classes: [base]\nparameters:\n  app: 'y z'\n",
+        "nodes/n1.yml": "classes: [app]\nparameters:\n  d: x\n",
+        "nodes/group/n2.yml": "classes: [base]\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, NOT_NEEDED + REGULAR_EXPRESSIONS + PYYAML
+                                + INVENTORY_NOT_NEEDED, "--inventory", "-o", fmt)
+        assert imported == [], fmt
+        assert "n2" in output and "app" in output, fmt
+
+
+def test_a_warning_about_an_overwritten_missing_reference_imports_no_collections(tmp_path):
+    # The warning is made with the error it stands for, whose "did you mean" is worked out
+    # only if it is printed in full: reclass_ng.suggestions is imported, but neither difflib
+    # nor `collections` (it used collections.abc names in annotations only).
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  x: ${missing}\n  y: 1\n",
+        "nodes/n1.yml": "classes: [base]\nparameters:\n  x: 2\n"})
+    imported, output = _run(root, ("reclass_ng.suggestions",) + INVENTORY_NOT_NEEDED
+                            + ("difflib",), "--inventory", "-o", "json")
+    assert imported == ["reclass_ng.suggestions"]
+    assert json.loads(output)["nodes"]["n1"]["parameters"]["x"] == 2
+
+
+def test_json_inventory_written_by_orjson_imports_no_typing(tmp_path):
+    # Large enough for the orjson writer (output.streamed.FEW_VALUES_FOR_ORJSON): orjson is
+    # imported (with dataclasses, and so `collections`), but output.fast_json's annotations
+    # no longer import `typing` (10 M instructions more).
+    values = "".join(f"  - {number}\n" for number in range(12_000))
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  many:\n" + values,
+        "nodes/n1.yml": "classes: [base]\n"})
+    imported, output = _run(root, ("orjson", "typing"), "--inventory", "-o", "json")
+    assert imported == ["orjson"]
+    assert json.loads(output)["nodes"]["n1"]["parameters"]["many"][-1] == 11_999

@@ -9,7 +9,6 @@ others, is an error naming the loop.
 from __future__ import annotations
 
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Collection, Iterable
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import (
@@ -38,6 +37,7 @@ from reclass_ng.values import (
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     import re  # imported where a pattern is compiled: most starts need none
+    from collections.abc import Callable, Collection, Iterable
     from typing import Any
 
 

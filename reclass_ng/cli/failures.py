@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
 
 from reclass_ng.errors import EX_SOFTWARE, EX_USAGE, MultipleErrors, ReclassError
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:  # argparse and json cost a `reclass --nodeinfo` start milliseconds
     import argparse
+    from collections.abc import Callable, Sequence
     from typing import Any
 
 ERROR_FORMATS = ("text", "json")

@@ -9,14 +9,12 @@ layout kapicorp-reclass uses, so scripts that grep its messages keep working.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-from reclass_ng.location import Location
-
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any
 
+    from reclass_ng.location import Location
     from reclass_ng.values import Source
 
     ValueLocator = Callable[[str, Sequence[object], str | None, Callable[[Any], bool] | None],
@@ -120,6 +118,8 @@ class ReclassError(Exception):
 
     def written_at(self) -> Location | None:
         """Where the problem is written (file, line, column), when its file is known."""
+        from reclass_ng.location import Location  # only when reported: not every start
+
         path = self.file()
         if not path:
             return None

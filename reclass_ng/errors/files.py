@@ -3,12 +3,11 @@ that is not YAML or not an entity, duplicate and invalid names, class include cy
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from reclass_ng.errors.base import EX_IOERR, ReclassError, _origins, origin_text
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from reclass_ng.values import Source

@@ -4,8 +4,6 @@ queries."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from reclass_ng.errors.base import (
     INDENT,
     ReclassError,
@@ -15,10 +13,10 @@ from reclass_ng.errors.base import (
     origin_text,
     value_position,
 )
-from reclass_ng.location import Location
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from typing import Any
 
     from reclass_ng.values import Source
@@ -139,6 +137,8 @@ class TwoSidedError(ValueAtPathError):
         self.sides = known
 
     def side_lines(self) -> list[str]:
+        from reclass_ng.location import Location  # only when reported: not every start
+
         lines = []
         keys = self.yaml_keys() or ()
         for label, source in self.sides:

@@ -16,8 +16,6 @@ counted (`fallbacks`, `whole_fallbacks`): bench/ reports them on real inventorie
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from reclass_ng.output.exact import yaml_dumper
 from reclass_ng.output.yaml_scalars import (
     PLAIN,
@@ -34,6 +32,7 @@ from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 _DICTS = frozenset({dict, OwnedDict, *(c for c in dict.__subclasses__()

@@ -6,7 +6,6 @@ output.exact, which the fast ones must equal."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
 from reclass_ng.errors import UsageError
 from reclass_ng.output.exact import (
@@ -20,6 +19,7 @@ from reclass_ng.settings import Speed
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import IO, Any
 
 FORMATS = ("yaml", "json")

@@ -17,8 +17,6 @@ re-indent or encode of the text. orjson's text differs from json's in four place
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
 import orjson
 
@@ -31,6 +29,11 @@ from reclass_ng.output.exact import (
     json_key,
     pretty_json,
 )
+
+TYPE_CHECKING = False  # `typing` costs a JSON --inventory 10 M instructions: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_DATETIME
 _NON_ASCII = re.compile(NON_ASCII_PATTERN)

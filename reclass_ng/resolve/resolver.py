@@ -10,7 +10,7 @@ shared containers from parsed files are copied the first time something inside t
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from _collections_abc import Callable  # collections.abc without `collections` (6 M)
 
 from reclass_ng.errors import (
     BadReferencesError,

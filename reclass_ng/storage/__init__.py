@@ -4,8 +4,6 @@ explicit overrides. settings.py only checks values, so it sits below storage."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-
 from reclass_ng.errors import ConfigError, ConfigFileError, YamlFileError
 from reclass_ng.errors.base import register_value_locator
 from reclass_ng.settings import (
@@ -20,6 +18,7 @@ from reclass_ng.storage.yaml_load import parse_yaml_bytes, read_input_file
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
 __all__ = ["YamlFsStorage", "load_settings", "read_config_file"]

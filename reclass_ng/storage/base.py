@@ -8,13 +8,12 @@ through it (`parsed`), each file named by its path, which is also its origin in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from reclass_ng.errors import ConfigError
 from reclass_ng.settings import Settings
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any, Protocol
 else:  # nothing checks these at run time: they describe what the engine calls
     Protocol = object

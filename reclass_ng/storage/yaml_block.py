@@ -25,14 +25,12 @@ inventories.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from operator import length_hint
-
 from reclass_ng.cache import BoundedCache
 from reclass_ng.storage.yaml_rules import RESOLVED_FIRST_CHARACTERS, STR_TAG
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 _STR = STR_TAG  # a memoised tag that is this very object needs no further look
@@ -312,7 +310,7 @@ class BlockYamlReader:
         folded as libyaml folds a plain scalar (a line break between two lines is a space;
         n empty lines are n line breaks). NotSimple for a multi-line scalar that is not
         plain or holds what could end it (`: `, ` #`, an indicator starting a line)."""
-        start = number = len(lines) - length_hint(lines_left)
+        start = number = len(lines) - _lines_left(lines_left)
         last = len(lines) - 1
         pieces = [content]
         breaks = 0
@@ -376,13 +374,19 @@ def _enclosing_block(stack: list[_Block], indent: int) -> _Block:
     return block
 
 
+def _lines_left(lines: Iterator[str]) -> int:
+    # A list's iterator knows how many items it has left (operator.length_hint, without
+    # importing `operator` at every start).
+    return lines.__length_hint__()  # type: ignore[attr-defined]
+
+
 def _read_block_scalar(header: str, lines: list[str], lines_left: Iterator[str],
                        parent: int) -> tuple[str, int]:
     """The string of the block scalar (`|` literal, `>` folded) whose `header` ends the line
     of an entry at column `parent`, its lines taken from `lines_left` (an iterator over
     `lines`, the document's lines as written); also the number of tabs its text holds.
     The line that ends it is left in `lines_left`."""
-    start = len(lines) - length_hint(lines_left)
+    start = len(lines) - _lines_left(lines_left)
     value, end, tabs = _block_scalar(header, lines, start, parent)
     for _ in range(end - start):
         next(lines_left)

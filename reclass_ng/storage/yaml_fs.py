@@ -12,8 +12,8 @@ node needs them, each at most once per process.
 from __future__ import annotations
 
 import os
+from _collections_abc import Mapping  # collections.abc without `collections` (6 M)
 from _thread import allocate_lock  # threading.Lock, without importing threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from reclass_ng.errors import (
     ConfigError,
@@ -24,13 +24,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.records import Record
 from reclass_ng.settings import Settings, Speed
-from reclass_ng.storage.dir_entries import (
-    EXTENSIONS,
-    FILE,
-    WALKED_DIRECTORY,
-    directory_identity,
-    entry_kind,
-)
+from reclass_ng.storage.dir_entries import EXTENSIONS, directory_identity, directory_listing
 from reclass_ng.storage.yaml_load import YamlLoader
 
 # The most directories one scan of nodes/ or classes/ reads (doc/storage.rst): a tree is
@@ -40,6 +34,7 @@ MAX_SCANNED_DIRECTORIES = 100_000
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
 
@@ -158,20 +153,10 @@ def _walk_dir(path: str, relpath: str, found: list[tuple[str, str, list[str]]], 
             f"{path}: the scan of the inventory reached more than {MAX_SCANNED_DIRECTORIES} "
             "directories (symbolic links to directories that link to each other?); see "
             "doc/storage.rst")
-    try:
-        with os.scandir(path) as scan:
-            entries = {entry.name: entry for entry in scan}
-    except OSError:
+    listing = directory_listing(path)
+    if listing is None:
         return
-    files = []
-    subdirs = []
-    for name in sorted(entries):
-        entry = entries[name]
-        kind = entry_kind(entry)
-        if kind is WALKED_DIRECTORY:
-            subdirs.append(entry)
-        elif kind is FILE and name.endswith(EXTENSIONS):
-            files.append(name)
+    files, subdirs = listing
     found.append((path, relpath, files))
     for entry in subdirs:
         identity = directory_identity(entry, device)
@@ -201,14 +186,6 @@ def node_name_for(relpath: str, compose_node_name: bool) -> tuple[str, str]:
     if not compose_node_name or len(parts) == 1 or parts[0].startswith("_"):
         return parts[-1], pathname
     return ".".join(parts), pathname
-
-
-def _class_name_in(dotted_directory: str, filename: str) -> str:
-    # class_name_for, the directory part already dotted ("a.b." or "").
-    stem = filename[:-4] if filename[-4:] == ".yml" else filename[:-5]
-    if stem == "init" and dotted_directory:
-        return dotted_directory[:-1]
-    return dotted_directory + stem
 
 
 def class_name_for(relpath: str) -> str:
@@ -297,14 +274,20 @@ class YamlFsStorage:
         raise RuntimeError("nodes/ changed while it was scanned")  # a name counted twice
 
     def _scan_classes(self) -> dict[str, str]:
-        # class_name_for, one directory at a time.
+        # class_name_for, one directory at a time, written out: a call per file was a tenth
+        # of the scan of a few thousand classes.
         classes: dict[str, str] = {}
         assert self.classes_dir is not None
+        sep = os.sep
         for directory, relative, names in _walk_dirs(self.classes_dir):
-            dotted = relative.replace(os.sep, ".")
+            dotted = relative.replace(sep, ".")
+            named = dotted[:-1]  # `dir/init.yml` names `dir`
+            directory += sep
             known = len(classes)
-            classes.update({_class_name_in(dotted, filename): directory + os.sep + filename
-                            for filename in names})
+            for filename in names:
+                stem = filename[:-4] if filename[-4:] == ".yml" else filename[:-5]
+                classes[named if stem == "init" and dotted else dotted + stem] = \
+                    directory + filename
             if len(classes) != known + len(names):
                 self._raise_duplicate_class()
         return classes
