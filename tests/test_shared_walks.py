@@ -112,8 +112,7 @@ def test_a_shared_list_is_walked_once(tmp_path: Path, monkeypatch: pytest.Monkey
     walks = []
     walk_alone = SharedClassWalks._walk_alone
     monkeypatch.setattr(SharedClassWalks, "_walk_alone",
-                        lambda self, entity, *recorded: walks.append(entity.name)
-                        or walk_alone(self, entity, *recorded))
+                        lambda self, entity: walks.append(entity.name) or walk_alone(self, entity))
     node = "classes: [role]\nparameters:\n  d: {k: 2}\n  l: [3]\n  s: {m: 3}\n"
     inventory = _inventory(tmp_path, {**SHARED, **_nodes(4, node)})
     nodes = inventory.inventory()["nodes"]
@@ -156,8 +155,7 @@ def test_nodes_listing_more_classes_share_the_walk_of_the_ones_they_start_with(
     walks = []
     walk_alone = SharedClassWalks._walk_alone
     monkeypatch.setattr(SharedClassWalks, "_walk_alone",
-                        lambda self, entity, *recorded: walks.append(entity.name)
-                        or walk_alone(self, entity, *recorded))
+                        lambda self, entity: walks.append(entity.name) or walk_alone(self, entity))
     files = {**SHARED, "classes/extra.yml": "parameters:\n  s: {e: 4}\n  d: {k: 5}\n",
              "classes/other.yml": "classes: [extra]\nparameters:\n  s: {o: 6}\n",
              "nodes/a.yml": "classes: [role]\n", "nodes/b.yml": "classes: [role, extra]\n",

@@ -40,7 +40,7 @@ def assert_each_provenance_is_its_own(root: Path, **options: Any) -> None:
         assert list(record.reads.classes.items()) == list(own.reads.classes.items()), name
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(classes=st.lists(PARAMS, min_size=2, max_size=4), nodes=st.lists(
     st.tuples(st.lists(st.integers(0, 3), min_size=1, max_size=3), st.dictionaries(
         KEYS, TREES, max_size=2)), min_size=2, max_size=5))
@@ -68,8 +68,8 @@ def test_a_shared_walk_is_recorded_once_and_told_to_each_node(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     walks, replays = [], []
     walk_alone, replay = SharedClassWalks._walk_alone, WalkRecording.replay
-    monkeypatch.setattr(SharedClassWalks, "_walk_alone", lambda self, entity, *recorded: (
-        walks.append(entity.name) or walk_alone(self, entity, *recorded)))
+    monkeypatch.setattr(SharedClassWalks, "_walk_alone", lambda self, entity, **recorded: (
+        walks.append(entity.name) or walk_alone(self, entity, **recorded)))
     monkeypatch.setattr(WalkRecording, "replay", lambda self, observer, walker: (
         replays.append(walker.name) or replay(self, observer, walker)))
     node = "classes: [role]\nparameters:\n  d: {k: 2}\n  l: [3]\n  s: {m: 3}\n  c: 6\n"

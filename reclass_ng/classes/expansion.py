@@ -320,7 +320,8 @@ class SharedClassWalks:
         if left is None:
             return False
         replayed = observer is not None and not observer.reads_only
-        walk = self._walks.get(start) or self._walk_alone(entity, replayed)
+        walk = self._walks.get(start) or (self._walk_alone(entity, recorded=True) if replayed
+                                          else self._walk_alone(entity))
         if walk is None:
             return False
         if replayed and walk.recording is None:
