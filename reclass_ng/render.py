@@ -252,12 +252,15 @@ class NodeRenderer:
             for item in extra:
                 expander.walk(node, self.prepared(item), seen, [], observer)
             expander.walk(node, self._base_entity(name, environment), seen, [], observer)
-            # An observer of writes is told every class merge: its node merges its classes
-            # itself. One of reads only is told the classes of the shared walk.
+            # One of reads only is told the classes of the shared walk; one of writes its
+            # merge, recorded once (WalkRecording), then the node's own.
             if not extra and self.speed.shared_class_walks \
-                    and (observer is None or observer.reads_only) \
                     and shared_walks.walk_classes(node, entity, seen, observer):
-                expander.merger.merge_entity(node, entity)
+                if observer is None or observer.reads_only:
+                    expander.merger.merge_entity(node, entity)
+                else:
+                    expander.merger.merge_entity(node, entity, observer)
+                    observer.entity_merged(entity, None)
             else:
                 expander.walk(node, entity, seen, [], observer)
             node.environment = environment
@@ -580,6 +583,22 @@ class InventoryRenderer:
             yield name, info
         if progress is not None:
             progress(len(names), len(names))
+
+    def each_provenance(self, names: Sequence[str] | None = None
+                        ) -> Iterator[tuple[str, NodeProvenance | Exception]]:
+        """(name, provenance) of every node (or of `names`), one node at a time: as
+        `provenance(name)` records it, with the class walks that nodes share merged and
+        recorded once (SharedClassWalks, WalkRecording); a node whose render raised
+        something else than the ReclassError its record holds gives that exception instead,
+        and the next node renders. For tools reading every node's record."""
+        names = self.node_names if names is None else list(names)
+        self.renderer.expect_nodes(names)
+        for name in names:
+            try:
+                found: NodeProvenance | Exception = self.provenance(name)
+            except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
+                found = err
+            yield name, found
 
     def provenance(self, name: str) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.

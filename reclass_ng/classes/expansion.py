@@ -21,6 +21,7 @@ from reclass_ng.errors import (
 )
 from reclass_ng.merge import MAPPING_TYPES, MergedNode, Merger
 from reclass_ng.observe import RenderObserver
+from reclass_ng.observe.walk_recording import WalkRecording
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
@@ -308,18 +309,23 @@ class SharedClassWalks:
     def walk_classes(self, node: MergedNode, entity: Entity, seen: set[str],
                      observer: RenderObserver | None = None) -> bool:
         """Merge the classes of a node's entity into `node`, which holds only its automatic
-        parameters so far, starting from a shared walk (telling a reads-only `observer` the
-        classes it contains). False when this node cannot use one. The merger then thaws
-        the node's tree along the keys of each entity it merges (FrozenWalk.before_merge)."""
+        parameters so far, starting from a shared walk (telling `observer` the classes it
+        contains; one of writes is told the walk's merge as recorded, WalkRecording). False
+        when this node cannot use one. The merger then thaws the node's tree along the keys
+        of each entity it merges (FrozenWalk.before_merge)."""
         start = self._shared_start.get(entity.classes)
         if start is None or start in self._unsafe or seen or node.classes or node.applications:
             return False
         left = self._left.get(start)
         if left is None:
             return False
-        walk = self._walks.get(start) or self._walk_alone(entity)
+        replayed = observer is not None and not observer.reads_only
+        walk = self._walks.get(start) or (self._walk_alone(entity, recorded=True) if replayed
+                                          else self._walk_alone(entity))
         if walk is None:
             return False
+        if replayed and walk.recording is None:
+            return False  # walked for nodes without one: this node merges its classes itself
         shared = walk.merged
         if not (node.parameters.keys().isdisjoint(shared.parameters)
                 and node.exports.keys().isdisjoint(shared.exports)):
@@ -335,23 +341,34 @@ class SharedClassWalks:
         walk.give(node, entity)
         seen.update(walk.walked)
         if observer is not None:
-            storage = self.expander.loader.storage
-            for name in walk.walked:
-                observer.class_read(name, storage.class_path(name))
+            self._tell(observer, walk, entity)
         if len(start) < len(entity.classes):
             self.expander.walk_classes(node, entity, seen, [], observer,
                                        entity.classes[len(start):])
         return True
 
-    def _walk_alone(self, entity: Entity) -> FrozenWalk | None:
+    def _tell(self, observer: RenderObserver, walk: FrozenWalk, entity: Entity) -> None:
+        """Tell `observer` the walk that `entity`'s node starts from: an observer of reads
+        the classes it read, one of writes its merge as recorded."""
+        if walk.recording is not None and not observer.reads_only:
+            walk.recording.replay(observer, entity)
+            return
+        storage = self.expander.loader.storage
+        for name in walk.walked:
+            observer.class_read(name, storage.class_path(name))
+
+    def _walk_alone(self, entity: Entity, recorded: bool = False) -> FrozenWalk | None:
+        """The shared walk of `entity`'s list start, merged now; `recorded`: with what its
+        merge tells an observer of writes, to be told again to each node (WalkRecording)."""
         expander = self.expander
         if expander.settings.ignore_class_notfound:
             return None  # the warnings of skipped classes are printed for every node
         start = self._shared_start[entity.classes]
         scratch, seen = MergedNode(), set[str]()
         expander.rendered_class_names = False
+        recording = WalkRecording(entity) if recorded else None
         try:
-            expander.walk_classes(scratch, entity, seen, [], None, start)
+            expander.walk_classes(scratch, entity, seen, [], recording, start)
         except ReclassError:
             failed = True  # the node's own walk reports it, in its place
         else:
@@ -359,7 +376,13 @@ class SharedClassWalks:
         if failed:
             self._unsafe.add(start)
             return None
-        return FrozenWalk(scratch, seen)
+        walk = FrozenWalk(scratch, seen)
+        if recording is not None:
+            recording.freeze({"parameters": scratch.parameters, "exports": scratch.exports},
+                             {"parameters": walk.frozen_parameters,
+                              "exports": walk.frozen_exports})
+            walk.recording = recording if recording.replayable else None
+        return walk
 
 
 class FrozenWalk:
@@ -372,11 +395,13 @@ class FrozenWalk:
     see what the node's own walk would have made (tests/test_shared_walks.py compares every
     node with its unshared merge)."""
 
-    __slots__ = ("merged", "walked", "frozen_parameters", "frozen_exports")
+    __slots__ = ("merged", "walked", "frozen_parameters", "frozen_exports", "recording")
 
     def __init__(self, merged: MergedNode, walked: set[str]) -> None:
         self.merged = merged
         self.walked = walked
+        # what the merge told an observer of writes, when walked with one (else None)
+        self.recording: WalkRecording | None = None
         self.frozen_parameters = {k: frozen_copy(v) for k, v in merged.parameters.items()}
         self.frozen_exports = {k: frozen_copy(v) for k, v in merged.exports.items()}
 

@@ -37,18 +37,19 @@ class NodeRun:
 
 def node_runs(inventory: Inventory, progress: Callable[[int, int], None] | None = None
               ) -> Iterator[NodeRun]:
-    """Every node rendered with provenance recording, one at a time; a failing node is
-    recorded, never fatal. `progress(done, total)` is told before each node."""
+    """Every node rendered with provenance recording, one at a time (the class walks nodes
+    share recorded once: Inventory.each_provenance); a failing node is recorded, never fatal.
+    `progress(done, total)` is told as each node is handed over, and at the end."""
     names = inventory.node_names
-    for done, name in enumerate(names):
+    for done, (name, provenance) in enumerate(inventory.each_provenance(names)):
         if progress:
             progress(done, len(names))
         node_file = inventory.storage.nodes.get(name)
         path = node_file.path if node_file else ""
-        try:
-            provenance = inventory.provenance(name)
-        except Exception as err:  # noqa: BLE001 - lint reports every node, whatever happens
-            yield NodeRun(name, None, path, internal=f"{type(err).__name__}: {err}")
+        if isinstance(provenance, Exception):
+            # lint reports every node, whatever happens
+            yield NodeRun(name, None, path,
+                          internal=f"{type(provenance).__name__}: {provenance}")
             continue
         yield NodeRun(name, provenance, path, provenance.error)
     if progress:

@@ -93,6 +93,7 @@ class SectionRecorder(WriteObserver):
         self.writes: list[EntityWrite] = []
         self.by_source: dict[int, EntityWrite] = {}
         self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
+        self.first_keys_indexed = False  # whether `reaching` holds every first key written
         # id(layer) -> the entity write and path it was stacked from (every such layer kept
         # alive by `stacked_layers`, so no id is reused; no tuple a layer: see `resolved`)
         self.layer_writes: dict[int, EntityWrite] = {}
@@ -121,6 +122,7 @@ class SectionRecorder(WriteObserver):
         self.by_source[id(source)] = write
         if self.reaching:
             self.reaching.clear()
+            self.first_keys_indexed = False
         self.current = write
 
     def stacked(self, path: tuple, new_layers: Sequence[Layer], wrapped: Layer | None) -> None:
@@ -253,6 +255,8 @@ class SectionRecorder(WriteObserver):
         prefix = path[:CANDIDATE_DEPTH]
         found = self.reaching.get(prefix)
         if found is None:
+            if len(prefix) == 1 and (self.first_keys_indexed or self._index_first_keys()):
+                return self.reaching.setdefault(prefix, [])  # no write has that first key
             wider = self.candidates(prefix[:-1]) if prefix else self.writes
             # Whether the tree may hold the prefix (a reference or a stack on the way may),
             # without a call a write: this runs for every write of a node per prefix asked,
@@ -271,6 +275,28 @@ class SectionRecorder(WriteObserver):
                 if node is not _NEVER:
                     found.append(write)
         return found
+
+    def _index_first_keys(self) -> bool:
+        """The writes reaching each first key, all at once, from the keys of each write's
+        tree: asked key by key, each scanned every write of the node (most of what finding
+        candidates cost). False, and nothing indexed, when a write's tree is a reference or
+        a stack (it may reach any key: candidates scans)."""
+        index: dict[tuple, list[EntityWrite]] = {}
+        for write in self.writes:
+            value = write.value
+            kind = type(value)
+            if kind is Stack or kind is Interpolation:
+                return False
+            if isinstance(value, dict):
+                for key in value:
+                    found = index.get((key,))
+                    if found is None:
+                        index[(key,)] = [write]
+                    else:
+                        found.append(write)
+        self.reaching.update(index)
+        self.first_keys_indexed = True
+        return True
 
     # -- bookkeeping ------------------------------------------------------------------------
 

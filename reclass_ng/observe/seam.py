@@ -19,9 +19,10 @@ views) are still used, and the reads they save are still reported. The resolver'
 (values that need nothing rendered) are taken too: for each value one stores, the observer of
 writes is told `rendered_directly`, whose default makes the calls the full render would have
 made (tests/test_provenance_recorder.py compares the two on generated inventories). Class walks shared between
-nodes (`SharedClassWalks`) are not used for an observer of writes: its node's classes are merged
-for it. An observer that only wants reads (`reads_only`) keeps them: it is told the classes a
-shared walk contains.
+nodes (`SharedClassWalks`, when the nodes to come were announced) are used by every observer:
+one that only wants reads (`reads_only`) is told the classes a shared walk contains; one of
+writes is told the walk's merge as it was recorded once (`walk_recording.WalkRecording`), the
+calls its node's own walk would have made, with the layers of the node's frozen copy.
 """
 
 from __future__ import annotations

@@ -1,0 +1,95 @@
+"""A shared class walk recorded once for provenance (observe/walk_recording.py): each node's
+record from `Inventory.each_provenance` (the walks nodes share merged and recorded once, then
+told again to each node) must be the record of its own render (`Inventory.provenance`), fact
+for fact and answer for answer."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inventory_writer import write_inventory
+from test_provenance_recorder import answers, recorded_facts
+from test_shared_walks import KEYS, PARAMS, SHARED, TREES
+
+import reclass_ng
+from reclass_ng.classes import SharedClassWalks
+from reclass_ng.observe.walk_recording import WalkRecording
+from reclass_ng.settings import Speed
+
+
+def assert_each_provenance_is_its_own(root: Path, **options: Any) -> None:
+    """Every node's record from each_provenance against its own render's."""
+    shared = reclass_ng.load(str(root), read_config=False, warn=lambda _: None, **options)
+    alone = reclass_ng.load(str(root), read_config=False, warn=lambda _: None,
+                            speed=Speed(shared_class_walks=False), **options)
+    for name, record in shared.each_provenance():
+        own = alone.provenance(name)
+        assert not isinstance(record, Exception), (name, record)
+        assert recorded_facts(record) == recorded_facts(own), name
+        assert answers(record) == answers(own), name
+        assert [(m.entity.name, m.listed_by.entity.name if m.listed_by else None, m.order)
+                for m in record.entities] == \
+            [(m.entity.name, m.listed_by.entity.name if m.listed_by else None, m.order)
+             for m in own.entities], name
+        assert list(record.reads.classes.items()) == list(own.reads.classes.items()), name
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classes=st.lists(PARAMS, min_size=2, max_size=4), nodes=st.lists(
+    st.tuples(st.lists(st.integers(0, 3), min_size=1, max_size=3), st.dictionaries(
+        KEYS, TREES, max_size=2)), min_size=2, max_size=5))
+def test_a_replayed_walk_records_what_each_node_s_own_walk_records(
+        classes: list[dict], nodes: list[tuple]) -> None:
+    # Half the nodes list the same classes as the one before them (tests/test_shared_walks.py's
+    # inventories: `~`, `=` keys, references, lists, stacks below stacks).
+    files: dict[str, Any] = {}
+    for index, params in enumerate(classes):
+        include = [f"c{index + 1}"] if index + 1 < len(classes) and index % 2 else []
+        files[f"classes/c{index}.yml"] = {"classes": include, "parameters": params,
+                                          "exports": {"e": index}}
+    for index, (listed, params) in enumerate(nodes):
+        if index % 2:
+            listed = nodes[index - 1][0]
+        names = [f"c{i % len(classes)}" for i in listed]
+        files[f"nodes/n{index}.yml"] = {"classes": names, "parameters": {"s": params}}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = write_inventory(Path(tmp), {path: yaml.safe_dump(doc)
+                                           for path, doc in files.items()})
+        assert_each_provenance_is_its_own(root)
+
+
+def test_a_shared_walk_is_recorded_once_and_told_to_each_node(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    walks, replays = [], []
+    walk_alone, replay = SharedClassWalks._walk_alone, WalkRecording.replay
+    monkeypatch.setattr(SharedClassWalks, "_walk_alone", lambda self, entity, **recorded: (
+        walks.append(entity.name) or walk_alone(self, entity, **recorded)))
+    monkeypatch.setattr(WalkRecording, "replay", lambda self, observer, walker: (
+        replays.append(walker.name) or replay(self, observer, walker)))
+    node = "classes: [role]\nparameters:\n  d: {k: 2}\n  l: [3]\n  s: {m: 3}\n  c: 6\n"
+    root = write_inventory(tmp_path, {**SHARED, **{f"nodes/n{i}.yml": node for i in range(4)}})
+    assert_each_provenance_is_its_own(root)
+    assert walks == ["n0"]
+    assert replays == ["n0", "n1", "n2", "n3"]
+    # what the record answers, with the walk's stacks and constants replayed
+    record = dict(reclass_ng.load(str(root), read_config=False).each_provenance())["n2"]
+    assert [(w.source.name, w.effect) for w in record.writes(("c",))] == \
+        [("role", "set"), ("n2", "ignored")]
+    assert [(w.source.name, w.effect) for w in record.writes(("l",))] == \
+        [("base", "set"), ("role", "appended"), ("n2", "appended")]
+
+
+def test_the_real_node_entity_lists_the_walk_s_classes(tmp_path: Path) -> None:
+    # The walk was merged for n0; n1's record says n1 listed its first class.
+    root = write_inventory(tmp_path, {**SHARED, "nodes/n0.yml": "classes: [role]\n",
+                                      "nodes/n1.yml": "classes: [role]\n"})
+    records = dict(reclass_ng.load(str(root), read_config=False).each_provenance())
+    listed = {m.entity.name: m.listed_by.entity.name for m in records["n1"].entities
+              if m.listed_by is not None}
+    assert listed == {"base": "mid", "mid": "role", "role": "n1"}
