@@ -8,9 +8,10 @@ CLI, as ready-made YAML/JSON text of each node, so the coordinator only concaten
 The result is the serial `Inventory.inventory()` one, byte for byte once printed:
 
 * nodes, classes and applications in node order;
-* errors: a chunk expands the classes of all its nodes before it interpolates any, and stops
-  at its first error; the coordinator reports the first class-expansion error in node order,
-  else the first interpolation error, as the serial path does;
+* errors: a chunk interpolates each node after its merge, only merges the nodes after its
+  first interpolation error and stops at its first class-expansion (merge) error; the
+  coordinator reports the first class-expansion error in node order, else the first
+  interpolation error, as the serial path does;
 * warnings: workers record them per node and phase instead of printing them; the coordinator
   replays them in the serial order. Queried nodes (`$[ ]`) are merged once per serial run, so
   the warnings of that merge are replayed at the first node that queries them, once; the same
@@ -73,14 +74,13 @@ class WorkerRender:
     memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
     without it a worker rendered every node's containers anew) and whether a chunk of it ran
     (only the first collects cycles: see render_chunk), and the block YAML writer of its
-    nodes."""
+    nodes (the streamed inventory's: bounded memos, no node kept alive once written)."""
 
     inventory: Any
     subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
     started: bool = False
     lane: int | None = None  # its share of a LanePlan (the lane it renders first)
-    yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
-    written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
+    yaml_writer: BlockYamlWriter = attrs.Factory(lambda: BlockYamlWriter(streaming=True))
 
 
 def _worker_state(settings: Settings, key: str, speed: Speed, storage: Any = None
@@ -273,16 +273,21 @@ def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
         (result.merge_events if phase is MERGE else result.interp_events).append(events)
         return recording(events)
 
-    # The nodes were announced once, at the render's first chunk (render_chunk).
+    # The nodes were announced once, at the render's first chunk (render_chunk). Each node
+    # is interpolated right after its merge, as the serial command line renders (its merged
+    # tree is still in the CPU's caches; merging a whole chunk first left the early nodes'
+    # trees cold by the time they were interpolated). After an interpolation error the
+    # chunk's later nodes are only merged: a merge error among them comes first in the
+    # serial order. The chunk stops at its first merge error.
     for phase, _, value, _ in render_nodes(inventory, job.names, around=around,
-                                           memo=state.subtrees, announce=False):
-        if isinstance(value, ReclassError):  # the chunk stops at its first error
+                                           memo=state.subtrees, announce=False,
+                                           interleaved=True):
+        if isinstance(value, ReclassError):
             if phase is MERGE:
                 result.merge_error = _transferable(value)
-            else:
-                result.interp_error = _transferable(value)
-            return result
-        if phase is INTERPOLATION:
+                return result
+            result.interp_error = _transferable(value)
+        elif phase is INTERPOLATION:
             result.nodes.append(_encoded(value, job.form, state, job.encoded))
     return result
 
@@ -296,9 +301,9 @@ def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerR
     name = info["__reclass__"]["node"]
     if form == ("yaml", True):
         # One writer a render, as the serial render has (a writer a node asked PyYAML about
-        # every key and string again: twice the CPU of the serial render). It keeps texts by
-        # container id: the nodes written are kept alive so that no id is reused.
-        state.written.append(info)
+        # every key and string again: twice the CPU of the serial render); a streaming one,
+        # as the serial render's: it keeps alive the containers whose texts it keeps, not
+        # every node (which made a worker's memory grow with its lane).
         text: Any = state.yaml_writer.node_text(name, info)
         if encoded:
             text = text.encode("utf-8")
