@@ -187,8 +187,12 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
         text = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
         workers = walks.read_text().split()
         again = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
+        forked = [str(pid) for pid in executor._processes]
     assert same_text(text) == same_text(again) == expected
     assert serial_walks == 16
+    # Two processes render: the coordinator (a lane of its own) and the one worker forked.
+    assert len(forked) == 1
+    assert set(workers) == {str(os.getpid()), *forked}
     # A worker that takes another lane's last chunks walks the runs they cut once more.
     assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
 
@@ -458,7 +462,9 @@ def children_of(pid: int) -> list[int]:
         return []
 
 
-def wait_for_workers(proc: subprocess.Popen, count: int = 2) -> list[int]:
+def wait_for_workers(proc: subprocess.Popen, count: int = 1) -> list[int]:
+    """The worker processes of a `-j 2` run once started: one (the command renders a lane
+    itself)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         workers = children_of(proc.pid)
@@ -518,7 +524,7 @@ def exits_130_at_once(proc: subprocess.Popen) -> None:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_ctrl_c_stops_the_workers_quickly(make_inventory, tmp_path: Path) -> None:
     proc = start_parallel_reclass(make_inventory(tricky_inventory(600)), tmp_path)
-    wait_for_workers(proc)  # the two workers are rendering
+    wait_for_workers(proc)  # the worker and the command are rendering
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     exits_130_at_once(proc)
 
