@@ -197,6 +197,35 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
     assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
 
 
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,
+                                                              fmt: str) -> None:
+    # A forked worker puts its nodes' texts into the memory file the pool shares and sends
+    # back where they are; the coordinator reads them back as the results arrive. Two renders
+    # with the same pool: the file is emptied in between, the second text is whole too.
+    from reclass_ng.parallel.chunks import ChunkResult
+
+    base = make_inventory(tricky_inventory(40))
+    expected = same_text(dump(load(base).inventory(), fmt, True))
+    read_back = []
+    texts_from_spool = ChunkResult.texts_from_spool
+
+    def counted(self, spool):
+        read_back.append(len(self.nodes))
+        return texts_from_spool(self, spool)
+
+    monkeypatch.setattr(ChunkResult, "texts_from_spool", counted)
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        texts = [b"".join(parallel.render_inventory_bytes(inventory, executor, fmt, True,
+                                                          key=key)).decode("utf-8")
+                 for _ in range(2)]
+    assert [same_text(text) for text in texts] == [expected, expected]
+    assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
+
+
 # -- same errors and warnings -------------------------------------------------------------------
 
 def failing_inventory() -> dict[str, str]:
@@ -444,11 +473,18 @@ def test_cli_nodeinfo_refuses_jobs(run_reclass) -> None:
     assert with_jobs.stdout == ""
 
 
-def start_parallel_reclass(base: Path, tmp_path: Path, **env: str) -> subprocess.Popen:
+# The command as a platform without memory files (os.memfd_create) runs it: the workers send
+# their nodes' texts through the pool's result pipe (parallel.text_spool).
+WITHOUT_MEMORY_FILES = ["-c", "import os, runpy; del os.memfd_create; "
+                              "runpy.run_module('reclass_ng', run_name='__main__')"]
+
+
+def start_parallel_reclass(base: Path, tmp_path: Path, python_args: tuple[str, ...] = ("-m",
+                           "reclass_ng"), **env: str) -> subprocess.Popen:
     """`reclass --inventory -j 2` in a process group of its own, as a shell starts it; with
     Python's fault handler on, so that SIGABRT prints the stack of every thread (a hang)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "reclass_ng", "-b", str(base), "--inventory", "-j", "2"],
+        [sys.executable, *python_args, "-b", str(base), "--inventory", "-j", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
         env=dict(os.environ, HOME=str(tmp_path), PYTHONFAULTHANDLER="1", **env),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -556,13 +592,15 @@ def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) 
     # ever. Made certain here: the nodes' texts are large, so that a worker writes a chunk's
     # in many pieces (1.2 MB a node: with 125 KB, workers sending bytes were not seen writing
     # in one run of six or more); once one is seen writing, the command is stopped (SIGSTOP) so the
-    # worker waits in the middle of it; Ctrl-C comes then, and the command goes on.
+    # worker waits in the middle of it; Ctrl-C comes then, and the command goes on. Where
+    # memory files exist the texts do not cross the pipe (parallel.text_spool): the command
+    # runs as where they do not.
     if not wchan_shown():
         pytest.skip("/proc/PID/wchan does not show where a process waits")
     files = tricky_inventory(32)
     files["classes/common.yml"] += "  notes: [" + ", ".join(
         f"note {index} of the day" for index in range(50_000)) + "]\n"
-    proc = start_parallel_reclass(make_inventory(files), tmp_path,
+    proc = start_parallel_reclass(make_inventory(files), tmp_path, tuple(WITHOUT_MEMORY_FILES),
                                   **{MIN_NODES_ENV: "0"})
     workers = wait_for_workers(proc)
     deadline = time.monotonic() + 60

@@ -41,6 +41,7 @@ from reclass_ng.output.fragments import (
     node_fragment,
     node_fragment_bytes,
 )
+from reclass_ng.parallel.text_spool import SharedTextSpool
 from reclass_ng.parallel.warning_replay import (
     Warn,
     WarningReplay,
@@ -148,6 +149,27 @@ class ChunkResult:
     interp_events: list[list[Any]] = attrs.Factory(list)
     interp_error: ReclassError | None = None  # at position start + len(interp_events) - 1
     nodes: list[Any] = attrs.Factory(list)  # dicts, or (name, classes, applications, text)
+    # (where in the LanePlan's SharedTextSpool, each node's text size) when a forked worker
+    # put the texts there (they are None in `nodes` until the coordinator reads them back)
+    spooled: tuple[int, list[int]] | None = None
+
+    def texts_to_spool(self, spool: SharedTextSpool) -> None:
+        """Put the nodes' texts (bytes) into `spool` instead of this result."""
+        texts = [node[3] for node in self.nodes]
+        self.spooled = (spool.append(texts), [len(text) for text in texts])
+        self.nodes = [(*node[:3], None) for node in self.nodes]
+
+    def texts_from_spool(self, spool: SharedTextSpool) -> None:
+        """The nodes' texts back from `spool` (slices of one read)."""
+        if self.spooled is None:
+            return
+        offset, sizes = self.spooled
+        block = memoryview(spool.read(offset, sum(sizes)))
+        at = 0
+        for index, size in enumerate(sizes):
+            self.nodes[index] = (*self.nodes[index][:3], block[at:at + size])
+            at += size
+        self.spooled = None
 
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
@@ -196,6 +218,8 @@ class LanePlan:
         # its last chunk]; share i starts as lane i.
         self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
         self._lock = context.Lock()
+        self.coordinator = os.getpid()  # the process that renders a lane without forking
+        self.texts = SharedTextSpool.made(context)
         self.reset()
 
     def reset(self) -> None:
@@ -204,6 +228,14 @@ class LanePlan:
         with self._lock:
             for lane, chunks in enumerate(self.chunks):
                 self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
+        if self.texts is not None:
+            self.texts.reset()  # the last render's texts were all read back
+
+    def close(self) -> None:
+        """Release the text spool (the pool is gone)."""
+        if self.texts is not None:
+            self.texts.close()
+            self.texts = None
 
     def claim(self, state: WorkerRender
               ) -> tuple[int, tuple[str, ...], list[str] | None] | None:
@@ -267,7 +299,11 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
             # lane, or the chunks it took over (those it had are all rendered by then).
             state.inventory.renderer.expect_nodes(taken)
         state.started = True
-        return _render_chunk(chunk, state)
+        result = _render_chunk(chunk, state)
+    if plan.texts is not None and job.encoded and job.form is not None \
+            and os.getpid() != plan.coordinator:
+        result.texts_to_spool(plan.texts)
+    return result
 
 
 def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
@@ -467,13 +503,24 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
             steps.count(result)
             for future in [future for future in pending if future.done()]:
                 pending.discard(future)
-                steps.count(future.result())
+                steps.count(_texts_read_back(future.result(), lane_job))
     for future in as_completed(pending):
-        steps.count(future.result())
+        steps.count(_texts_read_back(future.result(), lane_job))
     # In node order (a forked pool's workers take the chunks in their own order).
     return sorted([*own, *(result for future in futures
                            if (result := future.result()) is not None)],
                   key=lambda result: result.start)
+
+
+def _texts_read_back(result: ChunkResult | None, lane_job: LaneJob | None
+                     ) -> ChunkResult | None:
+    """`result` with the texts a forked worker spooled read back (as results arrive: while
+    the workers still render, not after)."""
+    if result is not None and result.spooled is not None and lane_job is not None:
+        plan = _LANE_PLANS[lane_job.key]
+        assert plan.texts is not None  # a worker spooled into it
+        result.texts_from_spool(plan.texts)
+    return result
 
 
 def _check_errors(results: list[ChunkResult], warn: Warn) -> None:
@@ -615,7 +662,9 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         _stop_at_once(executor)
         raise
     finally:
-        _LANE_PLANS.pop(key, None)
+        plan = _LANE_PLANS.pop(key, None)
+        if plan is not None:
+            plan.close()
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread
