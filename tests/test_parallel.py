@@ -226,6 +226,40 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
     assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
 
 
+@pytest.mark.parametrize("tiny", [False, True])
+def test_forked_json_is_searched_for_floats_only_where_files_hold_such(make_inventory, tmp_path,
+                                                                       monkeypatch, tiny) -> None:
+    # orjson prints floats below 1e-4 otherwise than json: the text of a node is searched for
+    # them only when a file read holds one (as the serial command line does), also in the
+    # workers, where names with "e-" in them had every node's text searched.
+    from reclass_ng.output import fast_json
+
+    files = {f"nodes/node-{index:02d}.yml": f"classes: [base]\nparameters:\n  i: {index}\n"
+             for index in range(24)}
+    files["classes/base.yml"] = "parameters:\n  ratio: 0.5\n" + \
+        ("  tiny: 0.00001\n" if tiny else "")
+    base = make_inventory(files)
+    searches = tmp_path / "searches"
+    has_small_float = fast_json._has_small_float
+
+    def counted(data):  # also in the forked worker: one line a search
+        with open(searches, "a", encoding="ascii") as handle:
+            handle.write("search\n")
+        return has_small_float(data)
+
+    monkeypatch.setattr(fast_json, "_has_small_float", counted)
+    expected = same_text(dump(load(base).inventory(), "json", True))
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "json", True,
+                                                        key=key)).decode("utf-8")
+    assert same_text(text) == expected
+    assert ("0.00001" in text or "1e-05" in text) is tiny
+    searched = len(searches.read_text().split()) if searches.exists() else 0
+    assert (searched > 0) is tiny, searched
+
+
 # -- same errors and warnings -------------------------------------------------------------------
 
 def failing_inventory() -> dict[str, str]:

@@ -41,9 +41,12 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
 
 
 def node_fragment_bytes(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
-                        speed: Speed | None = None) -> bytes:
-    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first)."""
-    if fmt == "json" and pretty and (member := _orjson_member(name, info, speed)) is not None:
+                        speed: Speed | None = None, floats_exact: bool = False) -> bytes:
+    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first).
+    `floats_exact`: the caller knows that every float of `info` prints the same through
+    orjson as through json (storage.base.floats_json_exact), so the text is not searched."""
+    if fmt == "json" and pretty \
+            and (member := _orjson_member(name, info, speed, floats_exact)) is not None:
         return bytes(member)
     return node_fragment(name, info, fmt, pretty, speed=speed).encode("utf-8")
 
@@ -119,8 +122,8 @@ def _indented_json_member(name: str, info: dict[str, Any], speed: Speed | None =
     return str(member, "ascii")
 
 
-def _orjson_member(name: str, info: dict[str, Any],
-                   speed: Speed | None) -> bytes | memoryview | None:
+def _orjson_member(name: str, info: dict[str, Any], speed: Speed | None,
+                   floats_exact: bool = False) -> bytes | memoryview | None:
     """`"name": {...}` of an indented inventory as orjson (output.fast_json) writes it; None
     where the speed record turns that writer off or orjson has no wheel."""
     if not (speed or Speed.from_environment()).orjson_json_writer:
@@ -129,4 +132,4 @@ def _orjson_member(name: str, info: dict[str, Any],
         from reclass_ng.output.fast_json import node_member
     except ImportError:
         return None
-    return node_member(name, info)
+    return node_member(name, info, floats_exact)
