@@ -604,7 +604,7 @@ def _inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool,
                                             progress, key, encoded)
     _check_errors(results, inventory.warn)
     return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty,
-                              encoded=encoded)
+                              encoded=encoded, speed=inventory.speed)
 
 
 def _leave_interrupts_to_the_parent() -> None:
