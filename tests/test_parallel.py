@@ -226,6 +226,29 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
     assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
 
 
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
+def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
+                                                                monkeypatch) -> None:
+    # A memory file counts against the memory a cgroup allows: a worker whose write fails
+    # sends the texts in its result, as where memory files do not exist.
+    import errno
+
+    from reclass_ng.parallel.text_spool import SharedTextSpool
+
+    def full(self, texts):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(SharedTextSpool, "append", full)  # also in the forked worker
+    base = make_inventory(tricky_inventory(30))
+    expected = same_text(dump(load(base).inventory(), "yaml", True))
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "yaml", True,
+                                                        key=key)).decode("utf-8")
+    assert same_text(text) == expected
+
+
 @pytest.mark.parametrize("tiny", [False, True])
 def test_forked_json_is_searched_for_floats_only_where_files_hold_such(make_inventory, tmp_path,
                                                                        monkeypatch, tiny) -> None:

@@ -303,7 +303,10 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
         result = _render_chunk(chunk, state)
     if plan.texts is not None and job.encoded and job.form is not None \
             and os.getpid() != plan.coordinator:
-        result.texts_to_spool(plan.texts)
+        try:
+            result.texts_to_spool(plan.texts)
+        except OSError:
+            pass  # memory the file may not take (a cgroup's limit): the texts go by the pipe
     return result
 
 
@@ -503,8 +506,9 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
     if lane_job is not None:
         # The coordinator renders a lane itself (forked_process_pool starts one worker
         # fewer): with a pool of its own size it was a third process on two cores, reading
-        # its workers' texts while they rendered (a quarter of a second at 2,000 nodes), and
-        # half of the texts never cross a pipe now.
+        # its workers' texts from the pipe while they rendered (a quarter of a second at
+        # 2,000 nodes). Its own texts stay where they are; the workers' come through the
+        # plan's memory file (text_spool), read back here as their results arrive.
         while (result := render_claimed_chunk(lane_job)) is not None:
             own.append(result)
             steps.count(result)
