@@ -187,10 +187,100 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
         text = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
         workers = walks.read_text().split()
         again = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
+        forked = [str(pid) for pid in executor._processes]
     assert same_text(text) == same_text(again) == expected
     assert serial_walks == 16
+    # Two processes render: the coordinator (a lane of its own) and the one worker forked.
+    assert len(forked) == 1
+    assert set(workers) == {str(os.getpid()), *forked}
     # A worker that takes another lane's last chunks walks the runs they cut once more.
     assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,
+                                                              fmt: str) -> None:
+    # A forked worker puts its nodes' texts into the memory file the pool shares and sends
+    # back where they are; the coordinator reads them back as the results arrive. Two renders
+    # with the same pool: the file is emptied in between, the second text is whole too.
+    from reclass_ng.parallel.chunks import ChunkResult
+
+    base = make_inventory(tricky_inventory(40))
+    expected = same_text(dump(load(base).inventory(), fmt, True))
+    read_back = []
+    texts_from_spool = ChunkResult.texts_from_spool
+
+    def counted(self, spool):
+        read_back.append(len(self.nodes))
+        return texts_from_spool(self, spool)
+
+    monkeypatch.setattr(ChunkResult, "texts_from_spool", counted)
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        texts = [b"".join(parallel.render_inventory_bytes(inventory, executor, fmt, True,
+                                                          key=key)).decode("utf-8")
+                 for _ in range(2)]
+    assert [same_text(text) for text in texts] == [expected, expected]
+    assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
+def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
+                                                                monkeypatch) -> None:
+    # A memory file counts against the memory a cgroup allows: a worker whose write fails
+    # sends the texts in its result, as where memory files do not exist.
+    import errno
+
+    from reclass_ng.parallel.text_spool import SharedTextSpool
+
+    def full(self, texts):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(SharedTextSpool, "append", full)  # also in the forked worker
+    base = make_inventory(tricky_inventory(30))
+    expected = same_text(dump(load(base).inventory(), "yaml", True))
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "yaml", True,
+                                                        key=key)).decode("utf-8")
+    assert same_text(text) == expected
+
+
+@pytest.mark.parametrize("tiny", [False, True])
+def test_forked_json_is_searched_for_floats_only_where_files_hold_such(make_inventory, tmp_path,
+                                                                       monkeypatch, tiny) -> None:
+    # orjson prints floats below 1e-4 otherwise than json: the text of a node is searched for
+    # them only when a file read holds one (as the serial command line does), also in the
+    # workers, where names with "e-" in them had every node's text searched.
+    from reclass_ng.output import fast_json
+
+    files = {f"nodes/node-{index:02d}.yml": f"classes: [base]\nparameters:\n  i: {index}\n"
+             for index in range(24)}
+    files["classes/base.yml"] = "parameters:\n  ratio: 0.5\n" + \
+        ("  tiny: 0.00001\n" if tiny else "")
+    base = make_inventory(files)
+    searches = tmp_path / "searches"
+    has_small_float = fast_json._has_small_float
+
+    def counted(data):  # also in the forked worker: one line a search
+        with open(searches, "a", encoding="ascii") as handle:
+            handle.write("search\n")
+        return has_small_float(data)
+
+    monkeypatch.setattr(fast_json, "_has_small_float", counted)
+    expected = same_text(dump(load(base).inventory(), "json", True))
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "json", True,
+                                                        key=key)).decode("utf-8")
+    assert same_text(text) == expected
+    assert ("0.00001" in text or "1e-05" in text) is tiny
+    searched = len(searches.read_text().split()) if searches.exists() else 0
+    assert (searched > 0) is tiny, searched
 
 
 # -- same errors and warnings -------------------------------------------------------------------
@@ -440,11 +530,18 @@ def test_cli_nodeinfo_refuses_jobs(run_reclass) -> None:
     assert with_jobs.stdout == ""
 
 
-def start_parallel_reclass(base: Path, tmp_path: Path, **env: str) -> subprocess.Popen:
+# The command as a platform without memory files (os.memfd_create) runs it: the workers send
+# their nodes' texts through the pool's result pipe (parallel.text_spool).
+WITHOUT_MEMORY_FILES = ["-c", "import os, runpy; del os.memfd_create; "
+                              "runpy.run_module('reclass_ng', run_name='__main__')"]
+
+
+def start_parallel_reclass(base: Path, tmp_path: Path, python_args: tuple[str, ...] = ("-m",
+                           "reclass_ng"), **env: str) -> subprocess.Popen:
     """`reclass --inventory -j 2` in a process group of its own, as a shell starts it; with
     Python's fault handler on, so that SIGABRT prints the stack of every thread (a hang)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "reclass_ng", "-b", str(base), "--inventory", "-j", "2"],
+        [sys.executable, *python_args, "-b", str(base), "--inventory", "-j", "2"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
         env=dict(os.environ, HOME=str(tmp_path), PYTHONFAULTHANDLER="1", **env),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -458,7 +555,9 @@ def children_of(pid: int) -> list[int]:
         return []
 
 
-def wait_for_workers(proc: subprocess.Popen, count: int = 2) -> list[int]:
+def wait_for_workers(proc: subprocess.Popen, count: int = 1) -> list[int]:
+    """The worker processes of a `-j 2` run once started: one (the command renders a lane
+    itself)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         workers = children_of(proc.pid)
@@ -518,7 +617,7 @@ def exits_130_at_once(proc: subprocess.Popen) -> None:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 def test_ctrl_c_stops_the_workers_quickly(make_inventory, tmp_path: Path) -> None:
     proc = start_parallel_reclass(make_inventory(tricky_inventory(600)), tmp_path)
-    wait_for_workers(proc)  # the two workers are rendering
+    wait_for_workers(proc)  # the worker and the command are rendering
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
     exits_130_at_once(proc)
 
@@ -550,13 +649,15 @@ def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) 
     # ever. Made certain here: the nodes' texts are large, so that a worker writes a chunk's
     # in many pieces (1.2 MB a node: with 125 KB, workers sending bytes were not seen writing
     # in one run of six or more); once one is seen writing, the command is stopped (SIGSTOP) so the
-    # worker waits in the middle of it; Ctrl-C comes then, and the command goes on.
+    # worker waits in the middle of it; Ctrl-C comes then, and the command goes on. Where
+    # memory files exist the texts do not cross the pipe (parallel.text_spool): the command
+    # runs as where they do not.
     if not wchan_shown():
         pytest.skip("/proc/PID/wchan does not show where a process waits")
     files = tricky_inventory(32)
     files["classes/common.yml"] += "  notes: [" + ", ".join(
         f"note {index} of the day" for index in range(50_000)) + "]\n"
-    proc = start_parallel_reclass(make_inventory(files), tmp_path,
+    proc = start_parallel_reclass(make_inventory(files), tmp_path, tuple(WITHOUT_MEMORY_FILES),
                                   **{MIN_NODES_ENV: "0"})
     workers = wait_for_workers(proc)
     deadline = time.monotonic() + 60

@@ -39,3 +39,24 @@ def test_assembled_json_inventory_is_the_dumped_document(nodes: dict[str, object
                      "classes": {"c": list(infos)}, "applications": {"app": list(infos)}},
                     "json", True)
     assert text == expected.replace('"timestamp": null', '"timestamp": ' + stamp)
+
+
+def test_assembled_json_indexes_are_written_by_orjson(monkeypatch) -> None:
+    # As the serial command line's (output.streamed): the exact writer took a third longer,
+    # serially, after every node of a --jobs render was in. The reference speed keeps it.
+    from reclass_ng.output import fast_json
+    from reclass_ng.settings import Speed
+
+    calls = []
+    pieces = fast_json.inventory_json_pieces
+    monkeypatch.setattr(fast_json, "inventory_json_pieces",
+                        lambda *args, **kwargs: calls.append(1) or pieces(*args, **kwargs))
+    info = {"classes": ["c"], "applications": ["app"], "parameters": {"v": "\u00e9"}}
+    parts = [(name, ["c"], ["app"], node_fragment(name, info, "json", True))
+             for name in ("n1", "n\u00e92")]
+    fast = "".join(assemble_inventory(parts, "json", True))
+    assert calls == [1]
+    exact = "".join(assemble_inventory(parts, "json", True, speed=Speed.reference()))
+    assert calls == [1]
+    strip = lambda text: text.split('"timestamp": ')[1].split("\n", 1)[1]  # noqa: E731
+    assert strip(fast) == strip(exact)

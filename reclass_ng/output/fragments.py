@@ -41,20 +41,28 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
 
 
 def node_fragment_bytes(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
-                        speed: Speed | None = None) -> bytes:
-    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first)."""
-    if fmt == "json" and pretty and (member := _orjson_member(name, info, speed)) is not None:
+                        speed: Speed | None = None, floats_exact: bool = False) -> bytes:
+    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first).
+    `floats_exact`: the caller knows that every float of `info` prints the same through
+    orjson as through json (storage.base.floats_json_exact), so the text is not searched."""
+    if fmt == "json" and pretty \
+            and (member := _orjson_member(name, info, speed, floats_exact)) is not None:
         return bytes(member)
     return node_fragment(name, info, fmt, pretty, speed=speed).encode("utf-8")
 
 
 def assemble_inventory(parts: list[tuple[str, list[str], list[str], Any]], fmt: str,
-                       pretty: bool, *, encoded: bool = False) -> list[Any]:
+                       pretty: bool, *, encoded: bool = False,
+                       speed: Speed | None = None) -> list[Any]:
     """The dumped inventory, in pieces, from (name, classes, applications, text) of each node;
-    with `encoded`, the texts are UTF-8 bytes and so are the pieces."""
+    with `encoded`, the texts are UTF-8 bytes and so are the pieces. The indexes of indented
+    JSON are written by orjson unless `speed` turns that writer off (the same text; the exact
+    writer took a third longer, after every node rendered)."""
     before: Any
     after: Any
-    before, after = inventory_frame([part[:3] for part in parts], fmt, pretty, timestamp())
+    before, after = inventory_frame([part[:3] for part in parts], fmt, pretty, timestamp(),
+                                    fast_json=fmt == "json" and pretty
+                                    and _orjson_node_member(speed) is not None)
     if not parts:
         return [(before + after).encode("utf-8") if encoded else before + after]
     separator: Any = FRAGMENT_FORMS[(fmt, pretty)][2]
@@ -119,14 +127,21 @@ def _indented_json_member(name: str, info: dict[str, Any], speed: Speed | None =
     return str(member, "ascii")
 
 
-def _orjson_member(name: str, info: dict[str, Any],
-                   speed: Speed | None) -> bytes | memoryview | None:
+def _orjson_member(name: str, info: dict[str, Any], speed: Speed | None,
+                   floats_exact: bool = False) -> bytes | memoryview | None:
     """`"name": {...}` of an indented inventory as orjson (output.fast_json) writes it; None
     where the speed record turns that writer off or orjson has no wheel."""
+    node_member = _orjson_node_member(speed)
+    return None if node_member is None else node_member(name, info, floats_exact)
+
+
+def _orjson_node_member(speed: Speed | None) -> Any:
+    """output.fast_json.node_member, or None where the speed record turns orjson's writer
+    off or orjson has no wheel."""
     if not (speed or Speed.from_environment()).orjson_json_writer:
         return None
     try:
         from reclass_ng.output.fast_json import node_member
     except ImportError:
         return None
-    return node_member(name, info)
+    return node_member

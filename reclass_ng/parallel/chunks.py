@@ -8,9 +8,10 @@ CLI, as ready-made YAML/JSON text of each node, so the coordinator only concaten
 The result is the serial `Inventory.inventory()` one, byte for byte once printed:
 
 * nodes, classes and applications in node order;
-* errors: a chunk expands the classes of all its nodes before it interpolates any, and stops
-  at its first error; the coordinator reports the first class-expansion error in node order,
-  else the first interpolation error, as the serial path does;
+* errors: a chunk interpolates each node after its merge, only merges the nodes after its
+  first interpolation error and stops at its first class-expansion (merge) error; the
+  coordinator reports the first class-expansion error in node order, else the first
+  interpolation error, as the serial path does;
 * warnings: workers record them per node and phase instead of printing them; the coordinator
   replays them in the serial order. Queried nodes (`$[ ]`) are merged once per serial run, so
   the warnings of that merge are replayed at the first node that queries them, once; the same
@@ -40,6 +41,7 @@ from reclass_ng.output.fragments import (
     node_fragment,
     node_fragment_bytes,
 )
+from reclass_ng.parallel.text_spool import SharedTextSpool
 from reclass_ng.parallel.warning_replay import (
     Warn,
     WarningReplay,
@@ -56,6 +58,7 @@ from reclass_ng.render import (
 )
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
+from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.values import to_plain
 
 Progress = Callable[[int, int], None]
@@ -73,14 +76,13 @@ class WorkerRender:
     memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
     without it a worker rendered every node's containers anew) and whether a chunk of it ran
     (only the first collects cycles: see render_chunk), and the block YAML writer of its
-    nodes."""
+    nodes (the streamed inventory's: bounded memos, no node kept alive once written)."""
 
     inventory: Any
     subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
     started: bool = False
     lane: int | None = None  # its share of a LanePlan (the lane it renders first)
-    yaml_writer: BlockYamlWriter = attrs.Factory(BlockYamlWriter)
-    written: list[Any] = attrs.Factory(list)  # the nodes yaml_writer wrote (see _encoded)
+    yaml_writer: BlockYamlWriter = attrs.Factory(lambda: BlockYamlWriter(streaming=True))
 
 
 def _worker_state(settings: Settings, key: str, speed: Speed, storage: Any = None
@@ -148,6 +150,27 @@ class ChunkResult:
     interp_events: list[list[Any]] = attrs.Factory(list)
     interp_error: ReclassError | None = None  # at position start + len(interp_events) - 1
     nodes: list[Any] = attrs.Factory(list)  # dicts, or (name, classes, applications, text)
+    # (where in the LanePlan's SharedTextSpool, each node's text size) when a forked worker
+    # put the texts there (they are None in `nodes` until the coordinator reads them back)
+    spooled: tuple[int, list[int]] | None = None
+
+    def texts_to_spool(self, spool: SharedTextSpool) -> None:
+        """Put the nodes' texts (bytes) into `spool` instead of this result."""
+        texts = [node[3] for node in self.nodes]
+        self.spooled = (spool.append(texts), [len(text) for text in texts])
+        self.nodes = [(*node[:3], None) for node in self.nodes]
+
+    def texts_from_spool(self, spool: SharedTextSpool) -> None:
+        """The nodes' texts back from `spool` (slices of one read)."""
+        if self.spooled is None:
+            return
+        offset, sizes = self.spooled
+        block = memoryview(spool.read(offset, sum(sizes)))
+        at = 0
+        for index, size in enumerate(sizes):
+            self.nodes[index] = (*self.nodes[index][:3], block[at:at + size])
+            at += size
+        self.spooled = None
 
 
 def render_chunk(job: ChunkJob) -> ChunkResult:
@@ -168,7 +191,8 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
 
 class LanePlan:
     """The nodes of a forked pool's render cut into one contiguous lane a worker, each lane
-    into chunks (largest first), and which chunks each worker has left, shared by them.
+    into chunks (largest first), and which chunks each worker has left, shared by them. The
+    coordinator (the process that forked the pool) is one of the workers: see _run_chunks.
 
     Nodes next to each other in node order mostly list the same classes and read the same
     class files: a worker rendering a run of them merges each shared class walk and renders
@@ -195,6 +219,8 @@ class LanePlan:
         # its last chunk]; share i starts as lane i.
         self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
         self._lock = context.Lock()
+        self.coordinator = os.getpid()  # the process that renders a lane without forking
+        self.texts = SharedTextSpool.made(context)
         self.reset()
 
     def reset(self) -> None:
@@ -203,11 +229,21 @@ class LanePlan:
         with self._lock:
             for lane, chunks in enumerate(self.chunks):
                 self._counters[1 + 3 * lane:4 + 3 * lane] = [lane, 0, len(chunks)]
+        if self.texts is not None:
+            self.texts.reset()  # the last render's texts were all read back
 
-    def claim(self, state: WorkerRender) -> tuple[int, tuple[str, ...], list[str] | None]:
+    def close(self) -> None:
+        """Release the text spool (the pool is gone)."""
+        if self.texts is not None:
+            self.texts.close()
+            self.texts = None
+
+    def claim(self, state: WorkerRender
+              ) -> tuple[int, tuple[str, ...], list[str] | None] | None:
         """(start, nodes) of the chunk this worker renders next, and the nodes of the chunks
-        it now has left (this one included) when they are new to it: to announce. Each task
-        of the render claims one chunk: there are as many tasks as chunks."""
+        it now has left (this one included) when they are new to it: to announce; None when
+        every chunk is taken. The pool gets a task for each chunk, and the coordinator takes
+        chunks too: the tasks left once it has taken its own find none."""
         counters, shares = self._counters, len(self.chunks)
         with self._lock:
             share = state.lane
@@ -222,7 +258,7 @@ class LanePlan:
                                     - counters[2 + 3 * share])
                 lane, front, back = counters[other:other + 3]
                 if front >= back:
-                    raise RuntimeError("a render asked for more chunks than its plan has")
+                    return None
                 front = back - (back - front + 1) // 2
                 counters[other + 2] = front
                 announce = True
@@ -248,12 +284,15 @@ class LaneJob:
     encoded: bool = False
 
 
-def render_claimed_chunk(job: LaneJob) -> ChunkResult:
+def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
     """Worker entry point of a forked pool: claim a chunk of the render's LanePlan (the
-    worker's own lane first) and render it as render_chunk does."""
+    worker's own lane first) and render it as render_chunk does; None when none is left."""
     state = _worker_state(job.settings, job.key, job.speed)
     plan = _LANE_PLANS[job.key]
-    start, names, taken = plan.claim(state)
+    claimed = plan.claim(state)
+    if claimed is None:
+        return None
+    start, names, taken = claimed
     chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form, job.encoded)
     with cycle_collection_paused(collect=not state.started):
         if taken is not None:
@@ -261,7 +300,14 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult:
             # lane, or the chunks it took over (those it had are all rendered by then).
             state.inventory.renderer.expect_nodes(taken)
         state.started = True
-        return _render_chunk(chunk, state)
+        result = _render_chunk(chunk, state)
+    if plan.texts is not None and job.encoded and job.form is not None \
+            and os.getpid() != plan.coordinator:
+        try:
+            result.texts_to_spool(plan.texts)
+        except OSError:
+            pass  # memory the file may not take (a cgroup's limit): the texts go by the pipe
+    return result
 
 
 def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
@@ -273,16 +319,21 @@ def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
         (result.merge_events if phase is MERGE else result.interp_events).append(events)
         return recording(events)
 
-    # The nodes were announced once, at the render's first chunk (render_chunk).
+    # The nodes were announced once, at the render's first chunk (render_chunk). Each node
+    # is interpolated right after its merge, as the serial command line renders (its merged
+    # tree is still in the CPU's caches; merging a whole chunk first left the early nodes'
+    # trees cold by the time they were interpolated). After an interpolation error the
+    # chunk's later nodes are only merged: a merge error among them comes first in the
+    # serial order. The chunk stops at its first merge error.
     for phase, _, value, _ in render_nodes(inventory, job.names, around=around,
-                                           memo=state.subtrees, announce=False):
-        if isinstance(value, ReclassError):  # the chunk stops at its first error
+                                           memo=state.subtrees, announce=False,
+                                           interleaved=True):
+        if isinstance(value, ReclassError):
             if phase is MERGE:
                 result.merge_error = _transferable(value)
-            else:
-                result.interp_error = _transferable(value)
-            return result
-        if phase is INTERPOLATION:
+                return result
+            result.interp_error = _transferable(value)
+        elif phase is INTERPOLATION:
             result.nodes.append(_encoded(value, job.form, state, job.encoded))
     return result
 
@@ -296,14 +347,20 @@ def _encoded(info: dict[str, Any], form: tuple[str, bool] | None, state: WorkerR
     name = info["__reclass__"]["node"]
     if form == ("yaml", True):
         # One writer a render, as the serial render has (a writer a node asked PyYAML about
-        # every key and string again: twice the CPU of the serial render). It keeps texts by
-        # container id: the nodes written are kept alive so that no id is reused.
-        state.written.append(info)
+        # every key and string again: twice the CPU of the serial render); a streaming one,
+        # as the serial render's: it keeps alive the containers whose texts it keeps, not
+        # every node (which made a worker's memory grow with its lane).
         text: Any = state.yaml_writer.node_text(name, info)
         if encoded:
             text = text.encode("utf-8")
     elif encoded:
-        text = node_fragment_bytes(name, info, *form)
+        # As the serial command line asks (output.streamed): whether the files this process
+        # read so far, all of the node's among them, hold a float orjson prints otherwise
+        # than json. Not knowing, the writer searched every node's text for one (three passes
+        # over it; node names with "e-" in them sent it on to a regular expression over the
+        # whole text): a quarter of a second a worker at 2,000 mcp nodes.
+        text = node_fragment_bytes(name, info, *form,
+                                   floats_exact=floats_json_exact(state.inventory.storage))
     else:
         text = node_fragment(name, info, *form)
     return name, list(info["classes"]), list(info["applications"]), text
@@ -404,27 +461,18 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                                                                       _workers_of(executor))
     key = key or uuid.uuid4().hex
     plan = _LANE_PLANS.get(key)
-    futures: list[Future[ChunkResult]]
+    futures: list[Future[ChunkResult | None]]
+    lane_job = None
     if plan is not None and chunk_size is None and plan.names == tuple(names):
         plan.reset()
-        futures = [executor.submit(render_claimed_chunk,
-                                   LaneJob(settings, key, inventory.speed, form, encoded))
-                   for _ in range(plan.total)]
+        lane_job = LaneJob(settings, key, inventory.speed, form, encoded)
+        futures = [executor.submit(render_claimed_chunk, lane_job) for _ in range(plan.total)]
     else:
         futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
                                                           start, chunk, form, encoded))
                    for start, chunk in _chunks(names, sizes)]
     try:
-        done = 0
-        for future in as_completed(futures):
-            result = future.result()
-            if progress is not None:
-                # Two steps a node, as in the serial path: classes expanded, interpolated.
-                done += len(result.merge_events) + len(result.interp_events)
-                progress(min(done, 2 * len(names)), 2 * len(names))
-        # In node order (a forked pool's workers take the chunks in their own order).
-        results = sorted((future.result() for future in futures),
-                         key=lambda result: result.start)
+        results = _gathered(futures, lane_job, _StepCounter(progress, 2 * len(names)))
     except KeyboardInterrupt:
         raise  # whoever owns the pool stops it (forked_process_pool stops its workers)
     except BaseException:
@@ -432,6 +480,58 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
             future.cancel()
         raise
     return inventory, names, results
+
+
+@attrs.define
+class _StepCounter:
+    """Tells `progress` the steps of each chunk result as it comes: two a node, as in the
+    serial path (classes expanded, interpolated)."""
+
+    progress: Progress | None
+    total: int
+    done: int = 0
+
+    def count(self, result: ChunkResult | None) -> None:
+        if self.progress is not None and result is not None:
+            self.done += len(result.merge_events) + len(result.interp_events)
+            self.progress(min(self.done, self.total), self.total)
+
+
+def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | None,
+              steps: _StepCounter) -> list[ChunkResult]:
+    """The results of the render's chunks in node order: the futures', and with `lane_job`
+    (a forked pool's render) those of the chunks this process claims and renders itself."""
+    own: list[ChunkResult] = []
+    pending = set(futures)
+    if lane_job is not None:
+        # The coordinator renders a lane itself (forked_process_pool starts one worker
+        # fewer): with a pool of its own size it was a third process on two cores, reading
+        # its workers' texts from the pipe while they rendered (a quarter of a second at
+        # 2,000 nodes). Its own texts stay where they are; the workers' come through the
+        # plan's memory file (text_spool), read back here as their results arrive.
+        while (result := render_claimed_chunk(lane_job)) is not None:
+            own.append(result)
+            steps.count(result)
+            for future in [future for future in pending if future.done()]:
+                pending.discard(future)
+                steps.count(_texts_read_back(future.result(), lane_job))
+    for future in as_completed(pending):
+        steps.count(_texts_read_back(future.result(), lane_job))
+    # In node order (a forked pool's workers take the chunks in their own order).
+    return sorted([*own, *(result for future in futures
+                           if (result := future.result()) is not None)],
+                  key=lambda result: result.start)
+
+
+def _texts_read_back(result: ChunkResult | None, lane_job: LaneJob | None
+                     ) -> ChunkResult | None:
+    """`result` with the texts a forked worker spooled read back (as results arrive: while
+    the workers still render, not after)."""
+    if result is not None and result.spooled is not None and lane_job is not None:
+        plan = _LANE_PLANS[lane_job.key]
+        assert plan.texts is not None  # a worker spooled into it
+        result.texts_from_spool(plan.texts)
+    return result
 
 
 def _check_errors(results: list[ChunkResult], warn: Warn) -> None:
@@ -508,7 +608,7 @@ def _inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool,
                                             progress, key, encoded)
     _check_errors(results, inventory.warn)
     return assemble_inventory([part for result in results for part in result.nodes], fmt, pretty,
-                              encoded=encoded)
+                              encoded=encoded, speed=inventory.speed)
 
 
 def _leave_interrupts_to_the_parent() -> None:
@@ -524,16 +624,20 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
                         speed: Speed | None = None) -> Iterator[tuple[Executor, str]]:
     """A process pool whose workers start with the inventory already loaded (Linux: fork).
 
-    Yields the executor and the key to pass to the render functions. Where fork is not
-    available, workers start fresh (forkserver/spawn) and load the inventory once each.
+    Yields the executor and the key to pass to the render functions. `jobs` processes
+    render: this one, which renders a lane of each render with that key itself, and `jobs - 1`
+    forked workers (at least one). Where fork is not available, `jobs` workers start fresh
+    (forkserver/spawn) and load the inventory once each.
     """
     methods = multiprocessing.get_all_start_methods()
+    workers = jobs
     if "fork" in methods:
         key = preload(settings, parse_classes=True, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         names = _worker_inventory(_portable(settings), key,
                                   speed or Speed.from_environment()).node_names
-        _LANE_PLANS[key] = LanePlan(names, jobs, context)
+        workers = max(1, jobs - 1)
+        _LANE_PLANS[key] = LanePlan(names, workers + 1, context)
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])
@@ -542,7 +646,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     if held:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                        initializer=_leave_interrupts_to_the_parent)
     except BaseException:
         if held:
@@ -569,7 +673,9 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         _stop_at_once(executor)
         raise
     finally:
-        _LANE_PLANS.pop(key, None)
+        plan = _LANE_PLANS.pop(key, None)
+        if plan is not None:
+            plan.close()
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread

@@ -1,4 +1,5 @@
-"""How many worker processes a `--jobs N` render uses, and why fewer when fewer.
+"""How many processes a `--jobs N` render uses (the command's own among them, see
+parallel.chunks.forked_process_pool), and why fewer when fewer.
 
 Workers pay for themselves only when each has a CPU of its own and enough nodes to render:
 forking, each worker's first collection and announcing the class lists cost about 0.3 s, which
