@@ -26,7 +26,7 @@ from reclass_ng.merge import MergedNode, Merger
 from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
-from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.resolve.rendered_subtrees import STREAMED_MIN_DIRTY, RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
 from reclass_ng.syntax.defaults import DefaultValues
@@ -545,8 +545,9 @@ class InventoryRenderer:
         renderer = self.renderer
         if release_files:
             renderer.release_files()
+        memo = RenderedSubtrees(min_dirty=STREAMED_MIN_DIRTY)  # no node is kept: see there
         for done, (phase, name, value, _) in enumerate(
-                render_nodes(self, names, interleaved=True, around=around), 1):
+                render_nodes(self, names, interleaved=True, around=around, memo=memo), 1):
             if phase is MERGE:
                 renderer.forget_node(name)
             if isinstance(value, ReclassError):

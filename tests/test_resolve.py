@@ -332,3 +332,87 @@ def test_the_fast_paths_walk_is_lookups_quick_walk(tree: dict, keys: list[str]) 
     expected = walked if walked is not NOT_RENDERED and short_scalar else NOT_RENDERED
     found = resolver._rendered_target(ref_path)
     assert (type(found), found) == (type(expected), expected)
+
+
+# -- what the fast paths take on real models (issue 29) --------------------------------------
+
+def full_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """The paths Resolver._render_at (the full render) renders from now on."""
+    paths: list[tuple] = []
+    render_at = Resolver._render_at
+
+    def recorded(self: Resolver, container, key, path: tuple, shallow: bool = False):
+        paths.append(path)
+        return render_at(self, container, key, path, shallow)
+
+    monkeypatch.setattr(Resolver, "_render_at", recorded)
+    return paths
+
+
+# The shapes of a Salt model: a URL made of several references, longer than SHORT_TEXT; a
+# reference to a path nothing looked up before; a node overriding such a string with another.
+SALT_SHAPES = {
+    "classes/service.yml": (
+        "parameters:\n  _param:\n    host: ctl01.example.org\n    port: 5000\n"
+        "  svc:\n    url: http://${_param:host}:${_param:port}/v3/a/path/long/enough/to/count\n"
+        "    host: ${_param:host}\n    endpoint: ${_param:host}:${_param:port}\n"),
+    "nodes/n1.yml": (
+        "classes: [service]\nparameters:\n  svc:\n"
+        "    endpoint: https://${_param:host}:${_param:port}/and/a/path/long/enough/to/count\n"),
+}
+
+
+def test_the_fast_paths_take_long_strings_new_paths_and_stacks_of_strings(
+        load_inventory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each of the three went to the full render until issue 29: a string of several
+    # references longer than SHORT_TEXT, a path met first by a fast path, a stack with a
+    # string of several references. The output is the full render's.
+    reference = load_inventory(SALT_SHAPES, speed=Speed.reference()).nodeinfo("n1")
+    rendered = full_renders(monkeypatch)
+    fast = load_inventory(SALT_SHAPES, speed=Speed()).nodeinfo("n1")
+    assert rendered == []
+    assert fast["parameters"] == reference["parameters"]
+    assert fast["parameters"]["svc"] == {
+        "url": "http://ctl01.example.org:5000/v3/a/path/long/enough/to/count",
+        "host": "ctl01.example.org",
+        "endpoint": "https://ctl01.example.org:5000/and/a/path/long/enough/to/count"}
+
+
+def test_an_observed_render_of_a_stack_of_strings_records_what_the_full_render_does(
+        load_inventory) -> None:
+    # Observers are told each layer's one reference (WriteObserver.rendered_directly): an
+    # observed render leaves a stack with a string of several references to the full render.
+    answers = []
+    for speed in (Speed.reference(), Speed()):
+        provenance = load_inventory(SALT_SHAPES, speed=speed).provenance("n1")
+        assert provenance.error is None
+        answers.append(([w.effect for w in provenance.writes(("svc", "endpoint"))],
+                        provenance.references(("svc", "endpoint")),
+                        provenance.references(("svc", "url"))))
+    assert answers[0] == answers[1]
+    assert answers[1][2] == ["_param:host", "_param:port"]
+
+
+@pytest.mark.parametrize("stacked", [False, True])
+def test_long_strings_of_references_count_towards_the_limit_on_the_fast_path(
+        make_inventory, monkeypatch: pytest.MonkeyPatch, stacked: bool) -> None:
+    # Strings of 33 short references, 2,013 characters each, cross the limit at the 497th;
+    # at the 249th when the node writes each key over the class (a fold renders, and
+    # counts, every layer). The fast path counts what the full render counts.
+    keys = range(400 if stacked else 600)
+    strings = "".join(f"  s{i:03}: {'${text}-' * 33}\n" for i in keys)
+    files = {"classes/c.yml": f"parameters:\n  text: {'t' * 60}\n{strings}",
+             "nodes/n1.yml": "classes: [c]\nparameters:\n"
+             + (strings.replace("}-", "}+") if stacked else "")}
+    crossing = f"s{MAX_REFERENCE_EXPANSION // (2013 * (2 if stacked else 1)):03}"
+    root = str(make_inventory(files))
+    messages = []
+    rendered = full_renders(monkeypatch)
+    for speed in (Speed.reference(), Speed()):
+        rendered.clear()
+        with pytest.raises(ReferenceExpansionError) as raised:
+            reclass_ng.load(root, read_config=False, speed=speed).nodeinfo("n1")
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert f"at {crossing}" in messages[1], messages[1]
+    assert rendered == [(crossing,)]  # the fast path took every string before it

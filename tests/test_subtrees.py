@@ -139,6 +139,26 @@ def test_containers_with_fewer_keys_to_render_than_min_dirty_are_not_shared(tmp_
     assert confs["n3"]["k3"] == "h1"
 
 
+def test_a_streamed_render_shares_only_containers_with_many_keys_to_render(tmp_path: Path
+                                                                          ) -> None:
+    # The command line's `--inventory` (rendered_nodes) keeps no node once written: the
+    # nodes' own copies of small containers cost no peak memory there, and rendering them
+    # costs less than the memo (STREAMED_MIN_DIRTY). Its output is render_serially's.
+    big = SERVICE + "".join(f"      k{i}: ${{_param:host}}\n" for i in range(4))  # 7 keys
+    nodes = {f"nodes/n{i}.yml": _node("h1") for i in range(3)}
+    for service, shared in ((SERVICE, False), (big, True)):
+        root = write_inventory(tmp_path / str(shared), {"classes/service.yml": service, **nodes})
+        inventory = reclass_ng.load(str(root), read_config=False)
+        streamed = {name: info["parameters"]["svc"]["conf"]
+                    for name, info in inventory.rendered_nodes()}
+        assert (streamed["n1"] is streamed["n2"]) is shared
+        serial = inventory.render_serially()["nodes"]
+        assert {name: serial[name]["parameters"] for name in serial} == {
+            name: reclass_ng.load(str(root), read_config=False).nodeinfo(name)["parameters"]
+            for name in serial}
+        assert streamed == {name: serial[name]["parameters"]["svc"]["conf"] for name in serial}
+
+
 @pytest.mark.parametrize("port", ["80.0", "'80'", "true"])
 def test_equal_values_of_another_type_are_not_the_same_inputs(tmp_path: Path, port: str
                                                               ) -> None:

@@ -18,15 +18,17 @@ cdef class FastPaths:
     cdef public dict _targets
     cdef public object _refs_root
     cdef public dict _refs_split
+    cdef public object _refs_delimiter
     cdef public list _reading
     cdef public Py_ssize_t expanded
     cdef public dict _plain_sizes
 
     cpdef _rendered_now(self, value, path, key)
     cpdef _rendered_string(self, template)
+    cpdef _counted_text(self, text)
     # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
-    @cython.locals(scalars=frozenset, layer=Layer)
-    cpdef _folded_scalars(self, Stack stack)
+    @cython.locals(scalars=frozenset, layer=Layer, counted=Py_ssize_t)
+    cpdef _folded_scalars(self, Stack stack, bint strings=*)
     cpdef _note_reads(self, value, path)
     @cython.locals(walked=frozenset, keys=tuple)
     cpdef _rendered_target(self, ref_path)

@@ -5,9 +5,10 @@ once `_param` is done) or a stack of scalars (a class's default overridden by a 
 value). `Resolver._render_at` would take each through the reference stack (the loop check),
 `lookup` and, for a stack, `Merger.fold`; what it stores then is found here directly, by the
 same walk as `Resolver.lookup`'s quick one. Nothing here renders, raises or warns, so skipping
-that machinery changes no output, error, warning or order. Only values that count nothing
-towards MAX_REFERENCE_EXPANSION (short scalars) are taken here, so nothing here counts
-either. A Resolver given `Speed(rendered_references=False)` renders every value the full way:
+that machinery changes no output, error, warning or order. A value found by a reference counts
+nothing towards MAX_REFERENCE_EXPANSION (short scalars only); a string built from several
+references counts its length as the full render does (_counted_text), and is left to the
+full render when that would cross the limit, which then reports it. A Resolver given `Speed(rendered_references=False)` renders every value the full way:
 the reference the tests compare this with (tests/test_subtrees.py).
 """
 
@@ -100,6 +101,7 @@ class FastPaths:
     _targets: dict[str, Any]
     _refs_root: Any
     _refs_split: dict[str, tuple[str, ...]]
+    _refs_delimiter: str  # what the paths of _refs_split are split on
     _reading: list[SubtreeReads]
     # What references produced so far in this render (MAX_REFERENCE_EXPANSION), and the size
     # of each file container counted (id -> (size, container): held, so no id is reused).
@@ -118,8 +120,10 @@ class FastPaths:
         render does."""
         if type(value) is Interpolation:
             ref_path = value.reference_path  # most are one reference alone
-            new = self._rendered_target(ref_path) if ref_path is not None \
-                else self._rendered_string(value.template)
+            if ref_path is not None:
+                new = self._rendered_target(ref_path)
+            else:
+                new = self._counted_text(self._rendered_string(value.template))
         else:
             new = self._folded_scalars(value)  # type: ignore[arg-type]
         if new is not NOT_RENDERED and self._reading:
@@ -128,7 +132,9 @@ class FastPaths:
 
     def _rendered_string(self, template: Template) -> Any:
         """What render_interp returns for `template` when every reference in it points at
-        a plain value rendered already (_rendered_target); NOT_RENDERED otherwise."""
+        a plain value rendered already (_rendered_target); NOT_RENDERED otherwise. A text
+        of several parts is not counted here: the caller counts it (_counted_text) once
+        it knows that the whole value needs nothing rendered."""
         single = template.single
         if type(single) is Ref:
             return self._rendered_target(single.path)
@@ -143,25 +149,52 @@ class FastPaths:
                 if value is NOT_RENDERED:
                     return value
                 parts.append(str(value))
-        text = "".join(parts)
-        return text if len(text) <= SHORT_TEXT else NOT_RENDERED  # else counted: see SHORT_TEXT
+        return "".join(parts)
 
-    def _folded_scalars(self, stack: Stack) -> Any:
+    def _counted_text(self, text: Any) -> Any:
+        """`text`, built by _rendered_string, counted towards MAX_REFERENCE_EXPANSION as
+        render_interp counts it (Resolver._expanded: the length of a string longer than
+        SHORT_TEXT); NOT_RENDERED when it is not rendered, or when counting it would cross
+        the limit (the full render then raises the error where it crosses). Strings built
+        from references (URLs and commands made of a host, a port and a path) are often
+        longer than SHORT_TEXT in real models: 385 values of a 23-node one (issue 29)."""
+        if type(text) is not str or len(text) <= SHORT_TEXT:
+            return text
+        expanded = self.expanded + len(text)
+        if expanded > MAX_REFERENCE_EXPANSION:
+            return NOT_RENDERED
+        self.expanded = expanded
+        return text
+
+    def _folded_scalars(self, stack: Stack, strings: bool = True) -> Any:
         """What fold returns for a stack whose layers are all scalars or references to
         rendered scalars: the last one; NOT_RENDERED otherwise. Repeats Merger.fold's rule
         that a scalar over a scalar replaces it (spec section 3.3, observe.seam.replacing_outcome):
-        tests/test_merge.py compares the two."""
+        tests/test_merge.py compares the two. `strings`: layers may be strings of several
+        parts (not for an observed render: WriteObserver.rendered_directly tells each
+        layer's one reference)."""
         value: Any = NOT_RENDERED
         scalars = SCALARS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
+        counted = 0  # what the layers' strings of several parts count (see _counted_text)
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
                 ref_path = value.reference_path
                 if ref_path is None:
-                    return NOT_RENDERED
-                value = self._rendered_target(ref_path)
+                    if not strings:
+                        return NOT_RENDERED
+                    # fold renders every layer: each string is counted on its own
+                    value = self._rendered_string(value.template)
+                    if type(value) is str and len(value) > SHORT_TEXT:
+                        counted += len(value)
+                else:
+                    value = self._rendered_target(ref_path)
             if type(value) not in scalars:
                 return NOT_RENDERED
+        if counted:
+            if self.expanded + counted > MAX_REFERENCE_EXPANSION:
+                return NOT_RENDERED
+            self.expanded += counted
         return value
 
     def _note_reads(self, value: Interpolation | Stack, path: tuple) -> None:
@@ -170,8 +203,9 @@ class FastPaths:
         if type(value) is Interpolation:
             items: Any = value.template.items
         else:
-            items = [layer.value.template.single for layer in value.layers  # type: ignore
-                     if type(layer.value) is Interpolation]
+            items = [item for layer in value.layers  # type: ignore[union-attr]
+                     if type(layer.value) is Interpolation
+                     for item in layer.value.template.items]
         for item in items:
             if type(item) is Ref:
                 self._note_read(item.path, self._rendered_target(item.path), path)  # type: ignore
@@ -180,7 +214,7 @@ class FastPaths:
         """The fast path of a reference: what lookup(ref_path) returns when its quick walk
         ends at a plain value (a scalar, or a file's container with nothing to render),
         found the same way; NOT_RENDERED whenever lookup would render, copy or fail (and
-        for a reference with a nested one, or a path never looked up before). Renders
+        for a reference with a nested one). Renders
         nothing and raises nothing, so the caller may skip what a render does around it
         (the reference stack of _render_at, the record of an observed render); a caller
         that stores the value tells the memo's readers of the read (_note_read), as the
@@ -194,7 +228,12 @@ class FastPaths:
             return node
         keys = self._refs_split.get(ref_path)  # type: ignore[arg-type]
         if keys is None:
-            return NOT_RENDERED
+            if ref_path is None:
+                return NOT_RENDERED  # a reference with a nested one: the full render
+            # Split as Resolver.lookup splits it (SharedSubtrees._split_path), for every
+            # resolver of the inventory: a path met here first went to the full render
+            # until issue 29 (a fifth of the values a real model's fast paths declined).
+            keys = self._refs_split[ref_path] = tuple(ref_path.split(self._refs_delimiter))
         # walked_value's walk, inlined: a path not found before in this render, met for
         # most references (a call here cost 1.3% of a render's instructions);
         # tests/test_resolve.py compares the two.

@@ -106,6 +106,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self._split = merger.split_paths(delimiter)
         # where _rendered_target walks, and the split paths it finds there
         self._refs_root, self._refs_split = self.refs.root, self.refs._split
+        self._refs_delimiter = self.refs.delimiter
         # reference path -> the plain value _rendered_target found there (for this tree)
         self._targets: dict[str, Any] = {} if self.refs is self else self.refs._targets
         self.reference_defaults = merger.settings.reference_defaults  # `${path::default}`
@@ -292,6 +293,9 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         ref_path = value.reference_path if type(value) is Interpolation else None
         if ref_path is not None:
             new = self._rendered_target(ref_path)
+        elif type(value) is Stack:
+            # rendered_directly tells the record each layer's one reference
+            new = self._folded_scalars(value, False)
         else:
             new = self._rendered_now(value, path, key)
         if new is NOT_RENDERED:
