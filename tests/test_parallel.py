@@ -23,6 +23,7 @@ import reclass_ng
 from reclass_ng import parallel
 from reclass_ng.errors import ReclassError
 from reclass_ng.output import dump
+from reclass_ng.parallel.chunks import LanePlan
 from reclass_ng.parallel.workers import MIN_NODES_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -177,6 +178,17 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
         return walk_alone(self, entity)
 
     monkeypatch.setattr(SharedClassWalks, "_walk_alone", counted)
+    announced = tmp_path / "announced"
+    claim = LanePlan.claim
+
+    def counted_claim(self, state):  # a line for each claim that announces nodes
+        claimed = claim(self, state)
+        if claimed is not None and claimed[2] is not None:
+            with open(announced, "a", encoding="ascii") as handle:
+                handle.write(f"{os.getpid()}\n")
+        return claimed
+
+    monkeypatch.setattr(LanePlan, "claim", counted_claim)
     serial = load(base)
     expected = same_text(dump(serial.inventory(), "json", True))
     serial_walks = len(walks.read_text().split())
@@ -186,6 +198,8 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
                                       inventory.speed) as (executor, key):
         text = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
         workers = walks.read_text().split()
+        # Each process announces its lane once; any other announcement is a takeover.
+        takeovers = len(announced.read_text().split()) - 2
         again = parallel.render_inventory_text(inventory, executor, "json", True, key=key)
         forked = [str(pid) for pid in executor._processes]
     assert same_text(text) == same_text(again) == expected
@@ -193,8 +207,12 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
     # Two processes render: the coordinator (a lane of its own) and the one worker forked.
     assert len(forked) == 1
     assert set(workers) == {str(os.getpid()), *forked}
-    # A worker that takes another lane's last chunks walks the runs they cut once more.
-    assert len(workers) <= serial_walks + 4, (len(set(workers)), len(workers))
+    # A worker that takes over another lane's last chunks walks the run the cut splits once
+    # more; how often that happens depends on how the two processes are scheduled (a loaded
+    # machine gave 5 takeovers), so the extra walks are counted against the takeovers made.
+    # Chunks handed out in turn would split every run: 32 walks here.
+    assert takeovers >= 0
+    assert len(workers) <= serial_walks + takeovers, (len(workers), takeovers)
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
