@@ -114,14 +114,18 @@ def _escape(code: int) -> str:
 
 class _EscapeTable(dict[int, str]):
     """str.translate's table for double-quoted text: each character as libyaml writes it.
-    Holds the first 256 code points; the others are spelt when met, not kept (a text of every
-    code point would otherwise leave a million entries behind)."""
+    Filled as characters are met (not at import: most runs write no double quotes), and
+    keeps only the first 256 code points (a text of every code point would otherwise leave
+    a million entries behind)."""
 
     def __missing__(self, code: int) -> str:
-        return _escape(code)
+        escaped = _escape(code)
+        if code < 256:
+            self[code] = escaped
+        return escaped
 
 
-_ESCAPES = _EscapeTable((code, _escape(code)) for code in range(256))
+_ESCAPES = _EscapeTable()
 
 def _fold_at(text: str, start: int, stop: int, column: int, space_may_follow: bool) -> int:
     """The first space of `text[start:stop]` (`text[start]` written at `column`) where libyaml
