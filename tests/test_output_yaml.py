@@ -242,3 +242,12 @@ def test_streaming_writer_lets_go_of_shared_texts(monkeypatch):
     references = [sys.getrefcount(shared) for shared in containers]
     held = [i for i, count in enumerate(references) if count > references[-1]]  # last: unwritten
     assert 0 < len(held) <= 4, held
+
+
+def test_entries_of_equal_keys_of_other_types_are_each_their_own():
+    # The writer remembers a string entry's line by (indentation, key, value); True, 1 and
+    # 1.0 are one dict key, "1" and "true" another, and each is written as itself.
+    value = [{True: "x"}, {1: "x"}, {1.0: "x"}, {"1": "x"}, {"true": "x"}, {None: "x"},
+             {"null": "x"}, {False: "x y"}, {0: "x y"}]
+    document = {"nodes": {"n1": {"a": value}, "n2": {"a": list(reversed(value))}}}
+    assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)

@@ -125,3 +125,58 @@ def test_what_only_pyyaml_writes_falls_back_for_that_scalar_alone():
     assert text == pyyaml_text(data)
     assert writer.fallbacks == len(calls) == 2
     assert writer.whole_fallbacks == 0
+
+
+# The writer writes a quoted or plain string by runs: one slice between two points where
+# libyaml decides something (a space it may fold at, a line break, an escape, a doubled quote).
+# What lands on such a point at the folding column: every one of them, at every column.
+_AT_THE_FOLD = [" ", "  ", "   ", "\t", " \t ", "\t\t", "é ", "\U0001f600 ", "\u2028 ", "\\ ",
+                '" ', "' ", "'' ", "\n", "\n\n", "\n\n\n", " \n", "\n ", " \n ", "\n\t", ": ",
+                " #", "-" * 50 + " "]
+_STYLE_PREFIXES = ["", "'", "é"]  # plain, single-quoted, double-quoted (unless the rest says)
+
+
+def _near_the_fold() -> list[str]:
+    texts = []
+    for prefix in _STYLE_PREFIXES:
+        for mark in _AT_THE_FOLD:
+            for width in range(70, 84):
+                texts.append(f"{prefix}{'x' * width}{mark}y z {'w' * 70} v")
+                texts.append(f"{prefix}{'x' * width}{mark}y")  # ends at the fold
+                texts.append(f"{prefix}{'ab ' * (width // 3)}{mark}{'cd ' * 30}e")
+    return texts
+
+
+def test_runs_of_quoted_and_plain_text_fold_where_libyaml_folds():
+    texts = _near_the_fold() + [
+        "a\n\nb\n", "a\n\n\n", "\n", "\n\na", "é\n\n", "'\n" + "x " * 60 + "\n\n",
+        "x" * 100 + " y" + " " * 5 + "z" * 90 + " " * 3, " " * 90 + "x", "x" + " " * 90,
+        "\t".join(["echo step"] * 20) + "\n", "é" * 30 + " " + "ü" * 30 + " " + "\x85" * 20,
+        "\ud7ff " * 30, "\U0010ffff " * 20 + "\U0001f600\U0001f600 " * 10,
+    ]
+    for depth in (0, 41):  # 41: continuation lines start past column 80
+        data: object = {"k": texts, "key" * 4: {f"v{at}": text for at, text in enumerate(texts)}}
+        for level in range(depth):
+            data = {"d": data} if level % 2 else [data]
+        with _pyyaml_dumps() as calls:
+            text = BlockYamlWriter().document(data)
+        assert calls == []
+        assert text == pyyaml_text(data), depth
+
+
+_RUN_PIECES = st.sampled_from(["x", "word", "x" * 37, "x" * 85, " ", "  ", "   ", "\n", "\n\n",
+                               "\t", "é", "\U0001f600", "\x85", "\u2028", "'", '"', "\\", ":",
+                               "#", "-"])
+
+
+@settings(max_examples=150)
+@given(st.lists(_RUN_PIECES, max_size=60).map("".join), st.integers(min_value=0, max_value=50),
+       st.integers(min_value=1, max_value=30))
+def test_runs_of_any_pieces_fold_where_libyaml_folds(text, depth, key_width):
+    data: object = {"x" * key_width: text, "l": [text, [text]]}
+    for _ in range(depth // 2):
+        data = {"d": data}
+    reference = pyyaml_text(data)
+    with _pyyaml_dumps() as calls:
+        assert BlockYamlWriter().document(data) == reference
+    assert calls == []

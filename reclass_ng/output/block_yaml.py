@@ -136,6 +136,9 @@ class BlockYamlWriter:
         self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
         self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
         self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
+        # A mapping's entries of string values, lines with their indentation, by (indentation,
+        # key, value): most recur across nodes, in mappings that are not the same object.
+        self._lines: dict[tuple[int, str, str], str] = {}
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
@@ -195,7 +198,8 @@ class BlockYamlWriter:
 
     def _bound_memos(self) -> None:
         """(streaming) Empty each memo that holds more than MEMO_ENTRIES entries."""
-        for memo in (self._keys, self._strings, self._placed, self._others, self._met):
+        for memo in (self._keys, self._strings, self._placed, self._lines, self._others,
+                     self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
         if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
@@ -217,28 +221,26 @@ class BlockYamlWriter:
         except TypeError:  # keys of types that do not compare: PyYAML keeps their order
             names = list(mapping)
         keys = self._keys
-        strings = self._strings
+        lines = self._lines
         spaces = " " * indent
         inner = indent + 2
         append = out.append
         for name in names:
+            value = mapping[name]
+            kind = type(value)
+            if kind is str:  # most entries, and most of them met before at this indentation
+                line = lines.get((indent, name, value))
+                if line is None:
+                    line = self._string_entry(name, value, indent)
+                append(line if lead is spaces else lead + line[indent:])
+                lead = spaces
+                continue
             try:
                 key = keys[name]
             except KeyError:  # not met yet, or not a string (True and 1 are one dict key)
                 key = self._key(name)
-            value = mapping[name]
             if key is None:
                 self._complex_entry(name, value, indent, lead, out)
-                lead = spaces
-                continue
-            kind = type(value)
-            if kind is str:
-                text = strings.get(value)
-                if text is None:
-                    text = self._spell(value)
-                if not text or (indent + len(key) + 2 + len(text) > WIDTH and " " in text):
-                    text = self._placed_text(value, indent + len(key) + 2, inner)
-                append(f"{lead}{key}: {text}\n")
             elif value is None:  # inline, and before the containers: a call or
                 # a lookup in _DICTS costs as much as writing the line
                 append(f"{lead}{key}: null\n")
@@ -268,6 +270,30 @@ class BlockYamlWriter:
                 column = indent + len(key) + 2
                 append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
             lead = spaces
+
+    def _string_entry(self, name: Any, value: str, indent: int) -> str:
+        """The text of entry `name: value` (a string) of a mapping whose keys start at column
+        `indent`, that indentation included; remembered by place when `name` is a string."""
+        try:
+            key = self._keys[name]
+        except KeyError:
+            key = self._key(name)
+        spaces = " " * indent
+        if key is None:
+            out: list[str] = []
+            self._complex_entry(name, value, indent, spaces, out)
+            line = "".join(out)
+        else:
+            text = self._strings.get(value)
+            if text is None:
+                text = self._spell(value)
+            column = indent + len(key) + 2
+            if not text or (column + len(text) > WIDTH and " " in text):
+                text = self._placed_text(value, column, indent + 2)
+            line = f"{spaces}{key}: {text}\n"
+        if type(name) is str:  # (True and 1 would be one key)
+            self._lines[(indent, name, value)] = line
+        return line
 
     def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
                        out: list[str]) -> None:

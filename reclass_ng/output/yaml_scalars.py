@@ -83,13 +83,14 @@ def one_line_spelling(text: str, style: str) -> str | None:
         return text
     if style == SINGLE_QUOTED:
         return None if "\n" in text else "'" + text.replace("'", "''") + "'"
-    return '"' + "".join(_escaped(char) for char in text) + '"'
+    return '"' + text.translate(_ESCAPES) + '"'
 
 
 def write_scalar(text: str, style: str, column: int, indent: int,
                  allow_breaks: bool = True) -> str:
     """`text` written in `style` from `column`, folded (when `allow_breaks`: not a simple key)
-    and continued at `indent` as libyaml does."""
+    and continued at `indent` as libyaml does. `style` is the one scalar_style chose for
+    `text` (plain and single-quoted text never has a space next to a line break)."""
     if style == PLAIN:
         return _plain(text, column, indent, allow_breaks)
     if style == SINGLE_QUOTED:
@@ -97,18 +98,48 @@ def write_scalar(text: str, style: str, column: int, indent: int,
     return _double_quoted(text, column, indent, allow_breaks)
 
 
-def _escaped(char: str) -> str:
+def _escape(code: int) -> str:
+    char = chr(code)
     if " " <= char <= "~" and char != '"' and char != "\\":
         return char
     short = _SHORT_ESCAPES.get(char)
     if short is not None:
         return short
-    code = ord(char)
     if code <= 0xFF:
         return f"\\x{code:02X}"
     if code <= 0xFFFF:
         return f"\\u{code:04X}"
     return f"\\U{code:08X}"
+
+
+class _EscapeTable(dict[int, str]):
+    """str.translate's table for double-quoted text: each character as libyaml writes it.
+    Filled as characters are met (not at import: most runs write no double quotes), and
+    keeps only the first 256 code points (a text of every code point would otherwise leave
+    a million entries behind)."""
+
+    def __missing__(self, code: int) -> str:
+        escaped = _escape(code)
+        if code < 256:
+            self[code] = escaped
+        return escaped
+
+
+_ESCAPES = _EscapeTable()
+
+def _fold_at(text: str, start: int, stop: int, column: int, space_may_follow: bool) -> int:
+    """The first space of `text[start:stop]` (`text[start]` written at `column`) where libyaml
+    may break the line: written past WIDTH, after a non-space, not the text's last character
+    and, unless `space_may_follow` (double quotes, which escape the next space), before a
+    non-space; -1 if there is none. The search starts where the column passes WIDTH."""
+    at = start + WIDTH + 1 - column
+    space = text.find(" ", at if at > start else start, stop)
+    last = len(text) - 1
+    while 0 <= space < last:
+        if space and text[space - 1] != " " and (space_may_follow or text[space + 1] != " "):
+            return space
+        space = text.find(" ", space + 1, stop)
+    return -1
 
 
 class _Line:
@@ -142,55 +173,62 @@ class _Line:
         self.whitespace = True
         self.indention = True
 
+    def write_folded(self, text: str, start: int, stop: int) -> None:
+        """`text[start:stop]`, which holds no line break, folded where libyaml folds plain and
+        single-quoted text (a lone space past WIDTH), one slice per run between folds."""
+        while (space := _fold_at(text, start, stop, self.column, False)) >= 0:
+            self.write(text[start:space])
+            self.write_indent()
+            self.indention = False  # the next character is not a space
+            start = space + 1
+        self.write(text[start:stop])
+
     def text(self) -> str:
         return "".join(self.parts)
 
 
 def _plain(text: str, column: int, indent: int, allow_breaks: bool) -> str:
     # A plain scalar never holds a line break, nor starts or ends with a space: only the
-    # spaces between words can become line breaks, the first of a run whose line already
-    # reaches past WIDTH and that is not followed by another space.
-    if not allow_breaks or " " not in text:
+    # spaces between words can become line breaks (yaml_emitter_write_plain_scalar).
+    if not allow_breaks or column + len(text) <= WIDTH + 1 or " " not in text:
         return text
-    words = text.split(" ")
     line = _Line(column, indent)
-    line.write(words[0])
-    for at in range(1, len(words)):
-        word = words[at]
-        if words[at - 1] and line.column > WIDTH and word:
-            line.write_indent()
-            line.indention = False
-        else:
-            line.write(" ")
-        line.write(word)
+    line.write_folded(text, 0, len(text))
     return line.text()
 
 
 def _single_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> str:
+    # yaml_emitter_write_single_quoted_scalar, by runs: the text between line breaks is
+    # folded as plain text is (a quote doubled counts two columns); a run of n line breaks is
+    # written n + 1 times (the first as an empty line), and the text after it starts with
+    # the indentation.
+    quoted = text.replace("'", "''") if "'" in text else text
     line = _Line(column, indent)
     line.write("'")
-    spaces = breaks = False
-    last = len(text) - 1
-    for at, char in enumerate(text):
-        if char == " ":
-            if (allow_breaks and not spaces and line.column > WIDTH and 0 < at < last
-                    and text[at + 1] != " "):
-                line.write_indent()
-            else:
-                line.write(" ")
-            spaces = True
-        elif char == "\n":
-            if not breaks:
-                line.line_break()  # a line break is written as an empty line
-            line.line_break()
-            line.indention = True
-            breaks = True
-        else:
+    start, end = 0, len(quoted)
+    breaks = False
+    while start < end:
+        stop = quoted.find("\n", start)
+        if stop < 0:
+            stop = end
+        if stop > start:
             if breaks:
                 line.write_indent()
-            line.write("''" if char == "'" else char)
-            line.indention = False
-            spaces = breaks = False
+                breaks = False
+            if allow_breaks:
+                line.write_folded(quoted, start, stop)
+            else:
+                line.write(quoted[start:stop])
+            line.indention = False  # the run holds a non-space (no space next to a break)
+        if stop < end:
+            after = stop + 1
+            while after < end and quoted[after] == "\n":
+                after += 1
+            line.parts.append("\n" * (after - stop + 1))
+            line.column = 0
+            line.indention = breaks = True
+            stop = after
+        start = stop
     if breaks:
         line.write_indent()
     line.write("'")
@@ -198,21 +236,26 @@ def _single_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> s
 
 
 def _double_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> str:
-    line = _Line(column, indent)
-    line.write('"')
-    spaces = False
-    last = len(text) - 1
-    for at, char in enumerate(text):
-        if char == " ":
-            if allow_breaks and not spaces and line.column > WIDTH and 0 < at < last:
-                line.write_indent()
-                if text[at + 1] == " ":
-                    line.write("\\")  # the next space would be taken for indentation
-            else:
-                line.write(" ")
-            spaces = True
-        else:
-            line.write(_escaped(char))
-            spaces = False
-    line.write('"')
-    return line.text()
+    # yaml_emitter_write_double_quoted_scalar, by runs: the text is escaped first (escapes
+    # hold no space, so its spaces are the text's own, and libyaml counts columns in the
+    # characters it writes); a fold is always a new line (the line holds more than its
+    # indentation), and a space after it is escaped.
+    escaped = text.translate(_ESCAPES)
+    if not allow_breaks or column + len(escaped) <= WIDTH + 1:
+        return '"' + escaped + '"'
+    parts = ['"']
+    fold = "\n" + " " * indent
+    start = 0
+    line_column = column + 1  # where escaped[start] is written
+    end = len(escaped)
+    while (space := _fold_at(escaped, start, end, line_column, True)) >= 0:
+        parts.append(escaped[start:space])
+        parts.append(fold)
+        start = space + 1
+        line_column = indent
+        if escaped[start] == " ":
+            parts.append("\\")
+            line_column += 1
+    parts.append(escaped[start:])
+    parts.append('"')
+    return "".join(parts)
