@@ -215,6 +215,48 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
     assert len(workers) <= serial_walks + takeovers, (len(workers), takeovers)
 
 
+def test_forked_workers_share_rendered_subtrees_as_the_serial_command(make_inventory,
+                                                                      tmp_path: Path,
+                                                                      monkeypatch) -> None:
+    # A worker keeps no node once its text is made, as the serial command line's streamed
+    # render: it records the reads of the same containers (those with enough references to
+    # render, see resolve.rendered_subtrees.STREAMED_MIN_DIRTY), not of every small one (the
+    # workers of `--jobs 2` recorded 9,400 where the serial render recorded 70 at 2,000 `mcp`
+    # nodes).
+    from reclass_ng.resolve import shared_subtrees
+
+    files = grouped_inventory(4, 12)
+    files["classes/common.yml"] += ("  small: {a: '${role}', b: '${role}', c: '${name}'}\n"
+                                    "  large: {" + ", ".join(f"k{index}: '${{role}}'"
+                                                             for index in range(8)) + "}\n")
+    base = make_inventory(files)
+    recorded = tmp_path / "recorded"
+    subtree_reads = shared_subtrees.SubtreeReads
+
+    def counted(path):  # also in the forked worker: one line a container recorded
+        with open(recorded, "a", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()} {'.'.join(map(str, path))}\n")
+        return subtree_reads(path)
+
+    monkeypatch.setattr(shared_subtrees, "SubtreeReads", counted)
+    serial = load(base)
+    expected = same_text(dump(serial.inventory(), "json", True))
+    recorded.unlink(missing_ok=True)
+    list(load(base).rendered_nodes(release_files=True))  # what the serial command renders
+    serial_paths = [line.split()[1] for line in recorded.read_text().splitlines()]
+    recorded.unlink()
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "json", True,
+                                                        key=key)).decode("utf-8")
+    assert same_text(text) == expected
+    forked_paths = [line.split()[1] for line in recorded.read_text().splitlines()]
+    assert set(serial_paths) == {"large"}  # the small container is rendered plainly
+    assert set(forked_paths) == {"large"}
+    assert len(forked_paths) <= len(serial_paths) + 4  # each process meets it anew
+
+
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,

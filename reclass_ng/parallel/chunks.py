@@ -56,7 +56,7 @@ from reclass_ng.render import (
     inventory_document,
     render_nodes,
 )
-from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
+from reclass_ng.resolve.rendered_subtrees import STREAMED_MIN_DIRTY, RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.values import to_plain
@@ -76,10 +76,16 @@ class WorkerRender:
     memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
     without it a worker rendered every node's containers anew) and whether a chunk of it ran
     (only the first collects cycles: see render_chunk), and the block YAML writer of its
-    nodes (the streamed inventory's: bounded memos, no node kept alive once written)."""
+    nodes (the streamed inventory's: bounded memos, no node kept alive once written).
+
+    The memo is the streamed serial render's (STREAMED_MIN_DIRTY), as a worker keeps no node
+    either once its text or plain copy is made: with the default bounds, the workers of a
+    `--jobs 2` render recorded the reads of 9,400 containers where the serial render
+    recorded 70, and tried 40,000 reuses where it tried 2,000 (2,000 `mcp` nodes)."""
 
     inventory: Any
-    subtrees: RenderedSubtrees = attrs.Factory(RenderedSubtrees)
+    subtrees: RenderedSubtrees = attrs.Factory(
+        lambda: RenderedSubtrees(min_dirty=STREAMED_MIN_DIRTY))
     started: bool = False
     lane: int | None = None  # its share of a LanePlan (the lane it renders first)
     yaml_writer: BlockYamlWriter = attrs.Factory(lambda: BlockYamlWriter(streaming=True))
