@@ -415,6 +415,13 @@ _SHARED_LINE_DOCUMENTS = (
     "top:\n  k: |\n    a: 1\n  a: 1\n",
     "- a: 1\n",
     "top:\n  a: 1\n  a: 2\n  a: 1\n",
+    "a:\n  b:\n    c: 1\n",
+    "x:\n  b:\n    c: 1\n  a: 1\n",
+    "top:\n  b:\n  a: 1\n",
+    "top:\n  b:\n  - x\n  a: 1\n",
+    "top:\n  b: # none\n    c: 1\n",
+    "list:\n  - b:\n    c: 1\n",
+    "top:\n  b:\n    c: 1\n   d: 1\n",
 )
 
 
@@ -432,11 +439,14 @@ def test_memoised_lines_read_as_pyyaml_reads_them_wherever_they_recur(order):
         if got is not NotSimple:
             answered += 1
             assert typed(got) == typed(expected), text
-    assert answered >= 12
+    assert answered >= 24
     # the lines read as `key: value` entries of a mapping are memoised, `- key: value` not
     entries = loader.block_reader._entries
     assert entries["  a: 1"] == (2, "a", 1) and entries["  b: x"] == (2, "b", "x")
     assert "  - a: 1" not in entries and "- a: 1" not in entries
+    # and so are `key:` lines opening a block (their value is on the lines below)
+    assert entries["  b:"][:2] == (2, "b") and entries["  b: # none"][:2] == (2, "b")
+    assert "  - b:" not in entries
 
 
 def test_the_readers_line_memo_stays_bounded():

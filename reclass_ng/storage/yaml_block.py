@@ -133,8 +133,8 @@ _UNKNOWN = object()  # not in a memo
 
 class BlockYamlReader:
     """Reads plain block YAML (`parse`), memoising the keys and one-line values it has read,
-    and whole `key: value` lines (most lines of a Salt model repeat an earlier one: 68% of
-    mk-lab's, against 44% of its values).
+    and whole `key: value` and `key:` lines (most lines of a Salt model repeat an earlier
+    one: 68% of mk-lab's, against 44% of its values).
 
     The memo tables depend on the spelling alone (and on PyYAML's resolvers, fixed for the
     process), hold immutable values only, and keep at most `max_memo` entries, so a process
@@ -158,10 +158,11 @@ class BlockYamlReader:
         # one-line scalar as written -> its value
         self._values: BoundedCache[str, Any] = BoundedCache(max_memo)
         # `key: value` line as written, indentation included -> (its indentation, the key,
-        # the value): lines whose value is an immutable one-line scalar. A plain dict that
-        # parse stores into directly: a third of a Salt model's lines are new ones, and a
-        # BoundedCache.put per line (a Python call) cost what the hits saved. Bounded by
-        # emptying it when a parse starts with more than `max_memo` entries (so at most
+        # the value): lines whose value is an immutable one-line scalar, and `key:` lines
+        # opening a block (the value _UNKNOWN). A plain dict that parse stores into
+        # directly: a third of a Salt model's lines are new ones, and a BoundedCache.put
+        # per line (a Python call) cost what the hits saved. Bounded by emptying it when
+        # a parse starts with more than `max_memo` entries (so at most
         # `max_memo` plus one file's lines).
         self._entries: dict[str, tuple[int, Any, Any]] = {}
 
@@ -200,13 +201,33 @@ class BlockYamlReader:
         # indentation a nested block must exceed, whether it was a mapping key).
         pending: tuple[Any, Any, int, bool] | None = None
         for line in lines_left:
-            if pending is None and not is_sequence:
-                # A line read before as `key: value` with a one-line value, in a mapping
-                # whose entries are at its indentation: the same entry, whatever the file
-                # (the line alone decides it). Anything else takes the way below.
-                entry = entries(line)
-                if entry is not None and entry[0] == level:
-                    collection[entry[1]] = entry[2]
+            # A line read before as `key: value` with a one-line value, or as `key:` opening
+            # a block, is the same entry whatever the file (the line alone decides it): in
+            # a mapping whose entries are at its indentation, or one it opens below the
+            # entry waiting for its value, it is taken as it was. Anything else takes the
+            # way below.
+            entry = entries(line)
+            if entry is not None:
+                indent = entry[0]
+                if pending is not None and indent > pending[2]:
+                    # the block this line opens (a mapping, the line being `key: ...`)
+                    owner, slot, owner_indent, from_key = pending
+                    pending = None
+                    opened: dict[Any, Any] = {}
+                    owner[slot] = opened
+                    if len(stack) >= max_depth:
+                        raise NotSimple
+                    level, collection, is_sequence, indentless = top = (
+                        indent, opened, False, False)
+                    stack.append(top)
+                if pending is None and not is_sequence and indent == level:
+                    key = entry[1]
+                    value = entry[2]
+                    if value is unknown:  # `key:`: its value is on the lines below
+                        collection[key] = None
+                        pending = (collection, key, indent, True)
+                    else:
+                        collection[key] = value
                     continue
             content = line.lstrip(" ")
             if not content:
@@ -291,6 +312,8 @@ class BlockYamlReader:
             if not rest or rest[0] == "#":
                 collection[key] = None
                 pending = (collection, key, indent, True)
+                if not dash and len(line) < _MAX_LINE_MEMO_LENGTH:
+                    entry_memo[line] = (indent, key, unknown)
                 continue
             value = values(rest, unknown)
             if value is unknown:
