@@ -203,9 +203,9 @@ class BlockYamlReader:
         for line in lines_left:
             # A line read before as `key: value` with a one-line value, or as `key:` opening
             # a block, is the same entry whatever the file (the line alone decides it): in
-            # a mapping whose entries are at its indentation, or one it opens below the
-            # entry waiting for its value, it is taken as it was. Anything else takes the
-            # way below.
+            # the mapping whose entries are at its indentation (the blocks indented more
+            # closed), or one it opens below the entry waiting for its value, it is taken as
+            # it was. Anything else takes the way below, from the blocks closed here.
             entry = entries(line)
             if entry is not None:
                 indent = entry[0]
@@ -220,7 +220,10 @@ class BlockYamlReader:
                     level, collection, is_sequence, indentless = top = (
                         indent, opened, False, False)
                     stack.append(top)
-                if pending is None and not is_sequence and indent == level:
+                if pending is None and indent != level:
+                    # the blocks this line closes (NotSimple where the full way raises it)
+                    level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
+                if pending is None and not is_sequence:
                     key = entry[1]
                     value = entry[2]
                     if value is unknown:  # `key:`: its value is on the lines below
