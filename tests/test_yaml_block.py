@@ -400,3 +400,62 @@ def test_the_readers_memo_tables_stay_bounded():
         assert reader.parse(f"key{number}: value{number}\n") == {
             f"key{number}": f"value{number}"}
         assert len(reader._keys) <= 10 and len(reader._values) <= 10
+
+
+# Documents sharing `key: value` lines at one indentation in places where the whole-line memo
+# (BlockYamlReader._entries) holds and where it must not: a sequence's mapping, a sequence
+# written at its key's indentation, an entry below a key without a value, a continuation.
+_SHARED_LINE_DOCUMENTS = (
+    "top:\n  a: 1\n  b: x\nlist:\n  - a: 1\n    b: x\n",
+    "list:\n- a: 1\n  b: x\n- b: x\n  a: 1\n",
+    "top:\n  k:\n  - x\n  a: 1\n  b: x\n",
+    "top:\n  k:\n  a: 1\n  b: x\n",
+    "top:\n  k:\n    a: 1\n  b: x\n",
+    "k: v\n  a: 1\n",
+    "top:\n  k: |\n    a: 1\n  a: 1\n",
+    "- a: 1\n",
+    "top:\n  a: 1\n  a: 2\n  a: 1\n",
+    "a:\n  b:\n    c: 1\n",
+    "x:\n  b:\n    c: 1\n  a: 1\n",
+    "top:\n  b:\n  a: 1\n",
+    "top:\n  b:\n  - x\n  a: 1\n",
+    "top:\n  b: # none\n    c: 1\n",
+    "list:\n  - b:\n    c: 1\n",
+    "top:\n  b:\n    c: 1\n   d: 1\n",
+    "top:\n  sub:\n    c: 1\n  a: 1\nb: x\n",
+    "top:\n  k:\n  - m:\n      c: 1\n  a: 1\n",
+    "top:\n  k:\n    - m:\n        c: 1\n  a: 1\n",
+    "top:\n    a: 1\n  b: x\n",
+)
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_memoised_lines_read_as_pyyaml_reads_them_wherever_they_recur(order):
+    loader = YamlLoader()
+    answered = 0
+    for text in _SHARED_LINE_DOCUMENTS[::order] * 2:
+        prepared = block_yaml_text(text.encode())
+        try:
+            got = loader.block_reader.parse(prepared)
+        except NotSimple:
+            got = NotSimple
+        expected = full(text)
+        if got is not NotSimple:
+            answered += 1
+            assert typed(got) == typed(expected), text
+    assert answered >= 28
+    # the lines read as `key: value` entries of a mapping are memoised, `- key: value` not
+    entries = loader.block_reader._entries
+    assert entries["  a: 1"] == (2, "a", 1) and entries["  b: x"] == (2, "b", "x")
+    assert "  - a: 1" not in entries and "- a: 1" not in entries
+    # and so are `key:` lines opening a block (their value is on the lines below)
+    assert entries["  b:"][:2] == (2, "b") and entries["  b: # none"][:2] == (2, "b")
+    assert "  - b:" not in entries
+
+
+def test_the_readers_line_memo_stays_bounded():
+    reader = YamlLoader(memo_entries=10).block_reader
+    for number in range(50):
+        text = "".join(f"key{number}_{line}: value{line}\n" for line in range(4))
+        assert reader.parse(text)[f"key{number}_3"] == "value3"
+        assert len(reader._entries) <= 10 + 4
