@@ -100,26 +100,30 @@ class WriteRules:
 
     def _add_write(self, node: str, path: tuple, write: Write, before: Write | None,
                    counted: bool) -> None:
+        effect = write.effect
+        if effect not in DEAD and effect != "appended" and effect != "ignored":
+            return  # a value set or merged: nothing to report (most writes of a node)
         by = write.by
-        kind = write_kind(write.written)
-        if counted and write.effect in DEAD and _counts_for_dead(write.source.kind, kind,
-                                                                 write.flag):
+        # only for the effects that read it (it was asked for every write of every node)
+        kind = write_kind(write.written) if effect != "ignored" else ""
+        if counted and effect in DEAD and _counts_for_dead(write.source.kind, kind,
+                                                           write.flag):
             key = (write.source.name, path)
             count, first, example = self.dead.get(key, (0, write, by))
             self.dead[key] = (count + 1, first, example or by)
-        if write.effect == "overridden" and by is not None and by.key == path:
+        if effect == "overridden" and by is not None and by.key == path:
             new_kind = write_kind(by.written)
             if kind != new_kind and "reference" not in (kind, new_kind) \
                     and "null" not in (kind, new_kind):
                 group = (path, kind, id(write.source), new_kind, id(by.source))
                 self.changes.setdefault(group, (write, by, []))[2].append(node)
-        if write.effect == "appended" and before is not None and before.final:
+        if effect == "appended" and before is not None and before.final:
             # allow_list_over_scalar: a list appended to a scalar turns it into a list.
             old_kind = write_kind(before.written)
             if old_kind == "scalar" and kind == "list":
                 appended = (path, old_kind, id(before.source), kind, id(write.source))
                 self.changes.setdefault(appended, (before, write, []))[2].append(node)
-        if write.effect == "ignored" and by is not None and path[:len(by.key)] == by.key:
+        if effect == "ignored" and by is not None and path[:len(by.key)] == by.key:
             # Reported once, at the constant's key, even when a mapping is ignored there.
             held = (by.key, id(by.source), id(write.source))
             self.ignored.setdefault(held, (by, write, []))[2].append(node)
