@@ -3,6 +3,7 @@
 
     python bench/real_inventories.py fetch [--mirror-root DIR]   # clone, pin, assemble
     python bench/real_inventories.py run [--format yaml] [--repeat 3]
+    python bench/real_inventories.py instructions [--format yaml]   # callgrind, reclass-ng
 
 `fetch` clones each source at a pinned commit into bench/.work/real/src (from GitHub, or
 from local mirrors: DIR/<owner>+<name>/repo, as this machine's fetch tool leaves them),
@@ -474,9 +475,32 @@ def table(rows: list[dict], labels: list[str]) -> str:
     return "\n".join(lines)
 
 
+def instructions(work: Path, script: list[str], fmt: str,
+                 env: dict[str, str] | None) -> list[tuple[str, float]]:
+    """(inventory, millions of instructions) of one whole `reclass --inventory` process of
+    each inventory under callgrind: deterministic where CPU times on a shared machine are
+    not (hash seed fixed; the outputs are not compared here, `run` does that)."""
+    record = json.loads((work / "SOURCES.json").read_text())
+    counted = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, built in record["inventories"].items():
+            inventory = work / "inventories" / name
+            out = Path(scratch) / f"{name}.callgrind"
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                            *script, "-b", str(inventory), *built["args"], "--inventory",
+                            "-o", fmt], cwd=inventory, env={**(env or os.environ),
+                                                            "PYTHONHASHSEED": "0"},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           check=True, timeout=1800)
+            summary = next(line for line in out.read_text().splitlines()
+                           if line.startswith("summary:"))
+            counted.append((name, int(summary.split()[1]) / 1e6))
+    return counted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("fetch", "run"))
+    parser.add_argument("command", choices=("fetch", "run", "instructions"))
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--mirror-root", type=Path,
                         help="directory of local mirrors (<owner>+<name>/repo) to clone from")
@@ -506,6 +530,12 @@ def main(argv: list[str] | None = None) -> int:
         # This checkout first on the path: the project's venv script then runs this code.
         reclass_ng = [str(args.reclass_ng.absolute())]
         env = dict(os.environ, PYTHONPATH=str(args.checkout))
+    if args.command == "instructions":  # reclass-ng's only: kapicorp's take minutes each
+        counted = instructions(args.work, reclass_ng, args.format, env)
+        for name, millions in counted:
+            print(f"{name:28} {millions:10.1f} M")
+        print(f"{'sum':28} {sum(m for _, m in counted):10.1f} M")
+        return 0
     implementations = {"reclass-ng": reclass_ng, "kapicorp": [str(args.kapicorp)]}
     rows = run(args.work, implementations, args.format, args.repeat, {"reclass-ng": env})
     print(table(rows, list(implementations)))
