@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from reference_bomb_yaml import doubling
 
 import reclass_ng
+from reclass_ng.compiled import compiled_modules
 from reclass_ng.errors import (
     BadReferencesError,
     InfiniteRecursionError,
@@ -336,8 +337,12 @@ def test_the_fast_paths_walk_is_lookups_quick_walk(tree: dict, keys: list[str]) 
 
 # -- what the fast paths take on real models (issue 29) --------------------------------------
 
-def full_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
-    """The paths Resolver._render_at (the full render) renders from now on."""
+def full_renders(monkeypatch: pytest.MonkeyPatch) -> list[tuple] | None:
+    """The paths Resolver._render_at (the full render) renders from now on; None in the
+    compiled build, where Resolver is an extension type whose methods cannot be replaced (the
+    tests then still compare the outputs and errors; the interpreted build counts)."""
+    if "reclass_ng.resolve.resolver" in compiled_modules():
+        return None
     paths: list[tuple] = []
     render_at = Resolver._render_at
 
@@ -370,7 +375,7 @@ def test_the_fast_paths_take_long_strings_new_paths_and_stacks_of_strings(
     reference = load_inventory(SALT_SHAPES, speed=Speed.reference()).nodeinfo("n1")
     rendered = full_renders(monkeypatch)
     fast = load_inventory(SALT_SHAPES, speed=Speed()).nodeinfo("n1")
-    assert rendered == []
+    assert rendered in ([], None)
     assert fast["parameters"] == reference["parameters"]
     assert fast["parameters"]["svc"] == {
         "url": "http://ctl01.example.org:5000/v3/a/path/long/enough/to/count",
@@ -409,10 +414,12 @@ def test_long_strings_of_references_count_towards_the_limit_on_the_fast_path(
     messages = []
     rendered = full_renders(monkeypatch)
     for speed in (Speed.reference(), Speed()):
-        rendered.clear()
+        if rendered is not None:
+            rendered.clear()
         with pytest.raises(ReferenceExpansionError) as raised:
             reclass_ng.load(root, read_config=False, speed=speed).nodeinfo("n1")
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
     assert f"at {crossing}" in messages[1], messages[1]
-    assert rendered == [(crossing,)]  # the fast path took every string before it
+    # The fast path took every string before it.
+    assert rendered in ([(crossing,)], None)
