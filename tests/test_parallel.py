@@ -92,6 +92,16 @@ def load(path: Path, **settings):
     return inventory
 
 
+def forked_render_text(base: Path, fmt: str) -> str:
+    """The inventory at `base` rendered by a forked pool of two (the coordinator and one
+    worker), as the command line's `--jobs 2` gets it: bytes, decoded."""
+    inventory = load(base)
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        return b"".join(parallel.render_inventory_bytes(inventory, executor, fmt, True,
+                                                        key=key)).decode("utf-8")
+
+
 # -- same output ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt, pretty", FORMATS)
@@ -245,11 +255,7 @@ def test_forked_workers_share_rendered_subtrees_as_the_serial_command(make_inven
     list(load(base).rendered_nodes(release_files=True))  # what the serial command renders
     serial_paths = [line.split()[1] for line in recorded.read_text().splitlines()]
     recorded.unlink()
-    inventory = load(base)
-    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
-                                      inventory.speed) as (executor, key):
-        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "json", True,
-                                                        key=key)).decode("utf-8")
+    text = forked_render_text(base, "json")
     assert same_text(text) == expected
     forked_paths = [line.split()[1] for line in recorded.read_text().splitlines()]
     assert set(serial_paths) == {"large"}  # the small container is rendered plainly
@@ -301,11 +307,7 @@ def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
     monkeypatch.setattr(SharedTextSpool, "append", full)  # also in the forked worker
     base = make_inventory(tricky_inventory(30))
     expected = same_text(dump(load(base).inventory(), "yaml", True))
-    inventory = load(base)
-    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
-                                      inventory.speed) as (executor, key):
-        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "yaml", True,
-                                                        key=key)).decode("utf-8")
+    text = forked_render_text(base, "yaml")
     assert same_text(text) == expected
 
 
@@ -332,11 +334,7 @@ def test_forked_json_is_searched_for_floats_only_where_files_hold_such(make_inve
 
     monkeypatch.setattr(fast_json, "_has_small_float", counted)
     expected = same_text(dump(load(base).inventory(), "json", True))
-    inventory = load(base)
-    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
-                                      inventory.speed) as (executor, key):
-        text = b"".join(parallel.render_inventory_bytes(inventory, executor, "json", True,
-                                                        key=key)).decode("utf-8")
+    text = forked_render_text(base, "json")
     assert same_text(text) == expected
     assert ("0.00001" in text or "1e-05" in text) is tiny
     searched = len(searches.read_text().split()) if searches.exists() else 0
