@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from reclass_ng.errors import YamlFileError
 from reclass_ng.storage.yaml_block import NotSimple, block_yaml_text
 from reclass_ng.storage.yaml_load import MAX_YAML_DEPTH, YamlLoader, load_yaml_file, parse_yaml_full
+from reclass_ng.storage.yaml_rules import MAX_EXPANDED_NODES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(HERE)
@@ -64,7 +65,18 @@ def assert_same_or_declined(text: str) -> bool:
     expected = full(text)
     assert not isinstance(expected, yaml.YAMLError), (text, expected)
     assert typed(got) == typed(expected), text
+    assert_nothing_shared(got, set())
     return True
+
+
+def assert_nothing_shared(value, seen: set[int]) -> None:
+    """No list or mapping of `value` appears twice in it (the full loader builds an alias's
+    value again, as a copy)."""
+    if type(value) is dict or type(value) is list:
+        assert id(value) not in seen, "a list or mapping shared by two places"
+        seen.add(id(value))
+        for item in value.values() if type(value) is dict else value:
+            assert_nothing_shared(item, seen)
 
 
 READ_FAST = [
@@ -116,11 +128,28 @@ READ_FAST = [
     # a scalar on the lines below its key (plain ones folded), and spaces before a key's `:`
     "a:\n  ${x:y}\nb:\n  one\n  two\n\n  three\n    four\nc:\n  'q' # c\nd:\n  1\n",
     "nagios :\n  a : 1\n",
+    # anchors on scalars, block scalars, mappings, sequences and flow lists, and aliases to
+    # them (mindwm's shapes); a flow list of URLs (kapitan-reference's)
+    "a: &x 1\nb: *x\n",
+    "panes:\n  -\n    - &activate_venv |\n      cd x\n      . venv/bin/activate\n"
+    "    - python3 ./x.py\n  -\n    - *activate_venv\n",
+    "g:\n  IoDocument:\n    io_context: &io_context_rel_to\n      rel_to:\n"
+    "        class: IoContext\n  IoContext:\n    io_context: *io_context_rel_to\n",
+    "x:\n  name: &ex mindwm-context\nq:\n  exchange_name: *ex\n  queue_name: *ex  # c\n",
+    "values: &helm_values\n  envs:\n    config:\n      K: \"${a}:${b}\"\n"
+    "  service:\n    type: NodePort\nhelm:\n  kafka-ui: *helm_values\n",
+    "a: &l\n- 1\n- [x, y]\nb: *l\nc:\n  d: *l\n",
+    "a: &f [1, 'q']\nb: &e {}\nc: *f\nd: *e\n",
+    "a: &n\nb: *n\nc: &q 'it''s'\nd: *q\ne: &s # c\n  k: v\nf: *s\n",
+    "a:\n- &m\n  k: v\n- *m\n- &t x\n- *t\n- &z\n- *z\n",
+    "a: &o\n  b: &i\n    c: 1\n  d: *i\ne: *o\nf: *i\n",
+    "a: &x1\n  text below\nb: *x1\n",
+    "oauth_scopes: [https://www.googleapis.com/auth/cloud-platform]\n",
+    "a: [x:y, a:-b, -:b, 'a:b', \"c:d\", http://x:80/p, 1:30, x :y]\n",
 ]
 READ_FULL_WAY = [
     "- a\n- b\n",
     "a: 1\n---\nb: 2\n",
-    "a: &x 1\nb: *x\n",
     "a: !!str 1\n",
     "a: multi\n  line\n",
     "a: 'multi\n  line'\n",
@@ -170,6 +199,35 @@ READ_FULL_WAY = [
     "a: - b\n",
     "- - a\n",
     "a: [b, ]\n",
+    # anchors and aliases PyYAML refuses or reads otherwise, and merge keys
+    "a: &x 1\nb: &x 2\nc: *x\n",
+    "a: *x\n",
+    "a: &x\n  b: 1\n  c: *x\n",
+    "a: &x\n- *x\n",
+    "a:\n- &x\n  - *x\n",
+    "- &a k: v\n",
+    "a:\n- &a k: v\n- *a\n",
+    "&a a: b\nc: *a\n",
+    "a: &a.b v\nb: *a.b\n",
+    "a: &a:b v\n",
+    "a: & x\n",
+    "a: &x v\nb: *x x\n",
+    "a: &x v\nb: *x#c\n",
+    "a: &x *y\n",
+    "a: &x &y v\n",
+    "a: &x !!str 1\n",
+    "a: &x v\nb:\n  *x\n",
+    "a: &x {b: 1}\n",
+    "a: &x [*y]\n",
+    "x: &x\n  a: 1\nz:\n  <<: *x\n",
+    "<<: {a: 1}\n",
+    # `:` in flow items that PyYAML's two scanners (or libyaml's versions) read otherwise
+    "a: [x:]\n",
+    "a: [x:, y]\n",
+    "a: [:x]\n",
+    "a: [a: b]\n",
+    "a: [a:b: c]\n",
+    "a: [a:?b]\n",
 ]
 
 
@@ -196,6 +254,8 @@ VALUES = st.sampled_from([
     "|", ">", "2001-12-14", ".5", ".inf", ".NaN", "%x", "@x", "`x", "-", "- x", "-x", "?x",
     ":x", "a  b", "v   ", "'", "\"", "a 'b'", ",a", "a,b", "=", "<<", "?{a:b||c|d}", "?{x}",
     "::1", "?", ":", "? x", ": x", "?x #c", "?a: b", "?[a]", "|-", ">+2", "|2", "| # c", "|x",
+    "&b", "&b x", "&a [x]", "&b |", "&a 'q'", "&a # c", "*b", "*a # c", "*a:", "&a *b",
+    "[https://x]", "[a:b, 'c:d']", "[x:]", "[:x]", "[a: b]", "[a :b]",
     "'x' # c", '"x"  #c', "'x'#c", "caf\u00e9", "'\u00e9'", "x\ty", "\tx", '"\\u00e9\\t"',
     '"\\q"', "--- x", "---", "\u2028", "\U0001F600"])
 LINES = st.tuples(st.integers(0, 6), st.sampled_from(["key", "key:", "dash", "dash-key", "dash:",
@@ -305,6 +365,95 @@ _LiteralDumper.add_representer(
         "tag:yaml.org,2002:str", value, style="|" if "\n" in value else None))
 
 
+# Documents laid out as above with anchors on entries (on the block below a key or dash, or
+# on its one-line value) and aliases in place of one-line values, mostly to names anchored
+# and closed before; at times a name anchored twice, an alias inside the block it names, or
+# to a name never anchored.
+COMMON_NODES = st.recursive(
+    COMMON_VALUES, lambda inner: st.tuples(st.just("map"), st.lists(
+        st.tuples(COMMON_KEYS, inner), min_size=1, max_size=4))
+    | st.tuples(st.just("seq"), st.lists(inner, min_size=1, max_size=4)), max_leaves=20)
+# One time in twenty (hypothesis draws small integers far more often than others).
+RARELY = st.sampled_from(range(20)).map(lambda number: number == 7)
+
+
+def _anchored_layout(node, indent, step, draw, names, out):
+    kind, items = node
+    for item in items:
+        pad = " " * indent
+        if kind == "map":
+            key, value = item
+            head = f"{pad}{key}:"
+        else:
+            value, head = item, pad + "-"
+        anchor = name = ""
+        if draw(st.integers(0, 2)) == 0:
+            name = draw(st.sampled_from(names["closed"])) \
+                if names["closed"] and draw(RARELY) else f"n{names['count']}"
+            names["count"] += 1
+            anchor = " &" + name + draw(st.sampled_from(["", "", " # c"]))
+        if isinstance(value, str):
+            if not anchor and names["closed"] and draw(st.integers(0, 1)) == 0:
+                alias = "unknown" if draw(RARELY) else draw(st.sampled_from(
+                    names["open"] if names["open"] and draw(RARELY) else names["closed"]))
+                out.append(f"{head} *{alias}" + draw(st.sampled_from(["", " # c"])))
+            elif anchor and "#" in anchor:
+                out.append(head + anchor)  # an anchored null
+            else:
+                out.append(f"{head}{anchor} {value}")
+            if name:
+                names["closed"].append(name)
+            continue
+        out.append(head + anchor)
+        if name:
+            names["open"].append(name)
+        _anchored_layout(value, indent + step, step, draw, names, out)
+        if name:
+            names["open"].remove(name)
+            names["closed"].append(name)
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(COMMON_KEYS, COMMON_NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.data())
+def test_generated_anchors_and_aliases_read_fast_only_as_pyyaml_reads_them(pairs, step, data):
+    lines: list[str] = []
+    _anchored_layout(("map", pairs), 0, step, data.draw, {"open": [], "closed": [], "count": 0},
+                     lines)
+    assert_same_or_declined("\n".join(lines) + "\n")
+
+
+def test_anchors_and_aliases_take_the_fast_path():
+    # What the property above checks is not vacuous: anchored blocks and scalars, aliased.
+    text = ("a: &m\n  k: [1, x]\n  l:\n  - &s v\n  - &b |\n    text\nb: *m\nc:\n- *s\n"
+            "- *b\n- *m\n")
+    assert assert_same_or_declined(text)
+    assert fast(text)["c"][2] == {"k": [1, "x"], "l": ["v", "text\n"]}
+
+
+def test_aliases_are_read_fast_within_the_limits_the_full_loader_keeps(tmp_path):
+    """Aliases expanding to a thousand values are read fast; an alias bomb, a mapping whose
+    duplicate keys the full loader counts in each copy, and a copy nesting deeper than its
+    limit are left to the full loader, with its errors."""
+    def laughs(levels: int) -> str:
+        return "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+            f"a{level}: &a{level}\n" + f"- *a{level - 1}\n" * 9 for level in range(1, levels))
+
+    assert assert_same_or_declined(laughs(3))  # 81 copies of a0
+    duplicates = ("a: &a\n" + "  k: 1\n" * 2_000 + "b:\n"
+                  + "".join(f"  c{number}: *a\n" for number in range(MAX_EXPANDED_NODES // 2_000)))
+    deep = ("a: &a\n" + "".join(" " * (level + 2) + f"k{level}:\n" for level in range(150))
+            + "".join(" " * level + f"d{level}:\n" for level in range(100)) + " " * 100 + "x: *a\n")
+    assert fast(duplicates) is NotSimple  # (the full loader takes 1.5 s to say so)
+    for name, text, message in (("bomb.yml", laughs(9), "expand to more than 1000000"),
+                                ("deep.yml", deep, "nests deeper than 200 levels")):
+        assert fast(text) is NotSimple, name
+        path = tmp_path / name
+        path.write_text(text)
+        with pytest.raises(YamlFileError, match=message):
+            load_yaml_file(str(path))
+
+
 def test_dumped_plain_mappings_take_the_fast_path():
     # What the property above checks is not vacuous: ordinary trees are read fast.
     tree = {"classes": ["a.b", "c"], "parameters": {"a": {"b": [1, "x", {"c": None}], "d": 1.5},
@@ -382,6 +531,20 @@ def test_nesting_beyond_the_limit_is_left_to_the_full_loader(tmp_path):
     assert fast(deep) is NotSimple
     path = tmp_path / "deep.yml"
     path.write_text(deep)
+    with pytest.raises(YamlFileError, match="nests deeper than 200 levels"):
+        load_yaml_file(str(path))
+
+
+@pytest.mark.parametrize("leaf", ["k: [a]", "k: []", "k: {}", "- [a]", "k:\n{pad}  [a]"])
+def test_a_flow_collection_one_level_past_the_limit_is_left_to_the_full_loader(tmp_path, leaf):
+    # Blocks nested to the limit, a flow collection inside the innermost one (a 201st level)
+    outer = "".join("  " * level + f"k{level}:\n" for level in range(MAX_YAML_DEPTH - 1))
+    pad = "  " * (MAX_YAML_DEPTH - 1)
+    assert assert_same_or_declined(outer + pad + "k: x\n")
+    text = outer + pad + leaf.replace("{pad}", pad) + "\n"
+    assert fast(text) is NotSimple
+    path = tmp_path / "deep.yml"
+    path.write_text(text)
     with pytest.raises(YamlFileError, match="nests deeper than 200 levels"):
         load_yaml_file(str(path))
 

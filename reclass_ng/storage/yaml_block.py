@@ -8,30 +8,40 @@ that class and node files keep to: block mappings and sequences; one-line plain,
 double-quoted scalars (with libyaml's escapes), a comment after any of them; plain scalars
 continued on the lines below their key or dash; literal and folded block scalars (`|`, `>`,
 with chomping and indentation indicators); `{}` and one-line `[...]` of plain and quoted
-scalars; a `---` line starting the document; non-ASCII text; tabs inside block scalars. It
-raises NotSimple for anything else: other flow collections, multi-line quoted scalars,
-anchors, aliases, tags, merge keys, complex keys, tabs elsewhere, carriage returns, control
-characters, libyaml's other line breaks (NEL, LS, PS) and byte-order marks, directives, a second
-document or `...`, a document that is not a mapping (or empty), nesting deeper than the
-loader's limit, and whatever it cannot place (odd indentation), or is not sure libyaml reads
-the same way (a tab or a `#` right after a block scalar's indicators). storage/yaml_load.py
-then reads that file the full way (`parse_yaml_full`, with PyYAML, which a run whose files are
-all read here never imports), which also gives every error its message and line: declining is
-always correct, and every invalid document is declined. What the fast path returns is what
-the full way returns, value for value, type for type and key for key in order:
-tests/test_yaml_block.py compares the two on generated documents and on the example
+scalars (plain ones may hold a `:`, as URLs do); anchors on entries' values and aliases as
+entries' values (storage/yaml_aliases.py); a `---` line starting the document; non-ASCII
+text; tabs inside block scalars. It raises NotSimple for anything else: other flow
+collections, multi-line quoted scalars, tags, merge keys, complex keys, anchors on keys,
+tabs elsewhere, carriage returns, control characters, libyaml's other line breaks (NEL, LS,
+PS) and byte-order marks, directives, a second document or `...`, a document that is not a
+mapping (or empty), nesting deeper than the loader's limit, aliases that might expand past
+its limit, and whatever it cannot place (odd indentation), or is not sure libyaml reads the
+same way (a tab or a `#` right after a block scalar's indicators, a flow item starting or
+ending with `:`). storage/yaml_load.py then reads that file the full way (`parse_yaml_full`,
+with PyYAML, which a run whose files are all read here never imports), which also gives
+every error its message and line: declining is always correct, and every invalid document
+is declined. What the fast path returns is what the full way returns, value for value, type
+for type and key for key in order, with no list or mapping in two places (an alias is a
+copy): tests/test_yaml_block.py compares the two on generated documents and on the example
 inventories.
 """
 
 from __future__ import annotations
 
 from reclass_ng.cache import BoundedCache
-from reclass_ng.storage.yaml_rules import RESOLVED_FIRST_CHARACTERS, STR_TAG
+from reclass_ng.storage.yaml_rules import (
+    MAX_EXPANDED_NODES,
+    RESOLVED_FIRST_CHARACTERS,
+    STR_TAG,
+    NotSimple,
+)
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
+
+    from reclass_ng.storage.yaml_aliases import DocumentAnchors
 
 _STR = STR_TAG  # a memoised tag that is this very object needs no further look
 # A plain scalar starting with any other character is a string (with PyYAML's own resolvers,
@@ -43,22 +53,23 @@ _RESOLVED_FIRST = RESOLVED_FIRST_CHARACTERS
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 # Characters that end a plain scalar inside a flow collection or start something this parser
 # leaves to PyYAML there (nested collections, comments, keys, anchors, tags); quotes may
-# enclose a whole item (`["a", '.*']`), which may then hold any of these.
+# enclose a whole item (`["a", '.*']`), which may then hold any of these. A `:` may sit
+# inside a plain item (`[https://x]`, _flow_item_colons).
 _QUOTES = frozenset("'\"")
-_FLOW_UNREAD = frozenset("[]{}#&*!|>%@`?:")
+_FLOW_UNREAD = frozenset("[]{}#&*!|>%@`?")
 _FLOW_UNREAD_OR_QUOTE = _FLOW_UNREAD | _QUOTES
+_FLOW_LOOKED_AT = _FLOW_UNREAD_OR_QUOTE | {":"}
 # Bytes of a file this parser reads: printable ASCII and newlines (no tab, no CR).
 _PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\n"
 # libyaml refuses simple keys longer than 1024 characters.
 _MAX_KEY_LENGTH = 1000
+# Below this many characters a document cannot reach MAX_EXPANDED_NODES, whatever it holds
+# (storage.yaml_aliases.text_bound: at most 4 a line and 2 a character besides).
+_SMALL_TEXT = (MAX_EXPANDED_NODES - 4) // 6
 # Keys and values spelt in at least this many characters are not memoised.
 _MAX_MEMO_LENGTH = 100
 # Whole `key: value` lines (indentation included) this long or longer are not memoised.
 _MAX_LINE_MEMO_LENGTH = 120
-
-
-class NotSimple(Exception):
-    """The document is outside what BlockYamlReader reads: read it the full way."""
 
 
 def block_yaml_text(data: bytes) -> str | None:
@@ -200,6 +211,9 @@ class BlockYamlReader:
         # The last entry had no value on its line: (its collection, its key or index, the
         # indentation a nested block must exceed, whether it was a mapping key).
         pending: tuple[Any, Any, int, bool] | None = None
+        anchors: DocumentAnchors | None = None  # made at the first anchor or alias
+        if len(text) > _SMALL_TEXT and "*" in text:
+            _check_text_bound(text, lines)
         for line in lines_left:
             # A line read before as `key: value` with a one-line value, or as `key:` opening
             # a block, is the same entry whatever the file (the line alone decides it): in
@@ -252,7 +266,7 @@ class BlockYamlReader:
                             tabs -= tabs_read
                         else:
                             owner[slot] = self._scalar_below(content, lines, lines_left,
-                                                             owner_indent)
+                                                             owner_indent, len(stack))
                         continue
                     # the entry's value is the block this line opens (a sequence may sit at
                     # its key's own indentation)
@@ -289,8 +303,17 @@ class BlockYamlReader:
                         collection.append(value)
                         tabs -= tabs_read
                         continue
+                    if first == "&" or first == "*":
+                        if anchors is None:
+                            anchors = _document_anchors(text, lines, max_depth)
+                        collection.append(None)
+                        pending, tabs_read = self._anchor_or_alias(
+                            rest, anchors, (collection, len(collection) - 1, indent, False),
+                            stack, written, lines_left)
+                        tabs -= tabs_read
+                        continue
                     if first == "'" or first == '"' or not (": " in rest or rest[-1] == ":"):
-                        collection.append(self._value(rest))
+                        collection.append(self._value(rest, len(stack)))
                         continue
                     # `- key: value`: a mapping whose keys line up after the dash
                     indent += len(content) - len(rest)
@@ -326,7 +349,16 @@ class BlockYamlReader:
                     collection[key] = value
                     tabs -= tabs_read
                     continue
-                value = self._value(rest)
+                if first == "&" or first == "*":
+                    if anchors is None:
+                        anchors = _document_anchors(text, lines, max_depth)
+                    collection[key] = None
+                    pending, tabs_read = self._anchor_or_alias(
+                        rest, anchors, (collection, key, indent, True), stack, written,
+                        lines_left)
+                    tabs -= tabs_read
+                    continue
+                value = self._value(rest, len(stack))
                 if type(value) is list or type(value) is dict:
                     collection[key] = value  # mutable: never shared through a memo
                     continue
@@ -361,7 +393,7 @@ class BlockYamlReader:
         return key
 
     def _scalar_below(self, content: str, lines: list[str], lines_left: Iterator[str],
-                      parent: int) -> Any:
+                      parent: int, depth: int) -> Any:
         """The value of the scalar that starts on the line `content` below an entry at column
         `parent` (`key:` or `-` alone on their line): its lines are taken from `lines_left`
         (an iterator over `lines`), as far as they are indented more than `parent`, and
@@ -391,19 +423,49 @@ class BlockYamlReader:
         for _ in range(end - start):
             next(lines_left)
         if len(pieces) == 1:
-            return self._value(content)  # one line: any one-line scalar
+            return self._value(content, depth)  # one line: any one-line scalar
         if content[0] in _INDICATORS or " #" in content:
             raise NotSimple  # a multi-line quoted or flow scalar, or a comment inside
         value = "".join(pieces)
         return value if self.plain_tag(value) is _STR else self.plain_value(value)
 
-    def _value(self, text: str) -> Any:
-        """The value of the one-line scalar `text` (not a comment), remembered unless it is
-        a (mutable) collection."""
+    def _value(self, text: str, depth: int) -> Any:
+        """The value of the one-line scalar `text` (not a comment) in a block at `depth` (the
+        number of blocks open), remembered unless it is a (mutable) collection, which
+        NotSimple refuses past max_depth."""
         value = _scalar(text.lstrip(" "), self.plain_tag, self.plain_value)
-        if len(text) < _MAX_MEMO_LENGTH and type(value) is not list and type(value) is not dict:
+        if type(value) is list or type(value) is dict:
+            if depth >= self.max_depth:
+                raise NotSimple  # `[...]` or `{}` one level too deep: the full reader's error
+            return value
+        if len(text) < _MAX_MEMO_LENGTH:
             self._values.put(text, value)
         return value
+
+    def _anchor_or_alias(self, text: str, anchors: DocumentAnchors,
+                         entry: tuple[Any, Any, int, bool], stack: list[_Block],
+                         written: list[str], lines_left: Iterator[str],
+                         ) -> tuple[tuple[Any, Any, int, bool] | None, int]:
+        """Reads the value `text` (`*name`, or `&name` and what follows it) of `entry`
+        (collection, key or index, its column, whether it is a mapping's key: parse's pending
+        entry) in the innermost block of `stack`, the line just taken from `lines_left` (an
+        iterator over the document's lines `written`). Returns the entry when its value is
+        the block below it (parse's `pending`, else None), and the number of tabs a block
+        scalar's text holds."""
+        owner, slot, parent, _ = entry
+        number = len(written) - _lines_left(lines_left) - 1  # the line's index
+        if text[0] == "*":
+            owner[slot] = anchors.alias(text, stack, number)
+            return None, 0
+        anchor, rest = anchors.anchor(text, owner, slot, number, parent)
+        if not rest or rest[0] == "#":
+            return (anchor, *entry[1:]), 0  # the anchor records what the block below gives
+        if rest[0] == "|" or rest[0] == ">":
+            value, tabs = _read_block_scalar(rest, written, lines_left, parent)
+        else:
+            value, tabs = self._value(rest, len(stack)), 0
+        owner[slot] = anchor.value = value
+        return None, tabs
 
 
 # A block is (indentation of its entries, the collection, is it a sequence, is it a sequence
@@ -417,6 +479,23 @@ def _push_block(stack: list[_Block], block: _Block, max_depth: int) -> _Block:
         raise NotSimple
     stack.append(block)
     return block
+
+
+def _document_anchors(text: str, lines: list[str], max_depth: int) -> DocumentAnchors:
+    """The anchors of the document `text` (split into `lines`), met at its first anchor or
+    alias (storage/yaml_aliases.py, imported then: few documents hold any)."""
+    from reclass_ng.storage.yaml_aliases import DocumentAnchors
+
+    return DocumentAnchors(text, lines, max_depth)
+
+
+def _check_text_bound(text: str, lines: list[str]) -> None:
+    """NotSimple for a document holding a `*` whose lists, mappings and entries might pass
+    MAX_EXPANDED_NODES: the full reader counts them all in such a document, aliases or not."""
+    from reclass_ng.storage.yaml_aliases import text_bound
+
+    if text_bound(text, lines) > MAX_EXPANDED_NODES:
+        raise NotSimple
 
 
 def _enclosing_block(stack: list[_Block], indent: int) -> _Block:
@@ -647,23 +726,34 @@ def _escaped_double_quoted(text: str) -> tuple[str, int]:
 def _flow_sequence(text: str, plain_tag: Callable[[str], str | None],
                    plain_value: Callable[[str], Any]) -> list[Any]:
     """The items of `[a, b]` written on one line: plain and quoted scalars only (`classes:
-    [a, b]`, `parts: ["a", 'b']`)."""
+    [a, b]`, `parts: ["a", 'b']`, `scopes: [https://x/y]`)."""
     inner = text[1:-1]
     if not inner.strip(" "):
         return []
-    quoted = not _FLOW_UNREAD_OR_QUOTE.isdisjoint(inner)
-    if quoted and _QUOTES.isdisjoint(inner):
-        raise NotSimple
+    looked_at = not _FLOW_LOOKED_AT.isdisjoint(inner)
     items = []
     for item in inner.split(","):
         item = item.strip(" ")
         if not item or (item[0] == "-" and (len(item) == 1 or item[1] == " ")):
             raise NotSimple  # `[a, ]`, `[- a]`
-        if quoted:  # some item is quoted: each is checked on its own
+        if looked_at:  # some item is quoted or holds a `:`: each is checked on its own
             if item[0] in _QUOTES:
                 items.append(_quoted(item))  # a comma inside quotes leaves an unclosed piece
                 continue
             if not _FLOW_UNREAD_OR_QUOTE.isdisjoint(item):
                 raise NotSimple
+            if ":" in item and not _flow_item_colons(item):
+                raise NotSimple
         items.append(item if plain_tag(item) is _STR else plain_value(item))
     return items
+
+
+def _flow_item_colons(item: str) -> bool:
+    """Whether the `:`s of the plain flow item `item` (one of `[...]`'s, stripped, without
+    the characters of _FLOW_UNREAD_OR_QUOTE) are all inside its scalar: each followed by a
+    character that is not a space (`a: b` is a mapping's entry), none first (`:x`, which
+    PyYAML's Python scanner reads as an entry's value) nor last (`x:`, which libyaml refuses
+    and the Python scanner reads as a key). PyYAML's Python scanner and libyaml 0.2.5 and
+    later (in PyYAML 6's wheels: 0.2.5, 0.2.6 in 6.0.4) then read every `:` as part of the
+    scalar (`[https://x]`); libyaml before 0.2.5 refused any `:` inside a flow collection."""
+    return item[0] != ":" and item[-1] != ":" and ": " not in item

@@ -30,6 +30,11 @@ MAX_EXPANDED_NODES = 1_000_000
 MAX_MEMO_ENTRIES = 20_000
 
 
+class NotSimple(Exception):
+    """The document is outside what the block reader (storage/yaml_block.py) reads: read it
+    the full way."""
+
+
 # -- implicit tags of plain scalars ----------------------------------------------------------
 _TAG = "tag:yaml.org,2002:"
 # The tag of strings, one object: the block reader (storage/yaml_block.py) tells a memoised tag
