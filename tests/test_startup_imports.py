@@ -265,6 +265,28 @@ def test_kapitan_secret_references_are_read_without_pyyaml(tmp_path):
     assert parameters["hosts"] == ["::1"]
 
 
+def test_anchors_aliases_urls_in_flow_lists_and_octal_modes_are_read_without_pyyaml(tmp_path):
+    # The shapes that made mindwm and kapitan-reference import PyYAML: an anchored block
+    # scalar, mapping and scalar, aliases to them, a flow list of URLs and file modes.
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  panes:\n  - &venv |\n    . venv/bin/activate\n"
+                            "  - *venv\n  values: &values\n    port: 80\n  helm:\n"
+                            "    ui: *values\n  name: &exchange mindwm-context\n"
+                            "  queue: *exchange\n"
+                            "  scopes: [https://www.googleapis.com/auth/cloud-platform]\n"
+                            "  mode: 0550\n  umask: 0000\n",
+        "targets/t1.yml": "classes: [base]\n"})
+    for fmt in ("yaml", "json"):
+        imported, output = _run(root, PYYAML, "-u", "targets", "--inventory", "-o", fmt)
+        assert imported == [], fmt
+    parameters = json.loads(output)["nodes"]["t1"]["parameters"]
+    assert parameters["panes"] == [". venv/bin/activate\n"] * 2
+    assert parameters["helm"]["ui"] == parameters["values"] == {"port": 80}
+    assert parameters["queue"] == "mindwm-context"
+    assert parameters["scopes"] == ["https://www.googleapis.com/auth/cloud-platform"]
+    assert (parameters["mode"], parameters["umask"]) == (0o550, 0)
+
+
 def test_floats_are_written_to_yaml_without_pyyaml(tmp_path):
     # Real models hold floats in most nodes (versions, ratios, timeouts): the block writer
     # spells them as PyYAML's representer does without asking it (output.block_yaml

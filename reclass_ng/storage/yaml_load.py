@@ -171,8 +171,9 @@ class YamlLoader:
 
 def _plain_typed_value(tag: str, text: str) -> Any:
     """What PyYAML's safe constructor makes of `text` tagged `tag`, for the spellings
-    plain_scalar_tag decides (nulls, booleans, decimal integers, `2.5`), without PyYAML;
-    _NOT_PLAIN for the others. tests/test_yaml_load.py compares it with the constructor."""
+    plain_scalar_tag decides (nulls, booleans, decimal and octal integers, `2.5`), without
+    PyYAML; _NOT_PLAIN for the others. tests/test_yaml_load.py compares it with the
+    constructor."""
     if tag == _NULL:
         return None  # construct_yaml_null ignores the text
     if tag == _BOOL:
@@ -180,7 +181,13 @@ def _plain_typed_value(tag: str, text: str) -> Any:
     if not text.isascii() or text[:1] not in _DIGITS:
         return _NOT_PLAIN
     if tag == _INT:
-        return int(text) if text.isdigit() and (text == "0" or text[0] != "0") else _NOT_PLAIN
+        if not text.isdigit():
+            return _NOT_PLAIN
+        if text == "0" or text[0] != "0":
+            return int(text)
+        # A leading zero: octal, as construct_yaml_int reads it (file modes such as `0640`,
+        # in Kapitan inventories too; each one imported PyYAML for its value).
+        return int(text, 8) if "8" not in text and "9" not in text else _NOT_PLAIN
     if tag == _FLOAT:
         return float(text) if text.count(".") == 1 and text.replace(".", "").isdigit() \
             else _NOT_PLAIN
