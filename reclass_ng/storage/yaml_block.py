@@ -148,9 +148,12 @@ class BlockYamlReader:
     one: 68% of mk-lab's, against 44% of its values).
 
     The memo tables depend on the spelling alone (and on PyYAML's resolvers, fixed for the
-    process), hold immutable values only, and keep at most `max_memo` entries, so a process
-    reading new files for months keeps a bounded number. The reader belongs to one
-    storage's loader (storage.yaml_load.YamlLoader), as its memo tables do."""
+    process), hold immutable values only, and keep at most `max_memo` entries and one
+    file's, so a process reading new files for months keeps a bounded number: each is a
+    plain dict, emptied when a parse starts with more than `max_memo` entries in it (a
+    BoundedCache.put per new key or value, a Python call, cost a Salt model's parse 1.5%).
+    The reader belongs to one storage's loader (storage.yaml_load.YamlLoader), as its memo
+    tables do."""
 
     __slots__ = ("plain_tag", "plain_value", "max_depth", "max_memo", "_keys", "_values",
                  "_entries")
@@ -165,16 +168,11 @@ class BlockYamlReader:
         self.plain_value = plain_value
         self.max_depth = max_depth
         self.max_memo = max_memo
-        self._keys: BoundedCache[str, Any] = BoundedCache(max_memo)  # key as written -> key
-        # one-line scalar as written -> its value
-        self._values: BoundedCache[str, Any] = BoundedCache(max_memo)
+        self._keys: dict[str, Any] = {}  # key as written -> key
+        self._values: dict[str, Any] = {}  # one-line scalar as written -> its value
         # `key: value` line as written, indentation included -> (its indentation, the key,
         # the value): lines whose value is an immutable one-line scalar, and `key:` lines
-        # opening a block (the value _UNKNOWN). A plain dict that parse stores into
-        # directly: a third of a Salt model's lines are new ones, and a BoundedCache.put
-        # per line (a Python call) cost what the hits saved. Bounded by emptying it when
-        # a parse starts with more than `max_memo` entries (so at most
-        # `max_memo` plus one file's lines).
+        # opening a block (the value _UNKNOWN).
         self._entries: dict[str, tuple[int, Any, Any]] = {}
 
     def parse(self, text: str) -> dict[Any, Any] | None:  # noqa: C901
@@ -194,10 +192,14 @@ class BlockYamlReader:
         # one a block scalar holds is counted off, and any left over declines the document.
         tabs = text.count("\t") if "\t" in text else 0  # `in` scans faster than count
         lines_left = iter(lines)
-        keys, values, max_depth = self._keys.peek, self._values.peek, self.max_depth
+        keys, values, max_depth = self._keys.get, self._values.get, self.max_depth
         entry_memo = self._entries
         if len(entry_memo) > self.max_memo:
             entry_memo.clear()
+        if len(self._keys) > self.max_memo:
+            self._keys.clear()
+        if len(self._values) > self.max_memo:
+            self._values.clear()
         entries = entry_memo.get
         unknown = _UNKNOWN
         root: dict[Any, Any] = {}
@@ -220,26 +222,27 @@ class BlockYamlReader:
             # the mapping whose entries are at its indentation (the blocks indented more
             # closed), or one it opens below the entry waiting for its value, it is taken as
             # it was. Anything else takes the way below, from the blocks closed here.
+            # (Each check below is taken once a line: a third of a Salt model's lines come
+            # here, and a check costs about 120 instructions.)
             entry = entries(line)
             if entry is not None:
-                indent = entry[0]
-                if pending is not None and indent > pending[2]:
-                    # the block this line opens (a mapping, the line being `key: ...`)
-                    owner, slot, owner_indent, from_key = pending
-                    pending = None
-                    opened: dict[Any, Any] = {}
-                    owner[slot] = opened
-                    if len(stack) >= max_depth:
-                        raise NotSimple
-                    level, collection, is_sequence, indentless = top = (
-                        indent, opened, False, False)
-                    stack.append(top)
-                if pending is None and indent != level:
+                indent, key, value = entry
+                if pending is not None:
+                    if indent > pending[2]:
+                        # the block this line opens (a mapping, the line being `key: ...`)
+                        owner, slot, owner_indent, from_key = pending
+                        pending = None
+                        opened: dict[Any, Any] = {}
+                        owner[slot] = opened
+                        if len(stack) >= max_depth:
+                            raise NotSimple
+                        level, collection, is_sequence, indentless = top = (
+                            indent, opened, False, False)
+                        stack.append(top)
+                elif indent != level:
                     # the blocks this line closes (NotSimple where the full way raises it)
                     level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
                 if pending is None and not is_sequence:
-                    key = entry[1]
-                    value = entry[2]
                     if value is unknown:  # `key:`: its value is on the lines below
                         collection[key] = None
                         pending = (collection, key, indent, True)
@@ -389,7 +392,7 @@ class BlockYamlReader:
             plain_tag = self.plain_tag  # a local: see storage.yaml_load.YamlLoader
             key = text if plain_tag(text) is _STR else self.plain_value(text)
         if len(text) < _MAX_MEMO_LENGTH:
-            self._keys.put(text, key)
+            self._keys[text] = key
         return key
 
     def _scalar_below(self, content: str, lines: list[str], lines_left: Iterator[str],
@@ -433,13 +436,37 @@ class BlockYamlReader:
         """The value of the one-line scalar `text` (not a comment) in a block at `depth` (the
         number of blocks open), remembered unless it is a (mutable) collection, which
         NotSimple refuses past max_depth."""
-        value = _scalar(text.lstrip(" "), self.plain_tag, self.plain_value)
-        if type(value) is list or type(value) is dict:
+        # (One function: a call costs about 450 instructions, and a Salt model's render
+        # reads a few thousand new values.)
+        scalar = text.lstrip(" ")
+        first = scalar[0]
+        value: Any
+        if first in _QUOTES:
+            value = _quoted_value(scalar)
+        elif first in _INDICATORS and (first not in "-?:" or len(scalar) == 1
+                                       or scalar[1] == " "):
+            # `-1`, `?{...}` and `::1` are plain scalars; `{}` and `[...]` collections
+            if scalar == "{}":
+                value = {}
+            elif first == "[" and scalar[-1] == "]":
+                value = _flow_sequence(scalar, self.plain_tag, self.plain_value)
+            else:
+                raise NotSimple
             if depth >= self.max_depth:
-                raise NotSimple  # `[...]` or `{}` one level too deep: the full reader's error
+                raise NotSimple  # one level too deep: the full reader's error
             return value
+        else:
+            comment = scalar.find(" #")
+            if comment >= 0:
+                scalar = scalar[:comment].rstrip(" ")
+            if ": " in scalar or scalar[-1] == ":":
+                raise NotSimple
+            if first not in _RESOLVED_FIRST:
+                value = scalar
+            else:
+                value = scalar if self.plain_tag(scalar) is _STR else self.plain_value(scalar)
         if len(text) < _MAX_MEMO_LENGTH:
-            self._values.put(text, value)
+            self._values[text] = value
         return value
 
     def _anchor_or_alias(self, text: str, anchors: DocumentAnchors,
@@ -619,29 +646,6 @@ def _block_scalar(header: str, lines: list[str], start: int,  # noqa: C901
     else:
         tail = line_break
     return "".join(pieces) + tail, number, tabs
-
-
-def _scalar(text: str, plain_tag: Callable[[str], str | None],
-            plain_value: Callable[[str], Any]) -> Any:
-    """The value of the one-line scalar `text` (no leading space, not a comment)."""
-    first = text[0]
-    if first in _QUOTES:
-        return _quoted_value(text)
-    if first in _INDICATORS:
-        if text == "{}":
-            return {}
-        if first == "[" and text[-1] == "]":
-            return _flow_sequence(text, plain_tag, plain_value)
-        if first not in "-?:" or len(text) == 1 or text[1] == " ":
-            raise NotSimple
-    comment = text.find(" #")
-    if comment >= 0:
-        text = text[:comment].rstrip(" ")
-    if ": " in text or text[-1] == ":":
-        raise NotSimple
-    if first not in _RESOLVED_FIRST:
-        return text
-    return text if plain_tag(text) is _STR else plain_value(text)
 
 
 def _quoted(text: str) -> str:
