@@ -145,6 +145,13 @@ READ_FAST = [
     "a: &o\n  b: &i\n    c: 1\n  d: *i\ne: *o\nf: *i\n",
     "a: &x1\n  text below\nb: *x1\n",
     "oauth_scopes: [https://www.googleapis.com/auth/cloud-platform]\n",
+    # merge keys: the aliased mapping's entries first, the mapping's own override them
+    "x: &x\n  a: 1\nz:\n  <<: *x\n",
+    "a: &a\n  x: 1\n  y: [1]\nb:\n  x: 3\n  <<: *a\n  z: 4\n  y: 5\n",
+    "a: &a\n  x: 1\nb: &b\n  <<: *a\n  y: 2\nc: *b\nd:\n  <<: *b # c\n  x: 0\n",
+    "a: &a\n  x: 1\n  x: 2\nb:\n  x: 0\n  x: 9\n  <<: *a\n",
+    "a: &a\n  x: 1\nl:\n- <<: *a\n  y: 2\n- k: 1\n  <<: *a\n",
+    "a: &a\n  k: 1\n<<: *a\n",
     "a: [x:y, a:-b, -:b, 'a:b', \"c:d\", http://x:80/p, 1:30, x :y]\n",
 ]
 READ_FULL_WAY = [
@@ -219,8 +226,12 @@ READ_FULL_WAY = [
     "a: &x v\nb:\n  *x\n",
     "a: &x {b: 1}\n",
     "a: &x [*y]\n",
-    "x: &x\n  a: 1\nz:\n  <<: *x\n",
     "<<: {a: 1}\n",
+    "a: &a\n  x: 1\nb:\n  <<: *a\n  <<: *a\n",
+    "a: &a 1\nb:\n  <<: *a\n",
+    "a: &a [1]\nb:\n  <<: *a\n",
+    "a: &a\n  x: 1\nb:\n  <<:\n    x: 2\n",
+    "a: &a\n  x: 1\nb:\n  << : *a\n",
     # `:` in flow items that PyYAML's two scanners (or libyaml's versions) read otherwise
     "a: [x:]\n",
     "a: [x:, y]\n",
@@ -368,7 +379,7 @@ _LiteralDumper.add_representer(
 # Documents laid out as above with anchors on entries (on the block below a key or dash, or
 # on its one-line value) and aliases in place of one-line values, mostly to names anchored
 # and closed before; at times a name anchored twice, an alias inside the block it names, or
-# to a name never anchored.
+# to a name never anchored, and merge keys (`<<: *name`) among a mapping's entries.
 COMMON_NODES = st.recursive(
     COMMON_VALUES, lambda inner: st.tuples(st.just("map"), st.lists(
         st.tuples(COMMON_KEYS, inner), min_size=1, max_size=4))
@@ -386,6 +397,10 @@ def _anchored_layout(node, indent, step, draw, names, out):
             head = f"{pad}{key}:"
         else:
             value, head = item, pad + "-"
+        if kind == "map" and names["maps"] and (item is items[0] or draw(RARELY)) \
+                and draw(st.booleans()):
+            merged = names["closed"] if draw(RARELY) else names["maps"]
+            out.append(f"{pad}<<: *{draw(st.sampled_from(merged))}")  # a merge key
         anchor = name = ""
         if draw(st.integers(0, 2)) == 0:
             name = draw(st.sampled_from(names["closed"])) \
@@ -411,6 +426,8 @@ def _anchored_layout(node, indent, step, draw, names, out):
         if name:
             names["open"].remove(name)
             names["closed"].append(name)
+            if value[0] == "map":
+                names["maps"].append(name)
 
 
 @settings(max_examples=150)
@@ -418,8 +435,8 @@ def _anchored_layout(node, indent, step, draw, names, out):
        st.data())
 def test_generated_anchors_and_aliases_read_fast_only_as_pyyaml_reads_them(pairs, step, data):
     lines: list[str] = []
-    _anchored_layout(("map", pairs), 0, step, data.draw, {"open": [], "closed": [], "count": 0},
-                     lines)
+    _anchored_layout(("map", pairs), 0, step, data.draw,
+                     {"open": [], "closed": [], "maps": [], "count": 0}, lines)
     assert_same_or_declined("\n".join(lines) + "\n")
 
 

@@ -1,5 +1,6 @@
-"""Anchors (`&name`) and aliases (`*name`) for the block reader (storage/yaml_block.py), read
-as PyYAML's safe loader reads them, within the limits the full reader keeps.
+"""Anchors (`&name`), aliases (`*name`) and merge keys (`<<: *name`) for the block reader
+(storage/yaml_block.py), read as PyYAML's safe loader reads them, within the limits the full
+reader keeps.
 
 What an alias gives: the value of its anchor, built again. The full reader
 (storage/yaml_full.py, `construct_tree`) keeps no memo of the nodes it has built, so each
@@ -13,7 +14,8 @@ and every error is its own): an anchor name that is not letters, digits, `-` and
 by a space or the end of the line, a name anchored twice or an alias to a name not anchored
 before it (both errors in PyYAML), an alias to a list or mapping that is still open (a
 document containing itself, which the full reader refuses), an alias with anything but a
-comment after it, an anchor on a key or before a tag or another alias, and any document that
+comment after it, an anchor on a key or before a tag or another alias, a second merge key in
+a mapping or one naming anything but a mapping (DocumentAnchors.merge), and any document that
 might pass the full reader's limits: a copy that would nest deeper than MAX_YAML_DEPTH, and
 aliases that might expand past MAX_EXPANDED_NODES values. The full reader counts, in a
 document holding a `*`, every list and mapping it builds with its entries, copies included;
@@ -74,7 +76,7 @@ class Anchor:
 class DocumentAnchors:
     """The anchors of one document being read, and what its aliases may still expand to."""
 
-    __slots__ = ("lines", "max_depth", "anchors", "aliases", "budget")
+    __slots__ = ("lines", "max_depth", "anchors", "aliases", "budget", "merged")
 
     def __init__(self, text: str, lines: list[str], max_depth: int) -> None:
         self.lines = lines
@@ -83,6 +85,7 @@ class DocumentAnchors:
         # (line, bound) of each alias read so far, in the order of their lines
         self.aliases: list[tuple[int, int]] = []
         self.budget = MAX_EXPANDED_NODES - text_bound(text, lines)
+        self.merged: set[int] = set()  # ids of the mappings a merge key was read into
 
     def anchor(self, text: str, owner: Any, slot: Any, line: int,
                indent: int) -> tuple[Anchor, str]:
@@ -118,6 +121,25 @@ class DocumentAnchors:
             raise NotSimple  # it might pass MAX_EXPANDED_NODES: the full reader counts
         self.aliases.append((line, anchor.bound))
         return _copy(value, self.max_depth - len(stack))
+
+    def merge(self, text: str, mapping: dict[Any, Any], stack: list[tuple], line: int) -> None:
+        """Reads the merge key `<<: text` (`text` an alias to a mapping, maybe a comment
+        after it) on line `line` into `mapping`, the innermost block of `stack`, as PyYAML's
+        SafeConstructor.flatten_mapping does: the aliased mapping's entries come first, in
+        their order, and the mapping's own entries, before the merge key or after it,
+        override them (the mapping's entries read later are simply put in). NotSimple for a
+        second merge key in one mapping (their entries override one another, not the
+        mapping's own ones) or an alias to anything but a mapping (PyYAML merges a list of
+        mappings, and refuses the rest)."""
+        if id(mapping) in self.merged:
+            raise NotSimple
+        merged = self.alias(text, stack, line)  # a copy: its lists and mappings are new
+        if type(merged) is not dict:
+            raise NotSimple
+        self.merged.add(id(mapping))
+        merged.update(mapping)
+        mapping.clear()
+        mapping.update(merged)
 
     def _span_bound(self, anchor: Anchor) -> int:
         """At least what the full reader counts when it builds the value of `anchor`: the

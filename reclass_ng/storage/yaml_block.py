@@ -8,10 +8,11 @@ that class and node files keep to: block mappings and sequences; one-line plain,
 double-quoted scalars (with libyaml's escapes), a comment after any of them; plain scalars
 continued on the lines below their key or dash; literal and folded block scalars (`|`, `>`,
 with chomping and indentation indicators); `{}` and one-line `[...]` of plain and quoted
-scalars (plain ones may hold a `:`, as URLs do); anchors on entries' values and aliases as
-entries' values (storage/yaml_aliases.py); a `---` line starting the document; non-ASCII
-text; tabs inside block scalars. It raises NotSimple for anything else: other flow
-collections, multi-line quoted scalars, tags, merge keys, complex keys, anchors on keys,
+scalars (plain ones may hold a `:`, as URLs do); anchors on entries' values, aliases as
+entries' values and a merge key `<<: *name` in a mapping (storage/yaml_aliases.py); a `---`
+line starting the document; non-ASCII text; tabs inside block scalars. It raises NotSimple
+for anything else: other flow collections, multi-line quoted scalars, tags, other merge
+keys (a second one in a mapping, a list or a block after `<<:`), complex keys, anchors on keys,
 tabs elsewhere, carriage returns, control characters, libyaml's other line breaks (NEL, LS,
 PS) and byte-order marks, directives, a second document or `...`, a document that is not a
 mapping (or empty), nesting deeper than the loader's limit, aliases that might expand past
@@ -337,6 +338,12 @@ class BlockYamlReader:
                 rest = rest.lstrip(" ")
             key = keys(text_key, unknown)
             if key is unknown:
+                if text_key == "<<" and rest[:1] == "*":  # a merge key (never memoised)
+                    if anchors is None:
+                        anchors = _document_anchors(text, lines, max_depth)
+                    anchors.merge(rest, collection, stack,
+                                  len(lines) - _lines_left(lines_left) - 1)
+                    continue
                 key = self._key(text_key)
             if not rest or rest[0] == "#":
                 collection[key] = None

@@ -1,8 +1,8 @@
 """YAML the full way: PyYAML's parser (libyaml if present) and a direct constructor, for the
 documents storage.yaml_block declines, and every YAML error's message and line.
 
-Imported by storage.yaml_load only when a document needs it (a flow mapping, a tag, a merge
-key, a multi-line quoted scalar, invalid YAML, ...): a run whose files are all plain block
+Imported by storage.yaml_load only when a document needs it (a flow mapping, a tag, two merge
+keys in a mapping, a multi-line quoted scalar, invalid YAML, ...): a run whose files are all plain block
 YAML never imports PyYAML (storage/yaml_import.py).
 """
 
