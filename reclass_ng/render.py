@@ -282,7 +282,7 @@ class NodeRenderer:
         raw = {"classes": list(entity.classes), "applications": list(entity.applications),
                "parameters": entity.parameters, "exports": entity.exports,
                "environment": entity.environment}
-        return self.preparer.entity(raw, source, entity.name)
+        return self.preparer.entity(raw, source, entity.name, copy=True)
 
     def mapping_subject(self, name: str) -> str:
         """What class_mappings patterns match for node `name`: its name, or with
@@ -306,7 +306,7 @@ class NodeRenderer:
         """A renderer of the same storage and class mappings under other `settings`, with
         caches of its own (prepared files, class walks); it reads `~`/`=` keys kept as written
         that either renderer's files had (EntityPreparer.kept_prefixes, shared)."""
-        preparer = EntityPreparer(settings, self.preparer.parser)
+        preparer = EntityPreparer(settings, self.preparer.parser, self.speed)
         preparer.kept_prefixes = self.preparer.kept_prefixes
         return NodeRenderer(self.storage, settings, preparer, self.mappings, self.warn,
                             self.speed)
@@ -410,7 +410,8 @@ class InventoryRenderer:
         parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
                              settings.escape_character)
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
-        self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
+        self.renderer = NodeRenderer(self.storage, settings,
+                                     EntityPreparer(settings, parser, speed),
                                      mappings, self.warn, speed)
         # Made on first use: a start rendering nodes without queries or provenance imports
         # neither queries.py (with its grammar) nor storage/positions.py (about 2.4 M instructions).
@@ -481,7 +482,7 @@ class InventoryRenderer:
         """An entity from a document shaped like a node or class file (`classes`,
         `parameters`, ...), its values parsed as a file's are, for `nodeinfo(extra=...)`;
         `.x` class names are relative to `relative_base`."""
-        return self.renderer.preparer.entity(document, source, relative_base)
+        return self.renderer.preparer.entity(document, source, relative_base, copy=True)
 
     def entity_parameters(self, entity: Entity, name: str) -> OwnedDict:
         """The parameters of `entity` rendered alone, as node `name` (named in errors): no
