@@ -23,13 +23,11 @@ from reclass_ng.classes import (
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
-from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.resolve.rendered_subtrees import STREAMED_MIN_DIRTY, RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
-from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -38,9 +36,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Sequence
     from typing import Any
 
+    from reclass_ng.observe import RenderObserver, WriteObserver  # see merge.py
     from reclass_ng.observe.provenance import NodeProvenance
     from reclass_ng.queries import QueryEngine, ViewWatcher
     from reclass_ng.storage.positions import KeyPositions
+    from reclass_ng.syntax.defaults import DefaultValues
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -123,7 +123,13 @@ class NodeRenderer:
         # False for a render that reads each node once (release_files): no parsed document
         # is kept once its entity is made, and a node's entity goes after its merge.
         self.keeps_files = True
-        self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
+        # `${path::default}` texts read (bounded), for an inventory whose settings allow them
+        # (reference_defaults): other starts do without the module.
+        self.default_values: DefaultValues | None = None
+        if settings.reference_defaults:
+            from reclass_ng.syntax.defaults import DefaultValues
+
+            self.default_values = DefaultValues()
 
     # -- loading ------------------------------------------------------------------------
 
