@@ -72,11 +72,16 @@ class EntityPreparer:
         if not isinstance(raw, dict):
             raise EntityFormatError(f"{_where(source)}: a node or class file must be a mapping")
         classes = self._names(raw.get("classes"), "classes", source)
+        for name in classes:
+            if name[:1] == ".":  # a relative name: all made absolute (a generator per file
+                # cost more than the check)
+                classes = tuple([absolute_class_name(c, relative_base) for c in classes])
+                break
         environment = raw.get("environment")
         return Entity(
             name=source.name,
             uri=source.uri,
-            classes=tuple(absolute_class_name(c, relative_base) for c in classes),
+            classes=classes,
             applications=self._names(raw.get("applications"), "applications", source, unique=False),
             parameters=self.mapping(raw.get("parameters"), "parameters", source, copy),
             exports=self.mapping(raw.get("exports"), "exports", source, copy),
@@ -163,6 +168,7 @@ class EntityPreparer:
         """_list's fast path: `items` itself when no item changes, else a copy (see
         _shared_mapping)."""
         out: list[Any] | None = None
+        dirty: list[int] = []  # what UnresolvedList would find again (a generator)
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
         for index, item in enumerate(items):
             kind = type(item)
@@ -181,14 +187,17 @@ class EntityPreparer:
             if out is None:
                 out = list(items)
             out[index] = value
+            if type(value) in NEEDS_RESOLVING:
+                dirty.append(index)
         if out is None:
             return items
-        return UnresolvedList(out) if any(type(v) in NEEDS_RESOLVING for v in out) else out
+        return UnresolvedList(out, tuple(dirty)) if dirty else out
 
     def _shared_item_mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
         """_list_item's fast path for a mapping in a list (its keys kept as written):
         `mapping` itself when no value changes, else a copy (see _shared_mapping)."""
         out: dict[Any, Any] | None = None
+        dirty: list[Any] = []  # see _shared_list
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
         for key, item in mapping.items():
             kind = type(item)
@@ -207,11 +216,12 @@ class EntityPreparer:
             if out is None:
                 out = dict(mapping)
             out[key] = value
+            if type(value) in NEEDS_RESOLVING:
+                dirty.append(key)
         self._keep_prefixes(mapping)
         if out is None:
             return mapping
-        return UnresolvedDict(out) if any(type(v) in NEEDS_RESOLVING for v in out.values()) \
-            else out
+        return UnresolvedDict(out, tuple(dirty)) if dirty else out
 
     def _keep_prefixes(self, mapping: dict) -> None:
         # A mapping in a list keeps its `~`/`=` keys as written: reclass reads them when a
