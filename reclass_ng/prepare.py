@@ -132,6 +132,7 @@ class EntityPreparer:
         prefixes = self.prefixes
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
         needs_resolving = NEEDS_RESOLVING  # a local: a C set in the compiled build
+        templates = self._templates
         for key, raw_value in mapping.items():
             if type(key) is not str or not key or key[0] in prefixes:
                 return self._mapping(mapping, source, path)  # from the start: the reference
@@ -139,7 +140,13 @@ class EntityPreparer:
             if kind is str:
                 if ref_open not in raw_value and query_open not in raw_value:
                     continue
-                value = self._syntax_string(raw_value, source, path + (key,))
+                # _syntax_string's answer for a string parsed before (most: a model writes
+                # the same references in many files), without its call and the key's path
+                known = templates.get(raw_value)
+                if known is not None and type(known) is not str:
+                    value = Interpolation(known, source, raw_value)
+                else:
+                    value = self._syntax_string(raw_value, source, path + (key,))
             elif kind is dict:
                 value = self._shared_mapping(raw_value, source, path + (key,))
             elif kind is list:
