@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, ResolveError, TypeMergeError
-from reclass_ng.observe import ExportsPrefix, RenderObserver, WriteObserver
-from reclass_ng.observe.seam import replacing_outcome
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.values import (
     DICT_TYPES,
@@ -30,6 +28,11 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
+
+    # The observer seam is imported where an observed merge or fold uses it: a render
+    # without an observer does without the module (a start's import, about 0.6 M
+    # instructions with observe/__init__).
+    from reclass_ng.observe import RenderObserver, WriteObserver
 
 # What merges key by key into an owned copy (merge_value's first case), as one set: the rule
 # that a mapping merged over a mapping merges key by key (classes.thaw repeats it).
@@ -117,6 +120,8 @@ class Merger:
 
     def _merge_observed(self, node: MergedNode, entity: Entity, source: Source,
                         observer: RenderObserver) -> None:
+        from reclass_ng.observe import ExportsPrefix  # observed merges only (see above)
+
         record = observer.writes("parameters")
         if record is not None:
             record.entity_written(source, entity.parameters)
@@ -277,6 +282,8 @@ class Merger:
                 new, skipped = None, err
             if output is None or layer.override:
                 if record is not None:
+                    from reclass_ng.observe.seam import replacing_outcome  # see the imports
+
                     record.folded(path, layers, i, replacing_outcome(layer), new)
                 output, owned = new, False
                 continue

@@ -14,8 +14,13 @@ cdef class EntityPreparer:
     cdef public dict _templates
     cdef public object _queries
     cdef public set kept_prefixes
+    cdef public bint shares_mappings
 
-    cpdef mapping(self, value, key, source)
+    cpdef mapping(self, value, key, source, copy=*)
+    @cython.locals(needs_resolving=frozenset)
+    cpdef _shared_mapping(self, mapping, source, path)
+    cpdef _shared_list(self, items, source, path)
+    cpdef _shared_item_mapping(self, mapping, source, path)
     @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup
     cpdef _mapping(self, mapping, source, path)
     cpdef _value(self, value, source, path)

@@ -15,7 +15,7 @@ from reclass_ng.errors import (
     ParseError,
     YamlFileError,
 )
-from reclass_ng.settings import Settings
+from reclass_ng.settings import Settings, Speed
 from reclass_ng.syntax.ast import Query
 from reclass_ng.syntax.grammar import SyntaxProblem, ValueParser
 from reclass_ng.values import (
@@ -44,9 +44,13 @@ MAX_PREPARED_TEMPLATES = 20_000
 class EntityPreparer:
     """Turns raw YAML documents into Entities for one set of settings."""
 
-    def __init__(self, settings: Settings, parser: ValueParser) -> None:
+    def __init__(self, settings: Settings, parser: ValueParser, speed: Speed | None = None
+                 ) -> None:
         self.settings = settings
         self.parser = parser
+        # Whether a file's mappings and lists that need no change are kept as parsed
+        # (_shared_mapping), else copied (_mapping, the reference): Speed.shared_file_mappings.
+        self.shares_mappings = (speed or Speed.from_environment()).shared_file_mappings
         self.prefixes = {settings.dict_key_override_prefix: "override",
                          settings.dict_key_constant_prefix: "constant"}
         # String with syntax -> its Template, or its text when that has no reference left
@@ -58,21 +62,29 @@ class EntityPreparer:
         # reads them when a mapping holding them is merged into another (Merger.fold).
         self.kept_prefixes: set[str] = set()
 
-    def entity(self, raw: Any, source: Source, relative_base: str) -> Entity:
-        """An Entity from a file's document; `relative_base` is the name `.x` class names use."""
+    def entity(self, raw: Any, source: Source, relative_base: str, copy: bool = False
+               ) -> Entity:
+        """An Entity from a file's document; `relative_base` is the name `.x` class names use.
+        `copy`: the document is the caller's (an entity given through the API), so no mapping
+        or list of it is kept in the entity, even one that needs no change."""
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
             raise EntityFormatError(f"{_where(source)}: a node or class file must be a mapping")
         classes = self._names(raw.get("classes"), "classes", source)
+        for name in classes:
+            if name[:1] == ".":  # a relative name: all made absolute (a generator per file
+                # cost more than the check)
+                classes = tuple([absolute_class_name(c, relative_base) for c in classes])
+                break
         environment = raw.get("environment")
         return Entity(
             name=source.name,
             uri=source.uri,
-            classes=tuple(absolute_class_name(c, relative_base) for c in classes),
+            classes=classes,
             applications=self._names(raw.get("applications"), "applications", source, unique=False),
-            parameters=self.mapping(raw.get("parameters"), "parameters", source),
-            exports=self.mapping(raw.get("exports"), "exports", source),
+            parameters=self.mapping(raw.get("parameters"), "parameters", source, copy),
+            exports=self.mapping(raw.get("exports"), "exports", source, copy),
             environment=None if environment is None else str(environment),
             source=source,
         )
@@ -91,13 +103,142 @@ class EntityPreparer:
                     f"{_where(source)}: '{key}' must be a list of names; {item!r} is not a string")
         return tuple(dict.fromkeys(value)) if unique else tuple(value)
 
-    def mapping(self, value: Any, key: str, source: Source) -> Any:
-        """A `parameters` or `exports` mapping of a file, prepared (`{}` for none)."""
+    def mapping(self, value: Any, key: str, source: Source, copy: bool = False) -> Any:
+        """A `parameters` or `exports` mapping of a file, prepared (`{}` for none); `copy`:
+        see `entity`."""
         if value is None:
             return {}
         if not isinstance(value, dict):
             raise EntityFormatError(f"{_where(source)}: '{key}' must be a mapping")
-        return self._mapping(value, source, (key,) if key == "exports" else ())
+        path = (key,) if key == "exports" else ()
+        if self.shares_mappings and not copy and type(value) is dict:
+            return self._shared_mapping(value, source, path)
+        return self._mapping(value, source, path)
+
+    # -- the fast path: what needs no change is kept as parsed ------------------------------
+
+    def _shared_mapping(self, mapping: dict, source: Source, path: tuple  # noqa: C901
+                        ) -> Any:
+        """_mapping's fast path: `mapping` itself when nothing in it changes (no string to
+        parse, no container below that changes), else a copy with the changed values in
+        place; a mapping with a key to change (a number, a `~`/`=` prefix, an empty key) is
+        _mapping's. Most of a real model's mappings are left as parsed: about half of the
+        4,000 of the files training-lab's 23 nodes read (issue 29). Parsed documents are
+        never changed (a node copies what it renders into), so the entity may hold them."""
+        # Kept whole, complex as it is: the loop over every key of every file (a method per
+        # kind of value would cost each value a Python call).
+        out: UnresolvedDict | None = None  # the copy, made at the first value that changes
+        dirty: list[str] = []
+        prefixes = self.prefixes
+        ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        needs_resolving = NEEDS_RESOLVING  # a local: a C set in the compiled build
+        templates = self._templates
+        for key, raw_value in mapping.items():
+            if type(key) is not str or not key or key[0] in prefixes:
+                return self._mapping(mapping, source, path)  # from the start: the reference
+            kind = type(raw_value)
+            if kind is str:
+                if ref_open not in raw_value and query_open not in raw_value:
+                    continue
+                # _syntax_string's answer for a string parsed before (most: a model writes
+                # the same references in many files), without its call and the key's path
+                known = templates.get(raw_value)
+                if known is not None and type(known) is not str:
+                    value = Interpolation(known, source, raw_value)
+                else:
+                    value = self._syntax_string(raw_value, source, path + (key,))
+            elif kind is dict:
+                value = self._shared_mapping(raw_value, source, path + (key,))
+            elif kind is list:
+                value = self._shared_list(raw_value, source, path + (key,))
+            else:
+                continue
+            if value is raw_value:
+                continue
+            if out is None:
+                # Made an UnresolvedDict at once (most mappings that change hold a reference),
+                # as unresolved_dict makes one; a plain dict again below if none does.
+                out = dict.__new__(UnresolvedDict)
+                dict.update(out, mapping)
+            out[key] = value
+            if type(value) in needs_resolving:
+                dirty.append(key)
+        if out is None:
+            return mapping
+        if not dirty:
+            return dict(out)  # escapes only (`\${`): plain text
+        out.dirty = tuple(dirty)
+        out.merged = False
+        return out
+
+    def _shared_list(self, items: list, source: Source, path: tuple) -> Any:
+        """_list's fast path: `items` itself when no item changes, else a copy (see
+        _shared_mapping)."""
+        out: list[Any] | None = None
+        dirty: list[int] = []  # what UnresolvedList would find again (a generator)
+        ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        for index, item in enumerate(items):
+            kind = type(item)
+            if kind is str:
+                if ref_open not in item and query_open not in item:
+                    continue
+                value = self._syntax_string(item, source, path + (index,))
+            elif kind is dict:
+                value = self._shared_item_mapping(item, source, path + (index,))
+            elif kind is list:
+                value = self._shared_list(item, source, path + (index,))
+            else:
+                continue
+            if value is item:
+                continue
+            if out is None:
+                out = list(items)
+            out[index] = value
+            if type(value) in NEEDS_RESOLVING:
+                dirty.append(index)
+        if out is None:
+            return items
+        return UnresolvedList(out, tuple(dirty)) if dirty else out
+
+    def _shared_item_mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
+        """_list_item's fast path for a mapping in a list (its keys kept as written):
+        `mapping` itself when no value changes, else a copy (see _shared_mapping)."""
+        out: dict[Any, Any] | None = None
+        dirty: list[Any] = []  # see _shared_list
+        ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        for key, item in mapping.items():
+            kind = type(item)
+            if kind is str:
+                if ref_open not in item and query_open not in item:
+                    continue
+                value = self._syntax_string(item, source, path + (key,))
+            elif kind is dict:
+                value = self._shared_item_mapping(item, source, path + (key,))
+            elif kind is list:
+                value = self._shared_list(item, source, path + (key,))
+            else:
+                continue
+            if value is item:
+                continue
+            if out is None:
+                out = dict(mapping)
+            out[key] = value
+            if type(value) in NEEDS_RESOLVING:
+                dirty.append(key)
+        self._keep_prefixes(mapping)
+        if out is None:
+            return mapping
+        return UnresolvedDict(out, tuple(dirty)) if dirty else out
+
+    def _keep_prefixes(self, mapping: dict) -> None:
+        # A mapping in a list keeps its `~`/`=` keys as written: reclass reads them when a
+        # mapping holding them is merged (Merger.fold), which kept_prefixes tells it.
+        prefixes = self.prefixes
+        for key in mapping:
+            if type(key) is str and key[:1] in prefixes:
+                self.kept_prefixes.add(key[0])
+
+    # -- the reference: every mapping and list copied ---------------------------------------
 
     def _mapping(self, mapping: dict, source: Source, path: tuple) -> Any:
         # Every key and value of every file passes here: plain strings and scalars are
@@ -202,10 +343,7 @@ class EntityPreparer:
         # never merges into them.
         if type(value) is dict:
             out = {k: self._list_item(v, source, path + (k,)) for k, v in value.items()}
-            prefixes = self.prefixes
-            for k in out:
-                if type(k) is str and k[:1] in prefixes:
-                    self.kept_prefixes.add(k[0])
+            self._keep_prefixes(out)
             dirty = any(type(v) in NEEDS_RESOLVING for v in out.values())
             return UnresolvedDict(out) if dirty else out
         return self._value(value, source, path)

@@ -23,13 +23,11 @@ from reclass_ng.classes import (
 from reclass_ng.entity import Entity
 from reclass_ng.errors import ChangedConstantError, NodeNotFound, ReclassError
 from reclass_ng.merge import MergedNode, Merger
-from reclass_ng.observe import RenderObserver, WriteObserver
 from reclass_ng.prepare import EntityPreparer
 from reclass_ng.resolve import QueryEvaluator, Resolver
 from reclass_ng.resolve.rendered_subtrees import STREAMED_MIN_DIRTY, RenderedSubtrees
 from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import ClassTree, Storage, open_storage
-from reclass_ng.syntax.defaults import DefaultValues
 from reclass_ng.syntax.grammar import ValueParser
 from reclass_ng.values import OwnedDict, Source
 
@@ -38,9 +36,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator, Sequence
     from typing import Any
 
+    from reclass_ng.observe import RenderObserver, WriteObserver  # see merge.py
     from reclass_ng.observe.provenance import NodeProvenance
     from reclass_ng.queries import QueryEngine, ViewWatcher
     from reclass_ng.storage.positions import KeyPositions
+    from reclass_ng.syntax.defaults import DefaultValues
 
 # Each link of a reference chain costs a few Python frames; real inventories have chains of
 # dozens, generated ones of thousands.
@@ -123,7 +123,13 @@ class NodeRenderer:
         # False for a render that reads each node once (release_files): no parsed document
         # is kept once its entity is made, and a node's entity goes after its merge.
         self.keeps_files = True
-        self.default_values = DefaultValues()  # `${path::default}` texts read (bounded)
+        # `${path::default}` texts read (bounded), for an inventory whose settings allow them
+        # (reference_defaults): other starts do without the module.
+        self.default_values: DefaultValues | None = None
+        if settings.reference_defaults:
+            from reclass_ng.syntax.defaults import DefaultValues
+
+            self.default_values = DefaultValues()
 
     # -- loading ------------------------------------------------------------------------
 
@@ -282,7 +288,7 @@ class NodeRenderer:
         raw = {"classes": list(entity.classes), "applications": list(entity.applications),
                "parameters": entity.parameters, "exports": entity.exports,
                "environment": entity.environment}
-        return self.preparer.entity(raw, source, entity.name)
+        return self.preparer.entity(raw, source, entity.name, copy=True)
 
     def mapping_subject(self, name: str) -> str:
         """What class_mappings patterns match for node `name`: its name, or with
@@ -306,7 +312,7 @@ class NodeRenderer:
         """A renderer of the same storage and class mappings under other `settings`, with
         caches of its own (prepared files, class walks); it reads `~`/`=` keys kept as written
         that either renderer's files had (EntityPreparer.kept_prefixes, shared)."""
-        preparer = EntityPreparer(settings, self.preparer.parser)
+        preparer = EntityPreparer(settings, self.preparer.parser, self.speed)
         preparer.kept_prefixes = self.preparer.kept_prefixes
         return NodeRenderer(self.storage, settings, preparer, self.mappings, self.warn,
                             self.speed)
@@ -410,7 +416,8 @@ class InventoryRenderer:
         parser = ValueParser(settings.reference_sentinels, settings.export_sentinels,
                              settings.escape_character)
         mappings = [parse_class_mapping(m) for m in settings.class_mappings]
-        self.renderer = NodeRenderer(self.storage, settings, EntityPreparer(settings, parser),
+        self.renderer = NodeRenderer(self.storage, settings,
+                                     EntityPreparer(settings, parser, speed),
                                      mappings, self.warn, speed)
         # Made on first use: a start rendering nodes without queries or provenance imports
         # neither queries.py (with its grammar) nor storage/positions.py (about 2.4 M instructions).
@@ -481,7 +488,7 @@ class InventoryRenderer:
         """An entity from a document shaped like a node or class file (`classes`,
         `parameters`, ...), its values parsed as a file's are, for `nodeinfo(extra=...)`;
         `.x` class names are relative to `relative_base`."""
-        return self.renderer.preparer.entity(document, source, relative_base)
+        return self.renderer.preparer.entity(document, source, relative_base, copy=True)
 
     def entity_parameters(self, entity: Entity, name: str) -> OwnedDict:
         """The parameters of `entity` rendered alone, as node `name` (named in errors): no

@@ -327,7 +327,7 @@ class Speed(Record):
 
     __slots__ = ("block_yaml_reader", "shared_class_walks", "inlined_merge",
                  "rendered_references", "rendered_subtrees", "block_yaml_writer",
-                 "orjson_json_writer")
+                 "orjson_json_writer", "shared_file_mappings")
     _fields = __slots__
 
     block_yaml_reader: bool  # storage/yaml_block.py, else storage/yaml_full.py (PyYAML)
@@ -337,11 +337,13 @@ class Speed(Record):
     rendered_subtrees: bool  # resolve/rendered_subtrees.py in inventory renders, else none
     block_yaml_writer: bool  # output/block_yaml.py, else PyYAML (output.pyyaml_text)
     orjson_json_writer: bool  # output/fast_json.py (orjson), else output.pretty_json
+    # prepare.py keeps a file's mapping that needs no change as parsed, else copies each one
+    shared_file_mappings: bool
 
     def __init__(self, block_yaml_reader: bool = True, shared_class_walks: bool = True,
                  inlined_merge: bool = True, rendered_references: bool = True,
                  rendered_subtrees: bool = True, block_yaml_writer: bool = True,
-                 orjson_json_writer: bool = True) -> None:
+                 orjson_json_writer: bool = True, shared_file_mappings: bool = True) -> None:
         _set = object.__setattr__
         _set(self, "block_yaml_reader", block_yaml_reader)
         _set(self, "shared_class_walks", shared_class_walks)
@@ -350,6 +352,7 @@ class Speed(Record):
         _set(self, "rendered_subtrees", rendered_subtrees)
         _set(self, "block_yaml_writer", block_yaml_writer)
         _set(self, "orjson_json_writer", orjson_json_writer)
+        _set(self, "shared_file_mappings", shared_file_mappings)
 
     @classmethod
     def reference(cls) -> Speed:

@@ -17,6 +17,8 @@ cpdef frozen_copy(value)
 cpdef _frozen_list(value)
 cpdef unresolved_dict(items, dirty, bint merged)
 cpdef owned_copy(value)
+@cython.locals(layers=list)
+cpdef _copied_stack(stack, copy, copied_types, shared)
 
 
 # A key's layers (merge.py folds them, the resolver's fast path reads them): extension

@@ -250,9 +250,23 @@ def owned_copy(value: Any) -> Any:
                 items[index] = owned_copy(item)
         return items
     if kind is Stack and not value.shared:  # shared: from a file, copied before any change
-        return Stack([Layer(owned_copy(layer.value), layer.source, layer.override,
-                            layer.constant) for layer in value.layers])
+        return _copied_stack(value, owned_copy, _OWNED_TYPES, False)
     return value
+
+
+def _copied_stack(stack: Stack, copy: Any, copied_types: frozenset, shared: bool) -> Stack:
+    """A copy of `stack` (shared or not) whose layers' values of `copied_types` are copied by
+    `copy`. A layer is never changed once made: the copy holds each one whose value needs no
+    copy itself (most: scalars and references), in a list of its own."""
+    layers = []
+    for layer in stack.layers:
+        item = layer.value
+        if type(item) in copied_types:
+            copied = copy(item)
+            if copied is not item:
+                layer = Layer(copied, layer.source, layer.override, layer.constant)
+        layers.append(layer)
+    return Stack(layers, shared)
 
 
 def frozen_copy(value: Any) -> Any:
@@ -288,8 +302,7 @@ def frozen_copy(value: Any) -> Any:
     if kind is OwnedList:
         return _frozen_list(value)
     if kind is Stack and not value.shared:
-        return Stack([Layer(frozen_copy(layer.value), layer.source, layer.override,
-                            layer.constant) for layer in value.layers], shared=True)
+        return _copied_stack(value, frozen_copy, again, True)
     return value
 
 

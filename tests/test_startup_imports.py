@@ -20,7 +20,11 @@ NOT_NEEDED = ("shutil", "lzma", "bz2", "difflib", "copy", "pyparsing", "concurre
               "reclass_ng.queries", "reclass_ng.syntax.query", "reclass_ng.positions",
               "reclass_ng.storage.positions",
               # "did you mean": only after an error (resolver and class expansion import it then)
-              "reclass_ng.suggestions")
+              "reclass_ng.suggestions",
+              # the observer seam and what it records: only for an observed render
+              "reclass_ng.observe", "reclass_ng.observe.seam", "reclass_ng.observe.walk_recording",
+              # `${path::default}`: only with the setting reference_defaults
+              "reclass_ng.syntax.defaults")
 # Only needed for what PyYAML's patterns decide (a timestamp, `1e3`, `0x1f`, ...), class
 # mappings and reference syntax beyond the plain case.
 REGULAR_EXPRESSIONS = ("re", "enum")

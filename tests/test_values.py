@@ -135,3 +135,17 @@ def test_owned_copy_copies_every_owned_container_and_nothing_else(tree: Any) -> 
         assert (copy.src, copy.origin) == (tree.src, tree.origin)
     mine = {id(c) for c in _owned_containers(tree)}
     assert not mine & {id(c) for c in _owned_containers(copy)}
+
+
+def test_copies_of_a_stack_hold_its_layers_whose_values_need_no_copy() -> None:
+    # Layers are never changed once made: a copy of a merge's stack takes a list of its own
+    # (a merge appends to it) but the layers of scalars and references themselves; a layer
+    # holding an owned mapping is copied with it.
+    source = Source("yaml_fs:///i/classes/a.yml", "a", "class", "/i/classes/a.yml")
+    scalar, owned = Layer("x", source), Layer(OwnedDict({"k": 1}), source, override=True)
+    stack = Stack([scalar, owned])
+    for copy, shared in ((owned_copy(stack), False), (frozen_copy(stack), True)):
+        assert copy is not stack and copy.layers is not stack.layers and copy.shared is shared
+        assert copy.layers[0] is scalar
+        assert copy.layers[1] is not owned and copy.layers[1].override
+        assert copy.layers[1].value == {"k": 1} and copy.layers[1].value is not owned.value

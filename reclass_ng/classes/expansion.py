@@ -20,8 +20,6 @@ from reclass_ng.errors import (
     ReclassError,
 )
 from reclass_ng.merge import MAPPING_TYPES, MergedNode, Merger
-from reclass_ng.observe import RenderObserver
-from reclass_ng.observe.walk_recording import WalkRecording
 from reclass_ng.prepare import EntityPreparer, absolute_class_name
 from reclass_ng.records import Record
 from reclass_ng.resolve import Resolver
@@ -40,6 +38,11 @@ if TYPE_CHECKING:
     import re  # imported where a pattern is compiled: most starts need none
     from collections.abc import Callable, Collection, Iterable
     from typing import Any
+
+    # Observed renders only (imported where used): a render without an observer does
+    # without the seam and the walk recording (a start's imports, about 1 M instructions).
+    from reclass_ng.observe import RenderObserver
+    from reclass_ng.observe.walk_recording import WalkRecording
 
 
 class ClassLoader:
@@ -366,7 +369,11 @@ class SharedClassWalks:
         start = self._shared_start[entity.classes]
         scratch, seen = MergedNode(), set[str]()
         expander.rendered_class_names = False
-        recording = WalkRecording(entity) if recorded else None
+        recording = None
+        if recorded:
+            from reclass_ng.observe.walk_recording import WalkRecording  # see the imports
+
+            recording = WalkRecording(entity)
         try:
             expander.walk_classes(scratch, entity, seen, [], recording, start)
         except ReclassError:

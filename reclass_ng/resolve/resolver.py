@@ -24,7 +24,6 @@ from reclass_ng.errors import (
     format_path,
 )
 from reclass_ng.merge import Merger
-from reclass_ng.observe import WriteObserver
 from reclass_ng.resolve.fast_paths import (
     MAX_REFERENCE_EXPANSION,
     NOT_RENDERED,
@@ -34,7 +33,6 @@ from reclass_ng.resolve.fast_paths import (
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.shared_subtrees import SharedSubtrees
 from reclass_ng.settings import Speed
-from reclass_ng.syntax import defaults
 from reclass_ng.syntax.ast import Query, Ref, Text
 from reclass_ng.values import (
     Interpolation,
@@ -52,6 +50,12 @@ from reclass_ng.values import (
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
+
+    from reclass_ng.observe import WriteObserver  # annotations only: see merge.py
+
+    # `${path::default}` (settings.reference_defaults, off by default): imported by
+    # _with_default, the first code that needs it.
+    from reclass_ng.syntax import defaults
 
 QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], "Any"]
 
@@ -370,7 +374,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             value = self.refs.lookup(ref_path, interp, path)
         except MissingPath:
             self._unkeep()  # a missing path is not among the reads
-            if self.reference_defaults and defaults.SEPARATOR in ref_path:
+            if self.reference_defaults:
                 return self._with_default(ref, ref_path, interp, path)
             raise self._missing(ref, ref_path, interp, path) from None
         if self._reading:
@@ -396,7 +400,12 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         return "parameters" if self.refs is self else "exports"
 
     def _with_default(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> Any:
-        """`${path::default}`: the value at path, or the default when the path is missing."""
+        """`${path::default}`: the value at path, or the default when the path is missing
+        (the missing path's error when `ref_path` names no default)."""
+        from reclass_ng.syntax import defaults  # see the imports
+
+        if defaults.SEPARATOR not in ref_path:
+            raise self._missing(ref, ref_path, interp, path) from None
         nested = defaults.nested_default(ref)
         if nested is not None:
             head = self._ref_path(nested[0], interp, path)

@@ -29,8 +29,15 @@ class Ref(Record):
 
     def __init__(self, items: tuple[Text | Ref, ...]) -> None:
         _set(self, "items", items)
-        simple = all(type(item) is Text for item in items)
-        _set(self, "path", "".join(item.value for item in items) if simple else None)  # type: ignore
+        # Most references are one text (`${a:b}`: every one the plain parse makes), its value
+        # the path at once: the two generators below cost more than the rest of a parse.
+        if len(items) == 1 and type(items[0]) is Text:
+            path: str | None = items[0].value
+        elif all(type(item) is Text for item in items):
+            path = "".join(item.value for item in items)  # type: ignore[union-attr]
+        else:
+            path = None
+        _set(self, "path", path)
 
     @property
     def is_simple(self) -> bool:
@@ -74,11 +81,19 @@ class Template(Record):
         _set(self, "items", items)
         single = items[0] if len(items) == 1 and type(items[0]) is not Text else None
         _set(self, "single", single)
-        _set(self, "has_query", any(type(item) is Query for item in items))
+        has_query = False
+        for item in items:  # a loop, not any() over a generator: templates have few items
+            if type(item) is Query:
+                has_query = True
+                break
+        _set(self, "has_query", has_query)
 
     @property
     def is_literal(self) -> bool:
-        return all(isinstance(item, Text) for item in self.items)
+        for item in self.items:  # see has_query
+            if not isinstance(item, Text):
+                return False
+        return True
 
     @property
     def literal(self) -> str:
