@@ -251,3 +251,8 @@ def test_entries_of_equal_keys_of_other_types_are_each_their_own():
              {"null": "x"}, {False: "x y"}, {0: "x y"}]
     document = {"nodes": {"n1": {"a": value}, "n2": {"a": list(reversed(value))}}}
     assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)
+    # Int values' lines are remembered too: each equal value of another type is its own.
+    values = [1, True, 1.0, "1", 0, False, 0.0, -0.0, 10**20, 1e20]
+    document = {"nodes": {f"n{i}": {"k": value, "m": {"k": value}}
+                          for i, value in enumerate(values + values[::-1])}}
+    assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)

@@ -27,7 +27,7 @@ from reclass_ng.output.yaml_scalars import (
 )
 from reclass_ng.storage.yaml_import import pyyaml
 from reclass_ng.storage.yaml_load import plain_scalar_tag
-from reclass_ng.storage.yaml_rules import standard_tags
+from reclass_ng.storage.yaml_rules import RESOLVED_FIRST_CHARACTERS, standard_tags
 from reclass_ng.values import OwnedDict, OwnedList
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -49,6 +49,11 @@ MEMO_ENTRIES = 20_000
 # `mcp` nodes), and neighbours (nodes of a cluster) are what share containers.
 SHARED_TEXT_CHARS = 4 * 1024 * 1024
 _STR_TAG = "tag:yaml.org,2002:str"
+# The indentations of the first _SPACED columns, made once: a mapping passes the one of its
+# nested mapping as the lead of that mapping's first line, so that the line is written as
+# remembered (`lead is spaces`), not sliced and joined to a new copy of the same spaces.
+_SPACED = 48
+_SPACES = tuple(" " * column for column in range(_SPACED))
 
 
 class _Unusual(Exception):
@@ -63,8 +68,7 @@ def plain_as_is(text: str) -> bool:
     reading back as a string. A subset PyYAML need not be asked about (names, paths,
     versions, most of a node's strings); tests/test_output_yaml.py compares it with PyYAML."""
     return (0 < len(text) < 128 and text.isascii() and (text[0].isalnum() or text[0] == "_")
-            and text.replace("_", "a").replace("-", "a").replace(".", "a").replace("/", "a")
-            .isalnum() and plain_scalar_tag(text) == _STR_TAG)
+            and _NAME_CHARACTERS.issuperset(text) and _plain_reads_as_string(text))
 
 
 def value_spelling(text: str) -> str | None:
@@ -80,16 +84,31 @@ def value_spelling(text: str) -> str | None:
     that. tests/test_output_yaml.py compares it with PyYAML."""
     if not (text and text.isascii() and (text[0].isalnum() or text[0] == "_" or text[0] == "/")
             and text[-1] != " " and text[-1] != ":" and ": " not in text
-            and text.translate(_VALUE_PUNCTUATION).isalnum()):
+            and _VALUE_CHARACTERS.issuperset(text)):
         return None
+    if text[0] not in RESOLVED_FIRST_CHARACTERS and standard_tags():
+        return text
     tag = plain_scalar_tag(text)
     if tag == _STR_TAG:
         return text
     return None if tag is None else "'" + text + "'"
 
 
-# Characters value_spelling takes inside a string, mapped to a letter for str.isalnum.
-_VALUE_PUNCTUATION = str.maketrans(dict.fromkeys("_-./ :@${}", "a"))
+def _plain_reads_as_string(text: str) -> bool:
+    """Whether the non-empty plain scalar `text` reads back as a string, when that is known
+    without PyYAML: a first character no implicit resolver tries (most words and paths) is
+    answered without plain_scalar_tag's call."""
+    return ((text[0] not in RESOLVED_FIRST_CHARACTERS and standard_tags())
+            or plain_scalar_tag(text) == _STR_TAG)
+
+
+# The characters plain_as_is and value_spelling take (ASCII only). A set's issuperset over a
+# string costs a third of what str.translate did: translate looks each distinct character up
+# in its table, and a character missing from it raises (and clears) a KeyError inside; on the
+# real models a new string's spelling cost 15 k instructions, then 7 k.
+_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_NAME_CHARACTERS = frozenset(_ALNUM + "_-./")
+_VALUE_CHARACTERS = frozenset(_ALNUM + "_-./ :@${}")
 
 
 def float_spelling(value: float) -> str:
@@ -136,9 +155,10 @@ class BlockYamlWriter:
         self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
         self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
         self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
-        # A mapping's entries of string values, lines with their indentation, by (indentation,
-        # key, value): most recur across nodes, in mappings that are not the same object.
-        self._lines: dict[tuple[int, str, str], str] = {}
+        # A mapping's entries of string and int values, lines with their indentation, by
+        # (indentation, key, value): most recur across nodes, in mappings that are not the
+        # same object. Never a bool's or a float's, equal to an int (True == 1 == 1.0).
+        self._lines: dict[tuple[int, str, str | int], str] = {}
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
@@ -222,7 +242,7 @@ class BlockYamlWriter:
             names = list(mapping)
         keys = self._keys
         lines = self._lines
-        spaces = " " * indent
+        spaces = _SPACES[indent] if indent < _SPACED else " " * indent
         inner = indent + 2
         append = out.append
         for name in names:
@@ -232,6 +252,13 @@ class BlockYamlWriter:
                 line = lines.get((indent, name, value))
                 if line is None:
                     line = self._string_entry(name, value, indent)
+                append(line if lead is spaces else lead + line[indent:])
+                lead = spaces
+                continue
+            if kind is int:  # remembered as strings are (never a bool: True == 1)
+                line = lines.get((indent, name, value))
+                if line is None:
+                    line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
@@ -246,17 +273,18 @@ class BlockYamlWriter:
                 append(f"{lead}{key}: null\n")
             elif kind is bool:
                 append(f"{lead}{key}: true\n" if value else f"{lead}{key}: false\n")
-            elif kind is int:
-                append(f"{lead}{key}: {int.__repr__(value)}\n")
             elif kind in _DICTS:
+                # (the lead of its first line is the object its _mapping takes as its
+                # indentation: that line is then written as remembered, not sliced)
+                inner_spaces = _SPACES[inner] if inner < _SPACED else " " * inner
                 if not value:
                     append(f"{lead}{key}: {{}}\n")
                 elif kind is dict and (shared := self._shared(value, inner, False)):
-                    append(f"{lead}{key}:\n{' ' * inner}")
+                    append(f"{lead}{key}:\n{inner_spaces}")
                     append(shared)
                 else:
                     append(f"{lead}{key}:\n")
-                    self._mapping(value, inner, " " * inner, out)
+                    self._mapping(value, inner, inner_spaces, out)
             elif kind in _LISTS:
                 if not value:
                     append(f"{lead}{key}: []\n")
@@ -270,6 +298,24 @@ class BlockYamlWriter:
                 column = indent + len(key) + 2
                 append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
             lead = spaces
+
+    def _int_entry(self, name: Any, value: int, indent: int) -> str:
+        """The text of entry `name: value` (an int) of a mapping whose keys start at column
+        `indent`, that indentation included; remembered by place when `name` is a string."""
+        try:
+            key = self._keys[name]
+        except KeyError:
+            key = self._key(name)
+        spaces = " " * indent
+        if key is None:
+            out: list[str] = []
+            self._complex_entry(name, value, indent, spaces, out)
+            line = "".join(out)
+        else:
+            line = f"{spaces}{key}: {int.__repr__(value)}\n"
+        if type(name) is str:
+            self._lines[(indent, name, value)] = line
+        return line
 
     def _string_entry(self, name: Any, value: str, indent: int) -> str:
         """The text of entry `name: value` (a string) of a mapping whose keys start at column
