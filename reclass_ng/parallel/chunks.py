@@ -680,7 +680,12 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     methods = multiprocessing.get_all_start_methods()
     workers = jobs
     if "fork" in methods:
-        key = preload(settings, parse_classes=True, storage=storage, speed=speed)
+        # The class files are parsed after the fork, each process those its lanes read: on
+        # two cores that costs less wall time than parsing them all before it, serially
+        # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
+        # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
+        # lane +0.72 G: critical path 7.67 -> 7.44 G).
+        key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         names = _worker_inventory(_portable(settings), key,
                                   speed or Speed.from_environment()).node_names
