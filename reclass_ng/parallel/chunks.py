@@ -198,6 +198,13 @@ class ChunkResult:
         self.spooled = (spool.append(texts), [len(text) for text in texts])
         self.nodes = [(*node[:3], None) for node in self.nodes]
 
+    def texts_to_pickle(self) -> None:
+        """The nodes' texts as bytes where they are views of a writer's text (orjson's, which
+        a render keeps as they are: copying 70 MB of JSON a lane out of them cost more than
+        writing them), for a result that leaves the process through a pipe."""
+        self.nodes = [(*node[:3], bytes(node[3])) if type(node) is tuple
+                      and type(node[3]) is memoryview else node for node in self.nodes]
+
     def texts_from_spool(self, spool: SharedTextSpool) -> None:
         """The nodes' texts back from `spool` (slices of one read)."""
         if self.spooled is None:
@@ -224,7 +231,9 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
             # chunk before, and merged the shared classes again in every chunk).
             state.inventory.renderer.expect_nodes(state.inventory.node_names)
         state.started = True
-        return _render_chunk(job, state)
+        result = _render_chunk(job, state)
+    result.texts_to_pickle()  # any executor: a process pool's result is pickled
+    return result
 
 
 class LanePlan:
@@ -349,12 +358,14 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
             state.inventory.renderer.expect_nodes(taken)
         state.started = True
         result = _render_chunk(chunk, state)
-    if plan.texts is not None and job.encoded and job.form is not None \
-            and os.getpid() != plan.coordinator:
+    if os.getpid() == plan.coordinator:
+        return result  # its own: not pickled
+    if plan.texts is not None and job.encoded and job.form is not None:
         try:
             result.texts_to_spool(plan.texts)
         except OSError:
             pass  # memory the file may not take (a cgroup's limit): the texts go by the pipe
+    result.texts_to_pickle()
     return result
 
 
