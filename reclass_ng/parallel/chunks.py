@@ -718,7 +718,11 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         raise
     try:
         try:
-            executor.submit(int).result()  # starts every worker (fork starts them all at once)
+            # Forks every worker (the first task starts them all, in this thread) without
+            # waiting for one to run it: the command renders its own lane meanwhile (the
+            # round trip cost 3 to 20 ms of the serial part). A worker that fails to start
+            # breaks the pool, which the render's first result then raises.
+            executor.submit(int)
         finally:
             if held:
                 # A Ctrl-C held back while the workers started is raised here: inside the
