@@ -574,11 +574,18 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
             for future in [future for future in pending if future.done()]:
                 pending.discard(future)
                 steps.count(_texts_read_back(future.result(), lane_job))
+        # Every chunk is claimed now (this process found none left): the tasks not yet
+        # handed to a worker would each only find that out, one round trip through the
+        # pool's pipes after another (half the tasks, at the end of the render, while
+        # the command waits), so they are cancelled. Those running or queued still end.
+        for future in pending:
+            future.cancel()
     for future in as_completed(pending):
-        steps.count(_texts_read_back(future.result(), lane_job))
+        if not future.cancelled():
+            steps.count(_texts_read_back(future.result(), lane_job))
     # In node order (a forked pool's workers take the chunks in their own order).
-    return sorted([*own, *(result for future in futures
-                           if (result := future.result()) is not None)],
+    return sorted([*own, *(result for future in futures if not future.cancelled()
+                           and (result := future.result()) is not None)],
                   key=lambda result: result.start)
 
 
