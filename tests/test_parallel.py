@@ -292,6 +292,39 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
     assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
 
 
+def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_path,
+                                                            monkeypatch) -> None:
+    # The pool gets a task for each chunk, the coordinator renders chunks too: once it finds
+    # none left, the tasks no worker has taken would each only find that out, one round trip
+    # after another at the end of the render. A slow worker leaves the coordinator to render
+    # most chunks: the worker runs few tasks, not one a chunk.
+    from reclass_ng.parallel import chunks
+
+    coordinator = os.getpid()
+    tasks = tmp_path / "tasks"
+    render_chunk, worker_state = chunks._render_chunk, chunks._worker_state
+
+    def slow_in_the_worker(job, state):
+        if os.getpid() != coordinator:
+            time.sleep(0.1)
+        return render_chunk(job, state)
+
+    def counted(*args, **kwargs):  # once a task (and a coordinator's claim), in any process
+        if os.getpid() != coordinator:
+            with open(tasks, "a") as handle:
+                handle.write("task\n")
+        return worker_state(*args, **kwargs)
+
+    monkeypatch.setattr(chunks, "_render_chunk", slow_in_the_worker)
+    monkeypatch.setattr(chunks, "_worker_state", counted)
+    base = make_inventory(tricky_inventory(24))
+    expected = same_text(dump(load(base).inventory(), "json", True))
+    assert same_text(forked_render_text(base, "json")) == expected
+    plan = LanePlan([f"n{index}" for index in range(24)], 2, multiprocessing.get_context("fork"))
+    plan.close()
+    assert len(tasks.read_text().splitlines()) < plan.total // 2
+
+
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
 def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
                                                                 monkeypatch) -> None:

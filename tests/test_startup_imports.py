@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inventory_writer import write_inventory
 
 import reclass_ng
@@ -352,3 +353,22 @@ def test_json_inventory_written_by_orjson_imports_no_typing(tmp_path):
     imported, output = _run(root, ("orjson", "typing"), "--inventory", "-o", "json")
     assert imported == ["orjson"]
     assert json.loads(output)["nodes"]["n1"]["parameters"]["many"][-1] == 11_999
+
+
+def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch):
+    # `--jobs` imports its modules before the fork, in the serial part of the render: attrs
+    # (its class bodies compiled at import) and typing were half of what importing
+    # reclass_ng.parallel cost; JSON output needs no block YAML writer either.
+    from reclass_ng.parallel.workers import usable_cpus
+
+    if usable_cpus()[0] < 2:
+        pytest.skip("--jobs renders serially with one usable CPU")
+    monkeypatch.setenv("RECLASS_NG_JOBS_MIN_NODES", "0")
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  a: ${b}\n  b: 1\n",
+        **{f"nodes/n{number}.yml": "classes: [base]\n" for number in range(4)}})
+    imported, output = _run(root, ("concurrent.futures", "typing", "attrs", "attr",
+                                   "reclass_ng.output.block_yaml"),
+                            "--inventory", "-o", "json", "--jobs", "2")
+    assert imported == ["concurrent.futures"]  # the forked pool rendered
+    assert json.loads(output)["nodes"]["n3"]["parameters"]["a"] == 1

@@ -41,13 +41,15 @@ def node_fragment(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
 
 
 def node_fragment_bytes(name: str, info: dict[str, Any], fmt: str, pretty: bool, *,
-                        speed: Speed | None = None, floats_exact: bool = False) -> bytes:
-    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first).
+                        speed: Speed | None = None, floats_exact: bool = False
+                        ) -> bytes | memoryview:
+    """node_fragment() encoded in UTF-8 (orjson's bytes as they are: not decoded first, nor
+    copied out of the text orjson wrote, a memoryview then: bytes() of it to pickle it).
     `floats_exact`: the caller knows that every float of `info` prints the same through
     orjson as through json (storage.base.floats_json_exact), so the text is not searched."""
     if fmt == "json" and pretty \
             and (member := _orjson_member(name, info, speed, floats_exact)) is not None:
-        return bytes(member)
+        return member
     return node_fragment(name, info, fmt, pretty, speed=speed).encode("utf-8")
 
 

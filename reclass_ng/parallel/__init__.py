@@ -8,9 +8,12 @@ The names below are imported from `chunks` on first use: importing `fragments` a
 cached run needs) does not import the process pool's modules (~40 ms).
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
+    from typing import Any
+
     from reclass_ng.parallel.chunks import (
         forked_process_pool,
         preload,

@@ -28,13 +28,9 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from typing import Any
-
-import attrs
 
 from reclass_ng.collector import cycle_collection_paused
 from reclass_ng.errors import ReclassError
-from reclass_ng.output.block_yaml import BlockYamlWriter
 from reclass_ng.output.fragments import (
     FRAGMENT_FORMS,
     assemble_inventory,
@@ -49,6 +45,7 @@ from reclass_ng.parallel.warning_replay import (
     recording,
     recording_warn,
 )
+from reclass_ng.records import Record
 from reclass_ng.render import (
     INTERPOLATION,
     MERGE,
@@ -61,6 +58,14 @@ from reclass_ng.settings import Settings, Speed
 from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.values import to_plain
 
+# Neither typing nor attrs at run time: with their class bodies they cost `--jobs` a third of
+# what importing this module costs (before the fork, so in the serial part of every render).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from reclass_ng.output.block_yaml import BlockYamlWriter
+
 Progress = Callable[[int, int], None]
 
 # -- worker side ------------------------------------------------------------------------------
@@ -70,7 +75,6 @@ _STATES_LOCK = threading.Lock()
 _KEPT_STATES = 2  # a long-lived worker (Dask) keeps the inventories of the last renders only
 
 
-@attrs.define
 class WorkerRender:
     """What a worker process keeps for one render: the inventory, loaded on first use, the
     memo of rendered subtrees its chunks share (as the nodes of a serial render share one:
@@ -83,12 +87,22 @@ class WorkerRender:
     `--jobs 2` render recorded the reads of 9,400 containers where the serial render
     recorded 70, and tried 40,000 reuses where it tried 2,000 (2,000 `mcp` nodes)."""
 
-    inventory: Any
-    subtrees: RenderedSubtrees = attrs.Factory(
-        lambda: RenderedSubtrees(min_dirty=STREAMED_MIN_DIRTY))
-    started: bool = False
-    lane: int | None = None  # its share of a LanePlan (the lane it renders first)
-    yaml_writer: BlockYamlWriter = attrs.Factory(lambda: BlockYamlWriter(streaming=True))
+    def __init__(self, inventory: Any) -> None:
+        self.inventory = inventory
+        self.subtrees = RenderedSubtrees(min_dirty=STREAMED_MIN_DIRTY)
+        self.started = False
+        self.lane: int | None = None  # its share of a LanePlan (the lane it renders first)
+        self._yaml_writer: BlockYamlWriter | None = None
+
+    @property
+    def yaml_writer(self) -> BlockYamlWriter:
+        """The block YAML writer of this render's nodes, made on first use (a JSON render
+        does not import it)."""
+        if self._yaml_writer is None:
+            from reclass_ng.output.block_yaml import BlockYamlWriter
+
+            self._yaml_writer = BlockYamlWriter(streaming=True)
+        return self._yaml_writer
 
 
 def _worker_state(settings: Settings, key: str, speed: Speed, storage: Any = None
@@ -135,36 +149,61 @@ def preload(settings: Settings, parse_classes: bool = False, storage: Any = None
     return key
 
 
-@attrs.frozen
-class ChunkJob:
+class ChunkJob(Record):
     """One task: render these nodes (global positions start..) of the inventory."""
 
+    __slots__ = ("settings", "key", "speed", "start", "names", "form", "encoded")
+    _fields = __slots__
     settings: Settings
     key: str
     speed: Speed  # the coordinator's inventory's
     start: int
     names: tuple[str, ...]
     form: tuple[str, bool] | None  # (format, pretty) for text, None for dicts
-    encoded: bool = False  # the text as UTF-8 bytes (what the command line writes)
+    encoded: bool  # the text as UTF-8 bytes (what the command line writes)
+
+    def __init__(self, settings: Settings, key: str, speed: Speed, start: int,
+                 names: tuple[str, ...], form: tuple[str, bool] | None,
+                 encoded: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "settings", settings)
+        _set(self, "key", key)
+        _set(self, "speed", speed)
+        _set(self, "start", start)
+        _set(self, "names", names)
+        _set(self, "form", form)
+        _set(self, "encoded", encoded)
 
 
-@attrs.define
 class ChunkResult:
-    start: int
-    merge_events: list[list[Any]] = attrs.Factory(list)
-    merge_error: ReclassError | None = None  # at position start + len(merge_events) - 1
-    interp_events: list[list[Any]] = attrs.Factory(list)
-    interp_error: ReclassError | None = None  # at position start + len(interp_events) - 1
-    nodes: list[Any] = attrs.Factory(list)  # dicts, or (name, classes, applications, text)
-    # (where in the LanePlan's SharedTextSpool, each node's text size) when a forked worker
-    # put the texts there (they are None in `nodes` until the coordinator reads them back)
-    spooled: tuple[int, list[int]] | None = None
+    """What a chunk's render gives back (pickled from a worker to the coordinator)."""
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.merge_events: list[list[Any]] = []
+        # at position start + len(merge_events) - 1
+        self.merge_error: ReclassError | None = None
+        self.interp_events: list[list[Any]] = []
+        # at position start + len(interp_events) - 1
+        self.interp_error: ReclassError | None = None
+        self.nodes: list[Any] = []  # dicts, or (name, classes, applications, text)
+        # (where in the LanePlan's SharedTextSpool, each node's text size) when a forked
+        # worker put the texts there (they are None in `nodes` until the coordinator reads
+        # them back)
+        self.spooled: tuple[int, list[int]] | None = None
 
     def texts_to_spool(self, spool: SharedTextSpool) -> None:
         """Put the nodes' texts (bytes) into `spool` instead of this result."""
         texts = [node[3] for node in self.nodes]
         self.spooled = (spool.append(texts), [len(text) for text in texts])
         self.nodes = [(*node[:3], None) for node in self.nodes]
+
+    def texts_to_pickle(self) -> None:
+        """The nodes' texts as bytes where they are views of a writer's text (orjson's, which
+        a render keeps as they are: copying 70 MB of JSON a lane out of them cost more than
+        writing them), for a result that leaves the process through a pipe."""
+        self.nodes = [(*node[:3], bytes(node[3])) if type(node) is tuple
+                      and type(node[3]) is memoryview else node for node in self.nodes]
 
     def texts_from_spool(self, spool: SharedTextSpool) -> None:
         """The nodes' texts back from `spool` (slices of one read)."""
@@ -192,7 +231,9 @@ def render_chunk(job: ChunkJob) -> ChunkResult:
             # chunk before, and merged the shared classes again in every chunk).
             state.inventory.renderer.expect_nodes(state.inventory.node_names)
         state.started = True
-        return _render_chunk(job, state)
+        result = _render_chunk(job, state)
+    result.texts_to_pickle()  # any executor: a process pool's result is pickled
+    return result
 
 
 class LanePlan:
@@ -279,15 +320,25 @@ class LanePlan:
 _LANE_PLANS: dict[str, LanePlan] = {}
 
 
-@attrs.frozen
-class LaneJob:
+class LaneJob(Record):
     """One task of a forked pool's render: render the next chunk of the LanePlan of `key`."""
 
+    __slots__ = ("settings", "key", "speed", "form", "encoded")
+    _fields = __slots__
     settings: Settings
     key: str
     speed: Speed
     form: tuple[str, bool] | None
-    encoded: bool = False
+    encoded: bool
+
+    def __init__(self, settings: Settings, key: str, speed: Speed,
+                 form: tuple[str, bool] | None, encoded: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "settings", settings)
+        _set(self, "key", key)
+        _set(self, "speed", speed)
+        _set(self, "form", form)
+        _set(self, "encoded", encoded)
 
 
 def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
@@ -307,12 +358,14 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
             state.inventory.renderer.expect_nodes(taken)
         state.started = True
         result = _render_chunk(chunk, state)
-    if plan.texts is not None and job.encoded and job.form is not None \
-            and os.getpid() != plan.coordinator:
+    if os.getpid() == plan.coordinator:
+        return result  # its own: not pickled
+    if plan.texts is not None and job.encoded and job.form is not None:
         try:
             result.texts_to_spool(plan.texts)
         except OSError:
             pass  # memory the file may not take (a cgroup's limit): the texts go by the pipe
+    result.texts_to_pickle()
     return result
 
 
@@ -488,14 +541,14 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     return inventory, names, results
 
 
-@attrs.define
 class _StepCounter:
     """Tells `progress` the steps of each chunk result as it comes: two a node, as in the
     serial path (classes expanded, interpolated)."""
 
-    progress: Progress | None
-    total: int
-    done: int = 0
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress = progress
+        self.total = total
+        self.done = 0
 
     def count(self, result: ChunkResult | None) -> None:
         if self.progress is not None and result is not None:
@@ -521,11 +574,18 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
             for future in [future for future in pending if future.done()]:
                 pending.discard(future)
                 steps.count(_texts_read_back(future.result(), lane_job))
+        # Every chunk is claimed now (this process found none left): the tasks not yet
+        # handed to a worker would each only find that out, one round trip through the
+        # pool's pipes after another (half the tasks, at the end of the render, while
+        # the command waits), so they are cancelled. Those running or queued still end.
+        for future in pending:
+            future.cancel()
     for future in as_completed(pending):
-        steps.count(_texts_read_back(future.result(), lane_job))
+        if not future.cancelled():
+            steps.count(_texts_read_back(future.result(), lane_job))
     # In node order (a forked pool's workers take the chunks in their own order).
-    return sorted([*own, *(result for future in futures
-                           if (result := future.result()) is not None)],
+    return sorted([*own, *(result for future in futures if not future.cancelled()
+                           and (result := future.result()) is not None)],
                   key=lambda result: result.start)
 
 
@@ -638,7 +698,12 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     methods = multiprocessing.get_all_start_methods()
     workers = jobs
     if "fork" in methods:
-        key = preload(settings, parse_classes=True, storage=storage, speed=speed)
+        # The class files are parsed after the fork, each process those its lanes read: on
+        # two cores that costs less wall time than parsing them all before it, serially
+        # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
+        # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
+        # lane +0.72 G: critical path 7.67 -> 7.44 G).
+        key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         names = _worker_inventory(_portable(settings), key,
                                   speed or Speed.from_environment()).node_names
@@ -660,7 +725,11 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         raise
     try:
         try:
-            executor.submit(int).result()  # starts every worker (fork starts them all at once)
+            # Forks every worker (the first task starts them all, in this thread) without
+            # waiting for one to run it: the command renders its own lane meanwhile (the
+            # round trip cost 3 to 20 ms of the serial part). A worker that fails to start
+            # breaks the pool, which the render's first result then raises.
+            executor.submit(int)
         finally:
             if held:
                 # A Ctrl-C held back while the workers started is raised here: inside the

@@ -16,8 +16,11 @@ read them all by then). Where memfd_create does not exist the texts travel throu
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
 class SharedTextSpool:
