@@ -6,7 +6,9 @@ fact and answer for answer."""
 
 from __future__ import annotations
 
+import gc
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,22 @@ def test_a_shared_copy_is_recorded_once_and_told_to_each_node(
     assert record.references(("svc", "url")) == ["host", "port"]
     assert [(w.source.name, w.key, w.via) for w in record.writes(("svc", "local"))] == \
         [("app", ("svc", "local"), None)]
+
+
+def test_a_kept_copy_keeps_no_node_s_record_alive(tmp_path: Path) -> None:
+    # The memo lives as long as the nodes' render; a node's record goes once its caller lets
+    # go of it (lint's memory: a copy's recording held the record of the node that made it).
+    nodes = {f"nodes/n{i}.yml": "classes: [app]\nparameters: {host: h, port: 80}\n"
+             for i in range(4)}
+    root = write_inventory(tmp_path, {"classes/app.yml": APP, **nodes})
+    records = reclass_ng.load(str(root), read_config=False).each_provenance()
+    gone = []
+    for _, record in records:
+        gone.append(weakref.ref(record._sections["parameters"]))
+        del record
+        gc.collect()
+        assert [ref() for ref in gone[:-1]] == [None] * (len(gone) - 1)
+    assert len(gone) == 4
 
 
 def test_without_the_memo_nothing_is_reused(tmp_path: Path,

@@ -51,6 +51,11 @@ class SubtreeRecording(WriteObserver):
         # the copy (SectionRecorder.rendered_again: its lists, extended in one step)
         self.digests: dict[type, Any] = {}
 
+    def finish(self) -> None:
+        """The container is rendered: let go of the observer calls were passed on to (a
+        kept recording held the whole record of the node that made it)."""
+        self.inner = _FINISHED
+
     def _inside(self, path: tuple) -> bool:
         """Whether `path` lies inside the container (else nothing is replayable)."""
         if len(path) > self.depth and path[:self.depth] == self.path:
@@ -134,3 +139,6 @@ class SubtreeRecording(WriteObserver):
         """See the base class."""
         self.replayable = False
         self.inner.kept_key_read(path, written, read, layer)
+
+
+_FINISHED = WriteObserver()  # what a finished recording passes calls on to: nobody

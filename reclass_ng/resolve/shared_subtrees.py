@@ -115,7 +115,9 @@ class SharedSubtrees(FastPaths):
             self._render_keys(rendered, producers.dirty, path)
         finally:
             self._reading.pop()
-            self.record = record
+            if told is not None:
+                told.finish()
+                self.record = record
         if reading.kept and (told is None or told.replayable):
             self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
                                rendered, self.expanded - expanded, told)
