@@ -336,14 +336,11 @@ class NodeRenderer:
                     observer: RenderObserver | None = None,
                     subtrees: RenderedSubtrees | None = None) -> None:
         """Resolve the node's parameters, then its exports against those parameters (reusing
-        the rendered file containers of earlier nodes in `subtrees`, unless the render is
-        observed for more than its reads)."""
+        the rendered file containers of earlier nodes in `subtrees`)."""
         params_record = exports_record = None
-        memo = subtrees
         if observer is not None:
             params_record, exports_record = observer.writes("parameters"), observer.writes("exports")
-            # An observer of reads only (inputs.InputsObserver) keeps the memo: a reused
-            # subtree skips no read it must be told. Class and node files are told by the
+            # An observer keeps the memo: a reused subtree skips no read it must be told. Class and node files are told by the
             # merge, before this. Queries (query_run, export_read, queried_merge) are told by
             # the query evaluator, which only rendering a query string calls; a container
             # whose render ran one, also through a reference rendered from inside it, is
@@ -352,16 +349,14 @@ class NodeRenderer:
             # is reused only where every value its references read is rendered already in
             # this node (SharedSubtrees._read_key_now renders nothing): whatever those
             # values' render read was told by this node's own render. An observer of writes
-            # is told every value rendered: it gets no memo (nor does a reads_only observer
-            # that asks for writes anyway).
-            if not observer.reads_only or params_record is not None \
-                    or exports_record is not None:
-                memo = None
+            # is told every value rendered: a copy whose render told it something else than
+            # the strings rendered inside it is not kept, and a reused copy's render is told
+            # again as it was recorded (observe/subtree_recording.py).
         params = exports = None
         try:
             with deep_recursion():
                 params = self.resolver(node.parameters, query, record=params_record,
-                                       subtrees=memo)
+                                       subtrees=subtrees)
                 params.resolve_all()
                 exports = self.resolver(node.exports, query, group_errors=False, refs=params,
                                         record=exports_record)
@@ -596,23 +591,28 @@ class InventoryRenderer:
                         ) -> Iterator[tuple[str, NodeProvenance | Exception]]:
         """(name, provenance) of every node (or of `names`), one node at a time: as
         `provenance(name)` records it, with the class walks that nodes share merged and
-        recorded once (SharedClassWalks, WalkRecording); a node whose render raised
-        something else than the ReclassError its record holds gives that exception instead,
-        and the next node renders. For tools reading every node's record."""
+        recorded once (SharedClassWalks, WalkRecording), and the file containers whose
+        rendered copies nodes share (RenderedSubtrees) rendered and recorded once
+        (SubtreeRecording); a node whose render raised something else than the ReclassError
+        its record holds gives that exception instead, and the next node renders. For tools
+        reading every node's record."""
         names = self.node_names if names is None else list(names)
         self.renderer.expect_nodes(names)
+        subtrees = RenderedSubtrees() if self.speed.rendered_subtrees else None
         for name in names:
             try:
-                found: NodeProvenance | Exception = self.provenance(name)
+                found: NodeProvenance | Exception = self.provenance(name, subtrees=subtrees)
             except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
                 found = err
             yield name, found
 
-    def provenance(self, name: str) -> NodeProvenance:
+    def provenance(self, name: str, *, subtrees: RenderedSubtrees | None = None
+                   ) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.
 
         A node that fails to render still gets the record of what was merged until then, with
-        the error in `NodeProvenance.error`.
+        the error in `NodeProvenance.error`. `subtrees`: the rendered copies of file
+        containers shared with the nodes recorded before it (each_provenance).
         """
         from reclass_ng.observe.provenance import MappedClass
         from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
@@ -628,7 +628,7 @@ class InventoryRenderer:
             node = self.renderer.merge(name, observer=recorder)
             recorder.merged = True
             self.renderer.interpolate(node, self._query_evaluator(node, observer=recorder),
-                                      observer=recorder)
+                                      observer=recorder, subtrees=subtrees)
             info = self.renderer.nodeinfo(node)
         except ReclassError as err:
             return recorder.result(None, err)

@@ -18,7 +18,6 @@ from speeds import at_speed
 
 import reclass_ng
 from reclass_ng.errors import ReclassError
-from reclass_ng.observe import RenderObserver
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, read_key
 from reclass_ng.settings import Speed
 from reclass_ng.values import OwnedDict
@@ -241,18 +240,29 @@ def test_a_container_never_reused_is_given_up_and_rendered_plainly(tmp_path: Pat
     assert out == {name: info["parameters"]["svc"] for name, info in plain.items()}
 
 
-def test_an_observed_render_shares_nothing(tmp_path: Path) -> None:
+def test_an_observed_render_shares_copies_and_is_told_what_their_render_told(
+        tmp_path: Path) -> None:
+    # The observer of writes of n3, which reuses n2's copy, is told what its own render of
+    # the container would tell it (observe/subtree_recording.py).
+    from test_provenance_recorder import ParametersLog
+
     inventory = reclass_ng.load(str(write_inventory(tmp_path, {
         "classes/service.yml": SERVICE, "nodes/n1.yml": _node("h1"),
         "nodes/n2.yml": _node("h1"), "nodes/n3.yml": _node("h1")})), read_config=False)
-    subtrees = RenderedSubtrees()
-    confs = []
-    for name in ("n1", "n2", "n3"):
-        node = inventory.renderer.merge(name)
-        info = inventory.interpolated_nodeinfo(node, RenderObserver(), subtrees=subtrees)
-        confs.append(info["parameters"]["svc"]["conf"])
-    assert confs[1] is not confs[2] and confs[1] == confs[2]
-    assert subtrees.hits == subtrees.misses == 0
+    told: dict[bool, list[list[tuple]]] = {}
+    for shared in (False, True):
+        subtrees = RenderedSubtrees() if shared else None
+        confs, told[shared] = [], []
+        for name in ("n1", "n2", "n3"):
+            observer = ParametersLog()
+            node = inventory.renderer.merge(name)
+            info = inventory.interpolated_nodeinfo(node, observer, subtrees=subtrees)
+            confs.append(info["parameters"]["svc"]["conf"])
+            told[shared].append(observer.log.calls)
+        assert (confs[1] is confs[2]) is shared and confs[1] == confs[2]
+    assert subtrees is not None and subtrees.hits == 1
+    assert told[True] == told[False]
+    assert ("reference", ("svc", "conf", "host"), "_param:host") in told[True][2]
 
 
 # -- the keys of the memo ------------------------------------------------------------------

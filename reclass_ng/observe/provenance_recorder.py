@@ -26,6 +26,7 @@ from reclass_ng.values import Interpolation, Layer, Source, Stack
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
+    from reclass_ng.observe.subtree_recording import SubtreeRecording
     from reclass_ng.settings import Settings
 
 SECTIONS = ("parameters", "exports")
@@ -243,6 +244,30 @@ class SectionRecorder(WriteObserver):
                 keep = tuple(id(piece[0]) for piece in pieces[index:] if piece is not None)
                 self._end(path, Kill(next(self.counter), "replaced", pieces[index],
                                      replacing_outcome(layer) == "override", None, keep))
+
+    def rendered_again(self, path: tuple, told: SubtreeRecording) -> None:
+        """See the base class: what the calls told leave in a recorder's lists, found once
+        (in a recorder of their own) and added in a few steps. A shared copy holds hundreds
+        of strings: a call each was most of what reusing it cost a recorded render."""
+        if path != told.path:
+            told.replay(self, path)
+            return
+        digest = told.digests.get(SectionRecorder)
+        if digest is None:
+            alone = SectionRecorder(itertools.count())
+            told.replay(alone, path)
+            digest = told.digests[SectionRecorder] = (
+                alone.reference_paths, alone.reference_targets, alone.rendered_references,
+                alone.resolved)
+        paths, targets, references, resolved = digest
+        self.reference_paths.extend(paths)
+        self.reference_targets.extend(targets)
+        if self.resolved.keys().isdisjoint(resolved):
+            self.rendered_references.extend(references)
+        else:  # a string rendered before in this node is not listed again (_resolved)
+            self.rendered_references.extend(interpolation for interpolation in references
+                                            if id(interpolation) not in self.resolved)
+        self.resolved.update(resolved)
 
     def _resolved(self, interpolation: Interpolation, value: Any) -> None:
         key = id(interpolation)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from reclass_ng.entity import Entity
+    from reclass_ng.observe.subtree_recording import SubtreeRecording
     from reclass_ng.values import Layer, Source, Stack
 
 
@@ -118,6 +119,14 @@ class WriteObserver:
                 self.reference(path, ref_path)
                 written = targets[ref_path]
             self.folded(path, layers, index, replacing_outcome(layer), written)
+
+
+    def rendered_again(self, path: tuple, told: SubtreeRecording) -> None:
+        """The rendered copy of a file container that another node's render made is reused
+        at `path` (the rendered-subtree memo): `told` holds what rendering it told that
+        node's observer (strings rendered inside it, nothing else). By default: those calls
+        again, at `path`."""
+        told.replay(self, path)
 
 
 class RenderObserver:

@@ -43,5 +43,6 @@ cdef class RenderedSubtrees:
     cpdef reused(self, made_by)
     cpdef met_before(self, made_by)
     @cython.locals(by_paths=dict, by_values=dict)
-    cpdef keep(self, made_by, producers, dict reads, rendered, Py_ssize_t expanded)
+    cpdef keep(self, made_by, producers, dict reads, rendered, Py_ssize_t expanded,
+               told=*)
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from reclass_ng.observe.subtree_recording import SubtreeRecording
+
 # min_dirty of the memo of a render that lets go of each node once it is written
 # (InventoryRenderer.rendered_nodes: the command line's `--inventory`). A node's own copies of
 # the small containers are then freed with the node, so they cost no peak memory (the reason
@@ -138,10 +140,12 @@ class RenderedSubtrees:
         return False
 
     def keep(self, made_by: Any, producers: Any, reads: dict[str, Any], rendered: Any,
-             expanded: int) -> None:
+             expanded: int, told: SubtreeRecording | None = None) -> None:
         """Keep the rendered copy of what `made_by` produced (`producers`: the objects whose
-        ids it is), with the references it read (path -> value read) and what its own
-        references produced (a node reusing it counts that: resolve.MAX_REFERENCE_EXPANSION)."""
+        ids it is), with the references it read (path -> value read), what its own
+        references produced (a node reusing it counts that: resolve.MAX_REFERENCE_EXPANSION)
+        and, for an observed render, what its render told the observer (`told`: an observed
+        render reuses only such a copy)."""
         key = read_key(reads.values())
         if key is None or self._count >= self.max_entries:
             return
@@ -158,7 +162,7 @@ class RenderedSubtrees:
             return
         by_values = by_paths.setdefault(tuple(reads), {})
         if len(by_values) < self.max_variants and key not in by_values:
-            by_values[key] = (reads, rendered, expanded)
+            by_values[key] = (reads, rendered, expanded, told)
             self._count += 1
 
 

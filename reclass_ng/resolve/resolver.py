@@ -125,8 +125,9 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self.fast_references = fast and record is None
         self.fast_observed = fast and record is not None
         # Rendered file containers shared with other nodes (rendered_subtrees.py): only for
-        # parameters (whose references point into the same tree) and unobserved renders.
-        self.subtrees = subtrees if record is None and self.refs is self else None
+        # parameters (whose references point into the same tree). An observed render tells
+        # its record what a reused copy's render told (SharedSubtrees._reuse).
+        self.subtrees = subtrees if self.refs is self else None
         # file containers with at least this many keys to render go through the memo
         self._memo_min_dirty = self.subtrees.min_dirty if self.subtrees is not None \
             else sys.maxsize
@@ -283,6 +284,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         elif self.fast_observed and ref_path is not None:
             new = self._rendered_target(ref_path)
             if new is not NOT_RENDERED:
+                if self._reading:
+                    self._note_read(ref_path, new, path)
                 self.record.reference(path, ref_path)  # type: ignore[union-attr]
                 return new
         return self.render_interp(value, path)
@@ -293,17 +296,19 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         record what _render_at would have told it; False when the full render is needed."""
         if len(self.in_progress) >= MAX_REFERENCE_DEPTH:
             return False  # _render_at refuses a reference this deep
-        # An observed render has no memo readers (subtrees is None): nothing to tell them.
         ref_path = value.reference_path if type(value) is Interpolation else None
-        if ref_path is not None:
-            new = self._rendered_target(ref_path)
-        elif type(value) is Stack:
-            # rendered_directly tells the record each layer's one reference
-            new = self._folded_scalars(value, False)
+        if ref_path is not None or type(value) is Stack:
+            # a stack: rendered_directly tells the record each layer's one reference
+            new = self._rendered_target(ref_path) if ref_path is not None \
+                else self._folded_scalars(value, False)  # type: ignore[arg-type]
+            if new is NOT_RENDERED:
+                return False
+            if self._reading:  # a file container rendered for the memo: what it read
+                self._note_reads(value, path + (key,))
         else:
-            new = self._rendered_now(value, path, key)
-        if new is NOT_RENDERED:
-            return False
+            new = self._rendered_now(value, path, key)  # tells the memo's readers itself
+            if new is NOT_RENDERED:
+                return False
         container[key] = new
         # Every reference `value` holds was found, so is in _targets (_rendered_target).
         self.record.rendered_directly(path + (key,), value, new,  # type: ignore[union-attr]

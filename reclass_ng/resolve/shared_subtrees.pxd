@@ -23,7 +23,7 @@ cdef class SharedSubtrees(FastPaths):
     # C calls, not method lookups.
     @cython.locals(subtrees=RenderedSubtrees, by_paths=dict, by_values=dict,
                    outer=SubtreeReads)
-    cpdef _reuse(self, made_by, container, key)
+    cpdef _reuse(self, made_by, container, key, path)
     @cython.locals(parts=dict, key=list)
     cpdef _read_key_now(self, paths)
     cpdef _rendered_value(self, ref_path)

@@ -11,6 +11,7 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
+from reclass_ng.observe.subtree_recording import SubtreeRecording
 from reclass_ng.resolve.fast_paths import (
     MAX_REFERENCE_EXPANSION,
     NOT_RENDERED,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from reclass_ng.observe.seam import WriteObserver
     from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees
 
 
@@ -45,13 +47,15 @@ class SharedSubtrees(FastPaths):
     _print_warning: Callable[[str], None]
 
     if TYPE_CHECKING:  # provided by Resolver; no stub to shadow it
+        record: WriteObserver | None
+
         def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None: ...
 
     def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
         """Render the copy of a file container at container[key]: a kept copy whose reads
         match this node's rendered values, else a plain render, kept for later nodes."""
         made_by = self.subtrees.made_by_file(value)  # type: ignore[union-attr]
-        if self._reuse(made_by, container, key):
+        if self._reuse(made_by, container, key, path):
             return
         copy = container[key] = OwnedDict(value) if type(value) is UnresolvedDict \
             else OwnedList(value)
@@ -60,9 +64,10 @@ class SharedSubtrees(FastPaths):
             return
         self._render_for_memo(made_by, value, copy, path)
 
-    def _reuse(self, made_by: Any, container: Any, key: Any) -> bool:
-        """Put a kept rendered copy made by `made_by` at container[key], when the values its
-        references read are this node's (True)."""
+    def _reuse(self, made_by: Any, container: Any, key: Any, path: tuple) -> bool:
+        """Put a kept rendered copy made by `made_by` at container[key] (`path`), when the
+        values its references read are this node's (True). An observed render takes only a
+        copy whose render was recorded, and tells its record what that render told."""
         subtrees = self.subtrees
         assert subtrees is not None
         by_paths = subtrees.read_paths(made_by)
@@ -70,10 +75,14 @@ class SharedSubtrees(FastPaths):
             for paths, by_values in by_paths.items():
                 values_key = self._read_key_now(paths)
                 kept = by_values.get(values_key) if values_key is not None else None
+                if kept is not None and self.record is not None and kept[3] is None:
+                    kept = None  # rendered unobserved: nothing to tell this node's record
                 # What its references produced (mostly nothing) counts in this node too.
                 if kept is not None and (not kept[2] or self._count_reused(kept[2])):
                     container[key] = kept[1]
                     subtrees.reused(made_by)
+                    if self.record is not None:
+                        self.record.rendered_again(path, kept[3])
                     for outer in self._reading:  # containers around it read what it read
                         for ref_path, read in kept[0].items():
                             outer.read(ref_path, self._split[ref_path], read)
@@ -97,13 +106,21 @@ class SharedSubtrees(FastPaths):
         reading = SubtreeReads(path)
         self._reading.append(reading)
         expanded = self.expanded
+        record = self.record
+        # An observed render keeps what its record is told, for the nodes reusing the copy
+        told = SubtreeRecording(record, path) if record is not None else None
+        if told is not None:
+            self.record = told
         try:
             self._render_keys(rendered, producers.dirty, path)
         finally:
             self._reading.pop()
-        if reading.kept:
+            if told is not None:
+                told.finish()
+                self.record = record
+        if reading.kept and (told is None or told.replayable):
             self.subtrees.keep(made_by, producers, reading.reads,  # type: ignore[union-attr]
-                               rendered, self.expanded - expanded)
+                               rendered, self.expanded - expanded, told)
 
     def _read_key_now(self, paths: tuple[str, ...]) -> tuple | None:
         """The read_key of the values at `paths` in this tree, when all are rendered already
