@@ -15,7 +15,8 @@ by a space or the end of the line, a name anchored twice or an alias to a name n
 before it (both errors in PyYAML), an alias to a list or mapping that is still open (a
 document containing itself, which the full reader refuses), an alias with anything but a
 comment after it, an anchor on a key or before a tag or another alias, a second merge key in
-a mapping or one naming anything but a mapping (DocumentAnchors.merge), and any document that
+a mapping, one naming anything but a mapping or a mapping written with a key twice or with a
+merge key of its own (DocumentAnchors.merge), and any document that
 might pass the full reader's limits: a copy that would nest deeper than MAX_YAML_DEPTH, and
 aliases that might expand past MAX_EXPANDED_NODES values. The full reader counts, in a
 document holding a `*`, every list and mapping it builds with its entries, copies included;
