@@ -145,13 +145,17 @@ READ_FAST = [
     "a: &o\n  b: &i\n    c: 1\n  d: *i\ne: *o\nf: *i\n",
     "a: &x1\n  text below\nb: *x1\n",
     "oauth_scopes: [https://www.googleapis.com/auth/cloud-platform]\n",
+    # quoted keys after a dash (Salt's security group rules: `- 'direction': 'ingress'`)
+    "r:\n  - 'direction': 'ingress'\n    'x': 1\ns:\n- \"a\": b\n- 'c':\n    d: 1\n- 'e':\n"
+    "- 'a: b'\n- 'q' # c:\n",
     # merge keys: the aliased mapping's entries first, the mapping's own override them
     "x: &x\n  a: 1\nz:\n  <<: *x\n",
     "a: &a\n  x: 1\n  y: [1]\nb:\n  x: 3\n  <<: *a\n  z: 4\n  y: 5\n",
-    "a: &a\n  x: 1\nb: &b\n  <<: *a\n  y: 2\nc: *b\nd:\n  <<: *b # c\n  x: 0\n",
-    "a: &a\n  x: 1\n  x: 2\nb:\n  x: 0\n  x: 9\n  <<: *a\n",
+    "a: &a\n  x: 1\nb: &b\n  <<: *a # c\n  y: 2\nc: *b\n",
     "a: &a\n  x: 1\nl:\n- <<: *a\n  y: 2\n- k: 1\n  <<: *a\n",
     "a: &a\n  k: 1\n<<: *a\n",
+    "a: &a\n  x: 1\n  y:\n  - 1\n  z: |\n    t\n  # c\n\n  w: 2\nc:\n  <<: *a\n",
+    "l:\n- &a\n  x: 1\n  y: 2\n- <<: *a\n",
     "a: [x:y, a:-b, -:b, 'a:b', \"c:d\", http://x:80/p, 1:30, x :y]\n",
 ]
 READ_FULL_WAY = [
@@ -232,6 +236,13 @@ READ_FULL_WAY = [
     "a: &a [1]\nb:\n  <<: *a\n",
     "a: &a\n  x: 1\nb:\n  <<:\n    x: 2\n",
     "a: &a\n  x: 1\nb:\n  << : *a\n",
+    # a merged mapping written with a key twice, or with a merge key: PyYAML keeps the first
+    # or the last of its entries with one key, as their keys' strings are one object or not
+    "a: &a\n  x: 1\nb: &b\n  <<: *a\n  x: 2\nc:\n  <<: *b\n",
+    "a: &a\n  xx: 1\n  xx: 2\nc:\n  <<: *a\n",
+    "a: &a\n  x: 1\nb: &b\n  <<: *a\n  y: 2\nd:\n  <<: *b\n  x: 0\n",
+    "a: &a\n  x: 1\n  x: 2\nb:\n  x: 0\n  x: 9\n  <<: *a\n",
+    "a:\n - &n0\n  a: &n1\n   - v\n  a:\n   a: v\nb:\n a:\n  <<: *n0\n",
     # `:` in flow items that PyYAML's two scanners (or libyaml's versions) read otherwise
     "a: [x:]\n",
     "a: [x:, y]\n",
@@ -239,6 +250,8 @@ READ_FULL_WAY = [
     "a: [a: b]\n",
     "a: [a:b: c]\n",
     "a: [a:?b]\n",
+    "r:\n- 'x':y\n",
+    "r:\n- 'a: b': c\n",
 ]
 
 

@@ -15,7 +15,8 @@ by a space or the end of the line, a name anchored twice or an alias to a name n
 before it (both errors in PyYAML), an alias to a list or mapping that is still open (a
 document containing itself, which the full reader refuses), an alias with anything but a
 comment after it, an anchor on a key or before a tag or another alias, a second merge key in
-a mapping or one naming anything but a mapping (DocumentAnchors.merge), and any document that
+a mapping, one naming anything but a mapping or a mapping written with a key twice or with a
+merge key of its own (DocumentAnchors.merge), and any document that
 might pass the full reader's limits: a copy that would nest deeper than MAX_YAML_DEPTH, and
 aliases that might expand past MAX_EXPANDED_NODES values. The full reader counts, in a
 document holding a `*`, every list and mapping it builds with its entries, copies included;
@@ -129,17 +130,43 @@ class DocumentAnchors:
         their order, and the mapping's own entries, before the merge key or after it,
         override them (the mapping's entries read later are simply put in). NotSimple for a
         second merge key in one mapping (their entries override one another, not the
-        mapping's own ones) or an alias to anything but a mapping (PyYAML merges a list of
-        mappings, and refuses the rest)."""
+        mapping's own ones), an alias to anything but a mapping (PyYAML merges a list of
+        mappings, and refuses the rest), and one to a mapping written with a key twice or
+        with a merge key of its own: of the entries it merges with one key, PyYAML 6.0.4
+        keeps the first or the last depending on whether the keys' strings are one object
+        (`id(pair[0].value)`: one-character keys are), which the values here cannot tell."""
         if id(mapping) in self.merged:
             raise NotSimple
         merged = self.alias(text, stack, line)  # a copy: its lists and mappings are new
-        if type(merged) is not dict:
+        if type(merged) is not dict or \
+                self._entry_lines(self.anchors[_name(text)[0]]) != len(merged):
             raise NotSimple
         self.merged.add(id(mapping))
         merged.update(mapping)
         mapping.clear()
         mapping.update(merged)
+
+    def _entry_lines(self, anchor: Anchor) -> int:
+        """The number of entries written in the mapping block that `anchor` names (its lines
+        at the indentation of the first line below the anchor's), each key once if it equals
+        the length of the mapping read; NotSimple if one of them is a merge key."""
+        lines, number, column, count = self.lines, anchor.line + 1, -1, 0
+        while number < len(lines):
+            line = lines[number]
+            content = line.lstrip(" ")
+            number += 1
+            if not content or content[0] == "#":
+                continue
+            indent = len(line) - len(content)
+            if indent <= anchor.indent:
+                break
+            if column < 0:
+                column = indent
+            if indent == column and content[0] != "-":
+                if content.startswith("<<"):
+                    raise NotSimple
+                count += 1
+        return count
 
     def _span_bound(self, anchor: Anchor) -> int:
         """At least what the full reader counts when it builds the value of `anchor`: the

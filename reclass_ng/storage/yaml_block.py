@@ -316,7 +316,8 @@ class BlockYamlReader:
                             stack, written, lines_left)
                         tabs -= tabs_read
                         continue
-                    if first == "'" or first == '"' or not (": " in rest or rest[-1] == ":"):
+                    if not (": " in rest or rest[-1] == ":") or (
+                            (first == "'" or first == '"') and not _quoted_key(rest)):
                         collection.append(self._value(rest, len(stack)))
                         continue
                     # `- key: value`: a mapping whose keys line up after the dash
@@ -653,6 +654,13 @@ def _block_scalar(header: str, lines: list[str], start: int,  # noqa: C901
     else:
         tail = line_break
     return "".join(pieces) + tail, number, tabs
+
+
+def _quoted_key(text: str) -> bool:
+    """Whether `text`, starting with a quote, is a quoted key followed by its `:` (`'k': v`,
+    `"k":`), not a quoted scalar."""
+    end = _leading_quoted(text)[1]
+    return text[end:end + 2] in (": ", ":")
 
 
 def _quoted(text: str) -> str:
