@@ -186,8 +186,9 @@ class ClassExpander:
                      entries: tuple[str, ...] | None = None) -> None:
         """Merge the classes of `entity` (recursively), not the entity itself; only the
         class list `entries` of it when given (SharedClassWalks splits a node's list)."""
+        plain_names = self._plain_names  # _class_name's first step inline: most names
         for listed in entity.classes if entries is None else entries:
-            name = self._class_name(listed, node, entity)
+            name = listed if listed in plain_names else self._class_name(listed, node, entity)
             if name in seen:
                 continue
             if name in walking:

@@ -24,10 +24,11 @@ cdef class FastPaths:
     cdef public dict _plain_sizes
 
     cpdef _rendered_now(self, value, path, key)
+    @cython.locals(found=dict)
     cpdef _rendered_string(self, template)
     cpdef _counted_text(self, text)
     # Locals holding the module's frozensets of types: typed, `in` is a C set lookup.
-    @cython.locals(scalars=frozenset, layer=Layer, counted=Py_ssize_t)
+    @cython.locals(scalars=frozenset, layer=Layer, counted=Py_ssize_t, found=dict)
     cpdef _folded_scalars(self, Stack stack, bint strings=*)
     cpdef _note_reads(self, value, path)
     @cython.locals(walked=frozenset, keys=tuple)

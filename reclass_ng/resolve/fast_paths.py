@@ -141,13 +141,16 @@ class FastPaths:
         if single is not None or template.has_query:
             return NOT_RENDERED
         parts = []
+        found = self._targets  # _rendered_target's first step inline (see _render_keys)
         for item in template.items:
             if type(item) is Text:
                 parts.append(item.value)
             else:
-                value = self._rendered_target(item.path)  # type: ignore[union-attr]
+                value = found.get(item.path, NOT_RENDERED)  # type: ignore[union-attr,arg-type]
                 if value is NOT_RENDERED:
-                    return value
+                    value = self._rendered_target(item.path)  # type: ignore[union-attr]
+                    if value is NOT_RENDERED:
+                        return value
                 parts.append(str(value))
         return "".join(parts)
 
@@ -176,6 +179,7 @@ class FastPaths:
         value: Any = NOT_RENDERED
         scalars = SCALARS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
         counted = 0  # what the layers' strings of several parts count (see _counted_text)
+        found = self._targets  # _rendered_target's first step inline (see _render_keys)
         for layer in stack.layers:
             value = layer.value
             if type(value) is Interpolation:
@@ -188,7 +192,9 @@ class FastPaths:
                     if type(value) is str and len(value) > SHORT_TEXT:
                         counted += len(value)
                 else:
-                    value = self._rendered_target(ref_path)
+                    value = found.get(ref_path, NOT_RENDERED)
+                    if value is NOT_RENDERED:
+                        value = self._rendered_target(ref_path)
             if type(value) not in scalars:
                 return NOT_RENDERED
         if counted:

@@ -188,7 +188,12 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 if fast:
                     ref_path = value.reference_path if kind is Interpolation else None
                     if ref_path is None:
-                        new = self._rendered_now(value, path, key)
+                        if self._reading:
+                            new = self._rendered_now(value, path, key)
+                        elif kind is Stack:  # _rendered_now's cases, without its call where
+                            new = self._folded_scalars(value)  # no memo reader is told
+                        else:
+                            new = self._counted_text(self._rendered_string(value.template))
                     else:
                         # _rendered_target's first step inline: most paths were found
                         # before in this render.
