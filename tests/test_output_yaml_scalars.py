@@ -180,3 +180,15 @@ def test_runs_of_any_pieces_fold_where_libyaml_folds(text, depth, key_width):
     with _pyyaml_dumps() as calls:
         assert BlockYamlWriter().document(data) == reference
     assert calls == []
+
+
+@settings(max_examples=500)
+@given(st.text(_characters, max_size=60) | st.text(max_size=30)
+       | st.lists(st.sampled_from(_UNICODE + _PUNCTUATION + ["\n", "a b"]), max_size=40).map("".join))
+def test_double_quoted_escapes_are_the_escape_tables(text):
+    # yaml_scalars escapes by str.replace when few distinct characters need it (translate
+    # looks every character up): each character escaped as the table says, whatever else
+    # the text holds (backslashes and quotes among the escapes' own characters).
+    from reclass_ng.output import yaml_scalars
+
+    assert yaml_scalars._escaped(text) == text.translate(yaml_scalars._ESCAPES)

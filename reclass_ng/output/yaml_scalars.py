@@ -83,7 +83,7 @@ def one_line_spelling(text: str, style: str) -> str | None:
         return text
     if style == SINGLE_QUOTED:
         return None if "\n" in text else "'" + text.replace("'", "''") + "'"
-    return '"' + text.translate(_ESCAPES) + '"'
+    return '"' + _escaped(text) + '"'
 
 
 def write_scalar(text: str, style: str, column: int, indent: int,
@@ -126,6 +126,30 @@ class _EscapeTable(dict[int, str]):
 
 
 _ESCAPES = _EscapeTable()
+# The characters double quotes hold as they are: printable ASCII but the quote and backslash.
+_UNESCAPED = frozenset(map(chr, range(0x20, 0x7F))) - {'"', "\\"}
+# Distinct characters to escape beyond which _escaped translates the text in one pass.
+_FEW_ESCAPES = 8
+
+
+def _escaped(text: str) -> str:
+    """`text` as double quotes hold it, each character escaped as libyaml escapes it:
+    `text.translate(_ESCAPES)`, by str.replace for the few distinct characters that need an
+    escape. translate looks every character of the text up in its table (a new int and a
+    dict lookup each, 150 to 250 instructions a character once a line break has left its
+    ASCII fast path), and real models double-quote scripts and certificates of kilobytes."""
+    specials = set(text).difference(_UNESCAPED)
+    if not specials:
+        return text
+    if len(specials) > _FEW_ESCAPES:
+        return text.translate(_ESCAPES)
+    if "\\" in specials:  # first: the other escapes add backslashes
+        text = text.replace("\\", "\\\\")
+        specials.discard("\\")
+    for char in specials:  # an escape holds `\\`, `"` (`\\"`, once) and letters or digits
+        text = text.replace(char, _ESCAPES[ord(char)])
+    return text
+
 
 def _fold_at(text: str, start: int, stop: int, column: int, space_may_follow: bool) -> int:
     """The first space of `text[start:stop]` (`text[start]` written at `column`) where libyaml
@@ -240,7 +264,7 @@ def _double_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> s
     # hold no space, so its spaces are the text's own, and libyaml counts columns in the
     # characters it writes); a fold is always a new line (the line holds more than its
     # indentation), and a space after it is escaped.
-    escaped = text.translate(_ESCAPES)
+    escaped = _escaped(text)
     if not allow_breaks or column + len(escaped) <= WIDTH + 1:
         return '"' + escaped + '"'
     parts = ['"']
