@@ -56,49 +56,60 @@ class SubtreeRecording(WriteObserver):
         kept recording held the whole record of the node that made it)."""
         self.inner = _FINISHED
 
-    def _inside(self, path: tuple) -> bool:
-        """Whether `path` lies inside the container (else nothing is replayable)."""
+    def _kept(self, path: tuple) -> bool:
+        """Whether a call at `path` is kept: the recording is still replayable and `path`
+        lies inside the container (else nothing is replayable from now on)."""
+        if not self.replayable:
+            return False  # nothing kept is needed any more
         if len(path) > self.depth and path[:self.depth] == self.path:
             return True
         self.replayable = False
+        self.calls = []
         return False
 
     def replay(self, observer: WriteObserver, path: tuple) -> None:
         """Tell `observer` the calls kept, for the copy reused at `path` (the container's
         path in the reusing node: the same file's keys, so the same path in practice)."""
         handlers = [getattr(observer, name) for name in _CALL_NAMES]
-        if path == self.path:
-            for kind, at, *args in self.calls:
-                handlers[kind](at, *args)
-            return
-        depth = self.depth
-        for kind, at, *args in self.calls:
-            handlers[kind](path + at[depth:], *args)
+        same, depth = path == self.path, self.depth
+        for call in self.calls:
+            kind, at = call[0], call[1]
+            if not same:
+                at = path + at[depth:]
+            if kind is RENDERED_DIRECTLY:
+                value, new, pointed = call[2], call[3], call[4]
+                # one reference alone points at the value itself
+                handlers[kind](at, value, new,
+                               {value.reference_path: new} if pointed is None else pointed)
+            else:
+                handlers[kind](at, *call[2:])
 
     # -- kept and passed on ----------------------------------------------------------------
 
     def reference(self, path: tuple, target: str) -> None:
         """See the base class."""
-        if self._inside(path):
+        if self._kept(path):
             self.calls.append((REFERENCE, path, target))
         self.inner.reference(path, target)
 
     def rendered(self, path: tuple, interpolation: Interpolation, value: Any) -> None:
         """See the base class."""
-        if self._inside(path):
+        if self._kept(path):
             self.calls.append((RENDERED, path, interpolation, value))
         self.inner.rendered(path, interpolation, value)
 
     def rendered_directly(self, path: tuple, value: Interpolation | Stack, new: Any,
                           targets: Mapping[str, Any]) -> None:
         """See the base class. `targets` is the resolver's cache, which changes: what a
-        string's references point at is kept instead."""
+        string of several parts points at is kept instead (None for one reference alone:
+        `new` itself)."""
         if type(value) is not Interpolation:
             self.replayable = False  # a stack: its layers are paired with a node's writes
-        elif self._inside(path):
-            pointed = {ref: targets[ref] for item in value.template.items
-                       if type(item) is Ref and (ref := item.path) is not None
-                       and ref in targets}
+            self.calls = []
+        elif self._kept(path):
+            pointed = None if value.reference_path is not None else {
+                ref: targets[ref] for item in value.template.items
+                if type(item) is Ref and (ref := item.path) is not None and ref in targets}
             self.calls.append((RENDERED_DIRECTLY, path, value, new, pointed))
         self.inner.rendered_directly(path, value, new, targets)
 
