@@ -177,12 +177,16 @@ class EntityPreparer:
         out: list[Any] | None = None
         dirty: list[int] = []  # what UnresolvedList would find again (a generator)
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        templates = self._templates
         for index, item in enumerate(items):
             kind = type(item)
             if kind is str:
                 if ref_open not in item and query_open not in item:
                     continue
-                value = self._syntax_string(item, source, path + (index,))
+                known = templates.get(item)  # see _shared_mapping
+                value = Interpolation(known, source, item) \
+                    if known is not None and type(known) is not str \
+                    else self._syntax_string(item, source, path + (index,))
             elif kind is dict:
                 value = self._shared_item_mapping(item, source, path + (index,))
             elif kind is list:
@@ -206,12 +210,16 @@ class EntityPreparer:
         out: dict[Any, Any] | None = None
         dirty: list[Any] = []  # see _shared_list
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
+        templates = self._templates
         for key, item in mapping.items():
             kind = type(item)
             if kind is str:
                 if ref_open not in item and query_open not in item:
                     continue
-                value = self._syntax_string(item, source, path + (key,))
+                known = templates.get(item)  # see _shared_mapping
+                value = Interpolation(known, source, item) \
+                    if known is not None and type(known) is not str \
+                    else self._syntax_string(item, source, path + (key,))
             elif kind is dict:
                 value = self._shared_item_mapping(item, source, path + (key,))
             elif kind is list:
