@@ -21,6 +21,7 @@ cdef class EntityPreparer:
     cpdef _shared_mapping(self, mapping, source, path)
     cpdef _shared_list(self, items, source, path)
     cpdef _shared_item_mapping(self, mapping, source, path)
+    cpdef _shared_item(self, item, source, path, key)
     @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup
     cpdef _mapping(self, mapping, source, path)
     cpdef _value(self, value, source, path)

@@ -177,22 +177,10 @@ class EntityPreparer:
         out: list[Any] | None = None
         dirty: list[int] = []  # what UnresolvedList would find again (a generator)
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
-        templates = self._templates
         for index, item in enumerate(items):
-            kind = type(item)
-            if kind is str:
-                if ref_open not in item and query_open not in item:
-                    continue
-                known = templates.get(item)  # see _shared_mapping
-                value = Interpolation(known, source, item) \
-                    if known is not None and type(known) is not str \
-                    else self._syntax_string(item, source, path + (index,))
-            elif kind is dict:
-                value = self._shared_item_mapping(item, source, path + (index,))
-            elif kind is list:
-                value = self._shared_list(item, source, path + (index,))
-            else:
-                continue
+            if type(item) is str and ref_open not in item and query_open not in item:
+                continue  # plain text, the commonest item: no call
+            value = self._shared_item(item, source, path, index)
             if value is item:
                 continue
             if out is None:
@@ -210,22 +198,10 @@ class EntityPreparer:
         out: dict[Any, Any] | None = None
         dirty: list[Any] = []  # see _shared_list
         ref_open, query_open = self.parser.ref_open, self.parser.query_open
-        templates = self._templates
         for key, item in mapping.items():
-            kind = type(item)
-            if kind is str:
-                if ref_open not in item and query_open not in item:
-                    continue
-                known = templates.get(item)  # see _shared_mapping
-                value = Interpolation(known, source, item) \
-                    if known is not None and type(known) is not str \
-                    else self._syntax_string(item, source, path + (key,))
-            elif kind is dict:
-                value = self._shared_item_mapping(item, source, path + (key,))
-            elif kind is list:
-                value = self._shared_list(item, source, path + (key,))
-            else:
+            if type(item) is str and ref_open not in item and query_open not in item:
                 continue
+            value = self._shared_item(item, source, path, key)
             if value is item:
                 continue
             if out is None:
@@ -237,6 +213,22 @@ class EntityPreparer:
         if out is None:
             return mapping
         return UnresolvedDict(out, tuple(dirty)) if dirty else out
+
+    def _shared_item(self, item: Any, source: Source, path: tuple, key: Any) -> Any:
+        """An item of a list, or a value of a mapping in a list, at `key` below `path`,
+        prepared: `item` itself when it needs no change (see _shared_mapping). A string here
+        holds an opening sentinel: the callers' loops keep plain text without a call."""
+        kind = type(item)
+        if kind is str:
+            known = self._templates.get(item)  # a string parsed before: see _shared_mapping
+            if known is not None and type(known) is not str:
+                return Interpolation(known, source, item)
+            return self._syntax_string(item, source, path + (key,))
+        if kind is dict:
+            return self._shared_item_mapping(item, source, path + (key,))
+        if kind is list:
+            return self._shared_list(item, source, path + (key,))
+        return item
 
     def _keep_prefixes(self, mapping: dict) -> None:
         # A mapping in a list keeps its `~`/`=` keys as written: reclass reads them when a
