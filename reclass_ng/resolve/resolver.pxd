@@ -19,7 +19,6 @@ cdef class Resolver(SharedSubtrees):
     cdef public list errors
     cdef public object reference_defaults
     cdef public object default_values
-    cdef public object record
     cdef public bint fast_references
     cdef public bint fast_observed
     cdef public object _memo_min_dirty

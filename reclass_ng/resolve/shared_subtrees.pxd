@@ -18,6 +18,7 @@ cdef class SharedSubtrees(FastPaths):
     cdef public dict _split
     cdef public dict _read_parts
     cdef public object _print_warning
+    cdef public object record  # a WriteObserver or None (Resolver sets it)
 
     # Locals that are always exact dicts or lists (or None): typed, .get and .append are
     # C calls, not method lookups.

@@ -11,7 +11,6 @@ a memo (`Resolver(subtrees=None)`) is the reference tests/test_subtrees.py compa
 
 from __future__ import annotations
 
-from reclass_ng.observe.subtree_recording import SubtreeRecording
 from reclass_ng.resolve.fast_paths import (
     MAX_REFERENCE_EXPANSION,
     NOT_RENDERED,
@@ -45,10 +44,9 @@ class SharedSubtrees(FastPaths):
     _reading: list[SubtreeReads]
     _read_parts: dict[str, Any]
     _print_warning: Callable[[str], None]
+    record: WriteObserver | None  # set by Resolver; declared here for the compiled build
 
     if TYPE_CHECKING:  # provided by Resolver; no stub to shadow it
-        record: WriteObserver | None
-
         def _render_keys(self, container: Any, keys: tuple | list, path: tuple) -> None: ...
 
     def _render_file_container(self, container: Any, key: Any, value: Any, path: tuple) -> None:
@@ -108,8 +106,11 @@ class SharedSubtrees(FastPaths):
         expanded = self.expanded
         record = self.record
         # An observed render keeps what its record is told, for the nodes reusing the copy
-        told = SubtreeRecording(record, path) if record is not None else None
-        if told is not None:
+        told = None
+        if record is not None:
+            # imported here: a plain render never loads reclass_ng.observe (start-up)
+            from reclass_ng.observe.subtree_recording import SubtreeRecording
+            told = SubtreeRecording(record, path)
             self.record = told
         try:
             self._render_keys(rendered, producers.dirty, path)
