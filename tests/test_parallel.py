@@ -322,7 +322,9 @@ def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_
     assert same_text(forked_render_text(base, "json")) == expected
     plan = LanePlan([f"n{index}" for index in range(24)], 2, multiprocessing.get_context("fork"))
     plan.close()
-    assert len(tasks.read_text().splitlines()) < plan.total // 2
+    # no file: the worker took no task at all (the coordinator claimed every chunk first)
+    taken = len(tasks.read_text().splitlines()) if tasks.exists() else 0
+    assert taken < plan.total // 2
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
