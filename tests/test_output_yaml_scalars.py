@@ -66,6 +66,16 @@ def _nested(value: object, depth: int) -> object:
     return value
 
 
+def _assert_written_without_pyyaml(data: object, depth: int) -> None:
+    """`data` under depth // 2 mappings is written as PyYAML writes it, and without it."""
+    for _ in range(depth // 2):
+        data = {"d": data}
+    reference = pyyaml_text(data)
+    with _pyyaml_dumps() as calls:
+        assert BlockYamlWriter().document(data) == reference
+    assert calls == []
+
+
 @settings(max_examples=1500)
 @given(documents, st.integers(min_value=0, max_value=45))
 def test_strings_anywhere_are_written_as_pyyaml_writes_them(document, depth):
@@ -83,13 +93,7 @@ def test_strings_anywhere_are_written_as_pyyaml_writes_them(document, depth):
 @given(strings, st.integers(min_value=0, max_value=60), st.integers(min_value=1, max_value=40))
 def test_strings_near_the_folding_column(text, depth, key_width):
     # Every column from the left edge to past 80, as a value, an item, a key.
-    data = {"x" * key_width: text, "l": [text], text: 1}
-    for _ in range(depth // 2):
-        data = {"d": data}
-    reference = pyyaml_text(data)
-    with _pyyaml_dumps() as calls:
-        assert BlockYamlWriter().document(data) == reference
-    assert calls == []
+    _assert_written_without_pyyaml({"x" * key_width: text, "l": [text], text: 1}, depth)
 
 
 def test_real_inventory_shapes_are_written_without_pyyaml():
@@ -173,13 +177,7 @@ _RUN_PIECES = st.sampled_from(["x", "word", "x" * 37, "x" * 85, " ", "  ", "   "
 @given(st.lists(_RUN_PIECES, max_size=60).map("".join), st.integers(min_value=0, max_value=50),
        st.integers(min_value=1, max_value=30))
 def test_runs_of_any_pieces_fold_where_libyaml_folds(text, depth, key_width):
-    data: object = {"x" * key_width: text, "l": [text, [text]]}
-    for _ in range(depth // 2):
-        data = {"d": data}
-    reference = pyyaml_text(data)
-    with _pyyaml_dumps() as calls:
-        assert BlockYamlWriter().document(data) == reference
-    assert calls == []
+    _assert_written_without_pyyaml({"x" * key_width: text, "l": [text, [text]]}, depth)
 
 
 @settings(max_examples=500)
