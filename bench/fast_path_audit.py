@@ -63,8 +63,20 @@ def audit_one(argv: list[str]) -> dict[str, int]:
     _count(Resolver, "_render_at", counts, "resolver: full renders", "-", lambda _: False)
     _count(Resolver, "_reuse", counts, "subtree memo: containers offered",
            "subtree memo: not reused", lambda reused: not reused)
-    _count(output_json, "_members", counts, "JSON writer: nodes", "-", lambda _: False)
+    _orjson_chosen = [False]
+
+    def chosen(_result: object) -> bool:
+        _orjson_chosen[0] = True
+        return False
+
+    _count(output_json, "_members", counts, "JSON writer: nodes", "-", chosen)
     _count(output_json, "_exact_members", counts, "-", "JSON writer: declined", lambda _: True)
+    from reclass_ng.output import streamed
+
+    # A small inventory is written by the exact writer from the start, by choice (importing
+    # orjson would cost more, streamed.FEW_VALUES_FOR_ORJSON): counted apart from declines.
+    _count(streamed.StreamedInventory, "_indented_json", counts, "JSON writer: all nodes",
+           "JSON writer: nodes by the exact writer, chosen", lambda _: not _orjson_chosen[0])
     writers: list = []
     real_init = output_yaml.BlockYamlWriter.__init__
 
@@ -120,7 +132,9 @@ ROWS = [("block reader", "block reader: documents", "block reader: declined"),
         ("YAML writer (whole nodes)", "YAML writer: nodes",
          "YAML writer: nodes written whole by PyYAML"),
         ("YAML writer (scalars)", "YAML writer: nodes", "YAML writer: scalars written by PyYAML"),
-        ("JSON writer", "JSON writer: nodes", "JSON writer: declined")]
+        ("JSON writer", "JSON writer: nodes", "JSON writer: declined"),
+        ("JSON writer (exact by choice: small inventory)", "JSON writer: all nodes",
+         "JSON writer: nodes by the exact writer, chosen")]
 
 
 def table(results: dict[str, dict[str, int]]) -> str:
