@@ -288,7 +288,8 @@ class YamlFsStorage:
             directory += sep
             known = len(classes)
             for filename in names:
-                stem = filename[:-4] if filename[-4:] == ".yml" else filename[:-5]
+                # (`.yml` or `.yaml`: a character tells them apart, without a slice)
+                stem = filename[:-4] if filename[-4] == "." else filename[:-5]
                 classes[named if stem == "init" and dotted else dotted + stem] = \
                     directory + filename
             if len(classes) != known + len(names):
