@@ -59,10 +59,11 @@ class ClassLoader:
 
     def get(self, name: str) -> Entity | None:
         """The class entity `name`, or None when no such class file exists."""
-        try:
-            return self._cache[name]
-        except KeyError:
-            pass
+        # (Not `try: ... except KeyError`: a render's first lookup of each class raised and
+        # caught a KeyError, which cost more than a second lookup does.)
+        cache = self._cache
+        if name in cache:
+            return cache[name]
         path = self.storage.class_path(name)
         entity = None
         if path is not None:

@@ -241,8 +241,14 @@ class BlockYamlReader:
                             indent, opened, False, False)
                         stack.append(top)
                 elif indent != level:
-                    # the blocks this line closes (NotSimple where the full way raises it)
-                    level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
+                    # the blocks this line closes (NotSimple where the full way raises it);
+                    # most often the innermost one alone, closed here without a call
+                    if indent < level and stack[-2][0] == indent:
+                        stack.pop()
+                        level, collection, is_sequence, indentless = stack[-1]
+                    else:
+                        level, collection, is_sequence, indentless = _enclosing_block(
+                            stack, indent)
                 if pending is None and not is_sequence:
                     if value is unknown:  # `key:`: its value is on the lines below
                         collection[key] = None
@@ -282,7 +288,12 @@ class BlockYamlReader:
                         indent, nested, dash, indent == owner_indent)
                     stack.append(top)
             if indent != level:
-                level, collection, is_sequence, indentless = _enclosing_block(stack, indent)
+                if indent < level and stack[-2][0] == indent:  # the innermost block closed
+                    stack.pop()
+                    level, collection, is_sequence, indentless = stack[-1]
+                else:
+                    level, collection, is_sequence, indentless = _enclosing_block(
+                        stack, indent)
             if is_sequence:
                 if not dash:
                     if not indentless:

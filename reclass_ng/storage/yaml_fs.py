@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+_UNPARSED = object()  # not in YamlFsStorage._parsed (a document may be None)
+
+
 class NodeFile(Record):
     __slots__ = ("name", "path", "pathname")
     _fields = __slots__
@@ -285,7 +288,8 @@ class YamlFsStorage:
             directory += sep
             known = len(classes)
             for filename in names:
-                stem = filename[:-4] if filename[-4:] == ".yml" else filename[:-5]
+                # (`.yml` or `.yaml`: a character tells them apart, without a slice)
+                stem = filename[:-4] if filename[-4] == "." else filename[:-5]
                 classes[named if stem == "init" and dotted else dotted + stem] = \
                     directory + filename
             if len(classes) != known + len(names):
@@ -322,10 +326,11 @@ class YamlFsStorage:
 
     def parsed(self, path: str) -> Any:
         """The YAML document of a file, parsed once per process."""
-        try:
-            return self._parsed[path]
-        except KeyError:
-            pass
+        # (A lookup, not `try: ... except KeyError`: most calls are a file's first, and
+        # raising the KeyError cost more than the lookup.)
+        data = self._parsed.get(path, _UNPARSED)
+        if data is not _UNPARSED:
+            return data
         content = self._overlay.get(path)
         loader = self.loader
         data = loader.load_file(path) if content is None else loader.parse_bytes(content, path)

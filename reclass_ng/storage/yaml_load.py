@@ -101,7 +101,7 @@ class YamlLoader:
 
     def load_file(self, path: str) -> Any:
         """The document in `path`; invalid YAML is an error naming the file, line and column."""
-        return self.parse_bytes(read_input_file(path), path)
+        return self.parse_bytes(read_input_file_stat(path)[0], path)
 
     def parse_bytes(self, data: bytes, path: str) -> Any:
         """The document in `data` (read from `path`, named in errors), within the loader's
