@@ -705,8 +705,9 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         # lane +0.72 G: critical path 7.67 -> 7.44 G).
         key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
-        names = _worker_inventory(_portable(settings), key,
-                                  speed or Speed.from_environment()).node_names
+        state = _worker_state(_portable(settings), key, speed or Speed.from_environment())
+        _load_node_writer(state, settings)
+        names = state.inventory.node_names
         workers = max(1, jobs - 1)
         _LANE_PLANS[key] = LanePlan(names, workers + 1, context)
     else:
@@ -751,6 +752,17 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         plan = _LANE_PLANS.pop(key, None)
         if plan is not None:
             plan.close()
+
+
+def _load_node_writer(state: WorkerRender, settings: Settings) -> None:
+    """The writer of the node texts in the form `settings` print, imported (and for block
+    YAML, made) before the fork: each process imported it at its first node otherwise (for
+    JSON, orjson and what it imports: 45 M instructions in each)."""
+    form = (settings.output, settings.pretty_print)
+    if form == ("yaml", True):
+        state.yaml_writer.node_text("", {})  # also imports what its scalars need
+    elif form in FRAGMENT_FORMS:
+        node_fragment_bytes("", {}, *form, speed=state.inventory.speed, floats_exact=True)
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread
