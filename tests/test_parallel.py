@@ -383,6 +383,26 @@ def test_forked_worker_imports_no_writer_after_the_fork(make_inventory, fmt: str
         == []
 
 
+def test_forked_tasks_do_not_carry_the_settings(make_inventory, monkeypatch) -> None:
+    # A task of a forked pool's render names the render (its key): the worker finds the
+    # inventory it inherited from the fork by it. Pickled with every task, the settings were
+    # also unpickled, hashed and compared by the worker, about 0.1 ms a task.
+    from reclass_ng.settings import Settings
+
+    pickled = []
+    reduce_ex = Settings.__reduce_ex__
+
+    def counted(self, protocol):
+        pickled.append(protocol)
+        return reduce_ex(self, protocol)
+
+    monkeypatch.setattr(Settings, "__reduce_ex__", counted)
+    base = make_inventory(tricky_inventory(24))
+    expected = same_text(dump(load(base).inventory(), "json", True))
+    assert same_text(forked_render_text(base, "json")) == expected
+    assert pickled == []
+
+
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
 def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
                                                                 monkeypatch) -> None:

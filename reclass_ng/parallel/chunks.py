@@ -250,11 +250,14 @@ class LanePlan:
     they are all taken it takes over the back half of the chunks another worker has left
     (most left first), so no worker idles while another has work, and a run is split again
     only a few times. The counters live in memory shared by the fork (the workers are forked
-    after the plan is made)."""
+    after the plan is made), and so does `state`, the WorkerRender every process of the pool
+    renders the plan's nodes with (loaded before the fork)."""
 
     def __init__(self, names: Sequence[str], lanes: int,
-                 context: multiprocessing.context.BaseContext) -> None:
+                 context: multiprocessing.context.BaseContext,
+                 state: WorkerRender | None = None) -> None:
         self.names = tuple(names)
+        self.state = state
         lanes = max(1, min(lanes, len(names)))
         self.chunks: list[list[tuple[int, tuple[str, ...]]]] = []
         for lane in range(lanes):
@@ -321,22 +324,22 @@ _LANE_PLANS: dict[str, LanePlan] = {}
 
 
 class LaneJob(Record):
-    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`."""
+    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`.
 
-    __slots__ = ("settings", "key", "speed", "form", "encoded")
+    Without the settings: the worker finds the plan's state, inherited from the fork, by the
+    key. (Each task pickled the settings, and each worker unpickled them, hashed and compared
+    them to find its state: about 0.1 ms a task, in the coordinator too, 110 tasks a render at
+    2,000 nodes.)"""
+
+    __slots__ = ("key", "form", "encoded")
     _fields = __slots__
-    settings: Settings
     key: str
-    speed: Speed
     form: tuple[str, bool] | None
     encoded: bool
 
-    def __init__(self, settings: Settings, key: str, speed: Speed,
-                 form: tuple[str, bool] | None, encoded: bool = False) -> None:
+    def __init__(self, key: str, form: tuple[str, bool] | None, encoded: bool = False) -> None:
         _set = object.__setattr__
-        _set(self, "settings", settings)
         _set(self, "key", key)
-        _set(self, "speed", speed)
         _set(self, "form", form)
         _set(self, "encoded", encoded)
 
@@ -344,13 +347,16 @@ class LaneJob(Record):
 def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
     """Worker entry point of a forked pool: claim a chunk of the render's LanePlan (the
     worker's own lane first) and render it as render_chunk does; None when none is left."""
-    state = _worker_state(job.settings, job.key, job.speed)
     plan = _LANE_PLANS[job.key]
+    state = plan.state
+    assert state is not None  # _run_chunks sends LaneJobs for plans with a state only
     claimed = plan.claim(state)
     if claimed is None:
         return None
     start, names, taken = claimed
-    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form, job.encoded)
+    inventory = state.inventory
+    chunk = ChunkJob(inventory.settings, job.key, inventory.speed, start, names, job.form,
+                     job.encoded)
     with cycle_collection_paused(collect=not state.started):
         if taken is not None:
             # The class lists of the nodes this worker has now, once (see LanePlan): its
@@ -522,9 +528,11 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     plan = _LANE_PLANS.get(key)
     futures: list[Future[ChunkResult | None]]
     lane_job = None
-    if plan is not None and chunk_size is None and plan.names == tuple(names):
+    if plan is not None and chunk_size is None and plan.names == tuple(names) \
+            and plan.state is not None and plan.state is _STATES.get((settings, key,
+                                                                       inventory.speed)):
         plan.reset()
-        lane_job = LaneJob(settings, key, inventory.speed, form, encoded)
+        lane_job = LaneJob(key, form, encoded)
         futures = [executor.submit(render_claimed_chunk, lane_job) for _ in range(plan.total)]
     else:
         futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
@@ -709,7 +717,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         _load_node_writer(state, settings)
         names = state.inventory.node_names
         workers = max(1, jobs - 1)
-        _LANE_PLANS[key] = LanePlan(names, workers + 1, context)
+        _LANE_PLANS[key] = LanePlan(names, workers + 1, context, state)
     else:
         key = uuid.uuid4().hex
         context = multiprocessing.get_context(methods[0])
