@@ -372,3 +372,21 @@ def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch):
                             "--inventory", "-o", "json", "--jobs", "2")
     assert imported == ["concurrent.futures"]  # the forked pool rendered
     assert json.loads(output)["nodes"]["n3"]["parameters"]["a"] == 1
+
+
+def test_jobs_yaml_imports_no_uuid(tmp_path, monkeypatch):
+    # A render's key was a uuid4: importing uuid (and platform, which it imports) cost the
+    # serial part of a `--jobs` render 12 M instructions where nothing else needs them (JSON's
+    # orjson imports them anyway).
+    from reclass_ng.parallel.workers import usable_cpus
+
+    if usable_cpus()[0] < 2:
+        pytest.skip("--jobs renders serially with one usable CPU")
+    monkeypatch.setenv("RECLASS_NG_JOBS_MIN_NODES", "0")
+    root = write_inventory(tmp_path / "inv", {
+        "classes/base.yml": "parameters:\n  a: ${b}\n  b: 1\n",
+        **{f"nodes/n{number}.yml": "classes: [base]\n" for number in range(4)}})
+    imported, output = _run(root, ("concurrent.futures", "uuid", "platform"),
+                            "--inventory", "-o", "yaml", "--jobs", "2")
+    assert imported == ["concurrent.futures"]  # the forked pool rendered
+    assert "n3:" in output

@@ -24,7 +24,6 @@ import multiprocessing
 import os
 import signal
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -136,7 +135,7 @@ def preload(settings: Settings, parse_classes: bool = False, storage: Any = None
     all chunks). A class that fails to load is left for the node that needs it to report.
     `speed`: the render's (default: RECLASS_NG_SPEED's).
     """
-    key = uuid.uuid4().hex
+    key = _new_render_key()
     inventory = _worker_inventory(_portable(settings), key, speed or Speed.from_environment(),
                                   storage)
     if parse_classes:
@@ -472,6 +471,13 @@ def _transferable(err: ReclassError) -> ReclassError:
 
 # -- coordinator side -------------------------------------------------------------------------
 
+def _new_render_key() -> str:
+    """A name no other render has: 16 random bytes, as uuid4's (importing uuid, with the
+    platform module it imports, cost the serial part of a YAML `--jobs` render 12 M
+    instructions)."""
+    return os.urandom(16).hex()
+
+
 def _portable(settings: Settings) -> Settings:
     """Settings whose inventory path means the same in any worker (absolute)."""
     base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
@@ -524,7 +530,7 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     inventory.storage.check_classes()  # as the serial render: before any node
     sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
                                                                       _workers_of(executor))
-    key = key or uuid.uuid4().hex
+    key = key or _new_render_key()
     plan = _LANE_PLANS.get(key)
     futures: list[Future[ChunkResult | None]]
     lane_job = None
@@ -719,7 +725,7 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         workers = max(1, jobs - 1)
         _LANE_PLANS[key] = LanePlan(names, workers + 1, context, state)
     else:
-        key = uuid.uuid4().hex
+        key = _new_render_key()
         context = multiprocessing.get_context(methods[0])
     # Ctrl-C is held back while the workers start, so that none is left unknown to the pool.
     held = hasattr(signal, "pthread_sigmask")
