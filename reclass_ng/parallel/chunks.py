@@ -716,7 +716,10 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         # two cores that costs less wall time than parsing them all before it, serially
         # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
         # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
-        # lane +0.72 G: critical path 7.67 -> 7.44 G).
+        # lane +0.72 G: critical path 7.67 -> 7.44 G). Parsing before the fork only the
+        # files both lanes read (a list known from an earlier run) leaves the critical path
+        # as it is and the processes' sum 5.5% smaller (mcp 500, JSON); finding those files
+        # costs more than that (doc/performance.rst, "--jobs: what both lanes do").
         key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         state = _worker_state(_portable(settings), key, speed or Speed.from_environment())
