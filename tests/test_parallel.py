@@ -6,6 +6,7 @@ when nodes fail, the same warnings in the same order, with any executor and any 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import re
@@ -325,6 +326,81 @@ def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_
     # no file: the worker took no task at all (the coordinator claimed every chunk first)
     taken = len(tasks.read_text().splitlines()) if tasks.exists() else 0
     assert taken < plan.total // 2
+
+
+# Run in a fresh interpreter (the test session has imported the writers already): renders
+# with a forked pool, the coordinator slowed down so that the worker renders nodes, and prints
+# the modules the worker imported after the fork.
+_IMPORTS_AFTER_THE_FORK = """
+import json, os, sys, time
+import reclass_ng
+from reclass_ng import parallel
+from reclass_ng.parallel import chunks
+
+at_fork = []
+os.register_at_fork(after_in_child=lambda: at_fork.append(set(sys.modules)))
+coordinator = os.getpid()
+render_chunk = chunks._render_chunk
+
+rendered = []
+
+def slow_in_the_coordinator(job, state):
+    if os.getpid() == coordinator:
+        time.sleep(0.05)
+    else:
+        rendered.append(len(job.names))
+    return render_chunk(job, state)
+
+def imported_since_the_fork():
+    return sum(rendered), sorted(set(sys.modules) - at_fork[0])
+
+chunks._render_chunk = slow_in_the_coordinator
+base, fmt = sys.argv[1], sys.argv[2]
+inventory = reclass_ng.load(base, read_config=False, output=fmt, warn=lambda message: None)
+with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                  inventory.speed) as (executor, key):
+    parallel.render_inventory_bytes(inventory, executor, fmt, True, key=key)
+    print(json.dumps(executor.submit(imported_since_the_fork).result()))
+"""
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_forked_worker_imports_no_writer_after_the_fork(make_inventory, fmt: str) -> None:
+    # The node texts' writer (for JSON orjson, with dataclasses, inspect and ast: 45 M
+    # instructions) is imported before the fork, once for both processes, not by each at its
+    # first node.
+    files = {f"nodes/n{index:02d}.yml": f"classes: [base]\nparameters:\n  i: {index}\n"
+             for index in range(24)}
+    files["classes/base.yml"] = "parameters:\n  text: some words\n  ratio: 0.5\n"
+    base = make_inventory(files)
+    done = subprocess.run([sys.executable, "-c", _IMPORTS_AFTER_THE_FORK, str(base), fmt],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert done.returncode == 0, done.stderr
+    rendered, imported = json.loads(done.stdout.splitlines()[-1])
+    assert rendered > 0  # the worker rendered nodes
+    assert [name for name in imported if name.startswith(("reclass_ng.output", "orjson"))] \
+        == []
+
+
+def test_forked_tasks_do_not_carry_the_settings(make_inventory, monkeypatch) -> None:
+    # A task of a forked pool's render names the render (its key): the worker finds the
+    # inventory it inherited from the fork by it. Pickled with every task, the settings were
+    # also unpickled, hashed and compared by the worker, about 0.1 ms a task.
+    from reclass_ng.settings import Settings
+
+    pickled = []
+    reduce_ex = Settings.__reduce_ex__
+
+    def counted(self, protocol):
+        pickled.append(protocol)
+        return reduce_ex(self, protocol)
+
+    monkeypatch.setattr(Settings, "__reduce_ex__", counted)
+    base = make_inventory(tricky_inventory(24))
+    expected = same_text(dump(load(base).inventory(), "json", True))
+    assert same_text(forked_render_text(base, "json")) == expected
+    assert pickled == []
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from inventory_writer import write_inventory
 
 import reclass_ng
@@ -355,10 +356,15 @@ def test_json_inventory_written_by_orjson_imports_no_typing(tmp_path):
     assert json.loads(output)["nodes"]["n1"]["parameters"]["many"][-1] == 11_999
 
 
-def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch):
+@pytest.mark.parametrize("fmt, never", [
+    ("json", ("typing", "attrs", "attr", "reclass_ng.output.block_yaml")),
+    ("yaml", ("typing", "attrs", "attr", "uuid", "platform"))])
+def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch, fmt, never):
     # `--jobs` imports its modules before the fork, in the serial part of the render: attrs
     # (its class bodies compiled at import) and typing were half of what importing
-    # reclass_ng.parallel cost; JSON output needs no block YAML writer either.
+    # reclass_ng.parallel cost; JSON output needs no block YAML writer either. A render's key
+    # was a uuid4: uuid and platform (which it imports) cost a YAML render 12 M instructions
+    # more (JSON's orjson imports them anyway).
     from reclass_ng.parallel.workers import usable_cpus
 
     if usable_cpus()[0] < 2:
@@ -367,8 +373,8 @@ def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch):
     root = write_inventory(tmp_path / "inv", {
         "classes/base.yml": "parameters:\n  a: ${b}\n  b: 1\n",
         **{f"nodes/n{number}.yml": "classes: [base]\n" for number in range(4)}})
-    imported, output = _run(root, ("concurrent.futures", "typing", "attrs", "attr",
-                                   "reclass_ng.output.block_yaml"),
-                            "--inventory", "-o", "json", "--jobs", "2")
+    imported, output = _run(root, ("concurrent.futures", *never),
+                            "--inventory", "-o", fmt, "--jobs", "2")
     assert imported == ["concurrent.futures"]  # the forked pool rendered
-    assert json.loads(output)["nodes"]["n3"]["parameters"]["a"] == 1
+    document = json.loads(output) if fmt == "json" else yaml.safe_load(output)
+    assert document["nodes"]["n3"]["parameters"]["a"] == 1

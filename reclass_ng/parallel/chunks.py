@@ -24,7 +24,6 @@ import multiprocessing
 import os
 import signal
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -136,7 +135,7 @@ def preload(settings: Settings, parse_classes: bool = False, storage: Any = None
     all chunks). A class that fails to load is left for the node that needs it to report.
     `speed`: the render's (default: RECLASS_NG_SPEED's).
     """
-    key = uuid.uuid4().hex
+    key = _new_render_key()
     inventory = _worker_inventory(_portable(settings), key, speed or Speed.from_environment(),
                                   storage)
     if parse_classes:
@@ -250,11 +249,14 @@ class LanePlan:
     they are all taken it takes over the back half of the chunks another worker has left
     (most left first), so no worker idles while another has work, and a run is split again
     only a few times. The counters live in memory shared by the fork (the workers are forked
-    after the plan is made)."""
+    after the plan is made), and so does `state`, the WorkerRender every process of the pool
+    renders the plan's nodes with (loaded before the fork)."""
 
     def __init__(self, names: Sequence[str], lanes: int,
-                 context: multiprocessing.context.BaseContext) -> None:
+                 context: multiprocessing.context.BaseContext,
+                 state: WorkerRender | None = None) -> None:
         self.names = tuple(names)
+        self.state = state
         lanes = max(1, min(lanes, len(names)))
         self.chunks: list[list[tuple[int, tuple[str, ...]]]] = []
         for lane in range(lanes):
@@ -321,22 +323,22 @@ _LANE_PLANS: dict[str, LanePlan] = {}
 
 
 class LaneJob(Record):
-    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`."""
+    """One task of a forked pool's render: render the next chunk of the LanePlan of `key`.
 
-    __slots__ = ("settings", "key", "speed", "form", "encoded")
+    Without the settings: the worker finds the plan's state, inherited from the fork, by the
+    key. (Each task pickled the settings, and each worker unpickled them, hashed and compared
+    them to find its state: about 0.1 ms a task, in the coordinator too, 110 tasks a render at
+    2,000 nodes.)"""
+
+    __slots__ = ("key", "form", "encoded")
     _fields = __slots__
-    settings: Settings
     key: str
-    speed: Speed
     form: tuple[str, bool] | None
     encoded: bool
 
-    def __init__(self, settings: Settings, key: str, speed: Speed,
-                 form: tuple[str, bool] | None, encoded: bool = False) -> None:
+    def __init__(self, key: str, form: tuple[str, bool] | None, encoded: bool = False) -> None:
         _set = object.__setattr__
-        _set(self, "settings", settings)
         _set(self, "key", key)
-        _set(self, "speed", speed)
         _set(self, "form", form)
         _set(self, "encoded", encoded)
 
@@ -344,13 +346,16 @@ class LaneJob(Record):
 def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
     """Worker entry point of a forked pool: claim a chunk of the render's LanePlan (the
     worker's own lane first) and render it as render_chunk does; None when none is left."""
-    state = _worker_state(job.settings, job.key, job.speed)
     plan = _LANE_PLANS[job.key]
+    state = plan.state
+    assert state is not None  # _run_chunks sends LaneJobs for plans with a state only
     claimed = plan.claim(state)
     if claimed is None:
         return None
     start, names, taken = claimed
-    chunk = ChunkJob(job.settings, job.key, job.speed, start, names, job.form, job.encoded)
+    inventory = state.inventory
+    chunk = ChunkJob(inventory.settings, job.key, inventory.speed, start, names, job.form,
+                     job.encoded)
     with cycle_collection_paused(collect=not state.started):
         if taken is not None:
             # The class lists of the nodes this worker has now, once (see LanePlan): its
@@ -466,6 +471,13 @@ def _transferable(err: ReclassError) -> ReclassError:
 
 # -- coordinator side -------------------------------------------------------------------------
 
+def _new_render_key() -> str:
+    """A name no other render has: 16 random bytes, as uuid4's (importing uuid, with the
+    platform module it imports, cost the serial part of a YAML `--jobs` render 12 M
+    instructions)."""
+    return os.urandom(16).hex()
+
+
 def _portable(settings: Settings) -> Settings:
     """Settings whose inventory path means the same in any worker (absolute)."""
     base = os.path.expanduser(settings.inventory_base_uri or os.getcwd())
@@ -518,13 +530,15 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
     inventory.storage.check_classes()  # as the serial render: before any node
     sizes = _fixed_sizes(chunk_size) if chunk_size else _guided_sizes(len(names),
                                                                       _workers_of(executor))
-    key = key or uuid.uuid4().hex
+    key = key or _new_render_key()
     plan = _LANE_PLANS.get(key)
     futures: list[Future[ChunkResult | None]]
     lane_job = None
-    if plan is not None and chunk_size is None and plan.names == tuple(names):
+    if plan is not None and chunk_size is None and plan.names == tuple(names) \
+            and plan.state is not None and plan.state is _STATES.get((settings, key,
+                                                                       inventory.speed)):
         plan.reset()
-        lane_job = LaneJob(settings, key, inventory.speed, form, encoded)
+        lane_job = LaneJob(key, form, encoded)
         futures = [executor.submit(render_claimed_chunk, lane_job) for _ in range(plan.total)]
     else:
         futures = [executor.submit(render_chunk, ChunkJob(settings, key, inventory.speed,
@@ -702,15 +716,19 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         # two cores that costs less wall time than parsing them all before it, serially
         # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
         # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
-        # lane +0.72 G: critical path 7.67 -> 7.44 G).
+        # lane +0.72 G: critical path 7.67 -> 7.44 G). Parsing before the fork only the
+        # files both lanes read (a list known from an earlier run) leaves the critical path
+        # as it is and the processes' sum 5.5% smaller (mcp 500, JSON); finding those files
+        # costs more than that (doc/performance.rst, "--jobs: what both lanes do").
         key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
-        names = _worker_inventory(_portable(settings), key,
-                                  speed or Speed.from_environment()).node_names
+        state = _worker_state(_portable(settings), key, speed or Speed.from_environment())
+        _load_node_writer(state, settings)
+        names = state.inventory.node_names
         workers = max(1, jobs - 1)
-        _LANE_PLANS[key] = LanePlan(names, workers + 1, context)
+        _LANE_PLANS[key] = LanePlan(names, workers + 1, context, state)
     else:
-        key = uuid.uuid4().hex
+        key = _new_render_key()
         context = multiprocessing.get_context(methods[0])
     # Ctrl-C is held back while the workers start, so that none is left unknown to the pool.
     held = hasattr(signal, "pthread_sigmask")
@@ -751,6 +769,17 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         plan = _LANE_PLANS.pop(key, None)
         if plan is not None:
             plan.close()
+
+
+def _load_node_writer(state: WorkerRender, settings: Settings) -> None:
+    """The writer of the node texts in the form `settings` print, imported (and for block
+    YAML, made) before the fork: each process imported it at its first node otherwise (for
+    JSON, orjson and what it imports: 45 M instructions in each)."""
+    form = (settings.output, settings.pretty_print)
+    if form == ("yaml", True):
+        state.yaml_writer.node_text("", {})  # also imports what its scalars need
+    elif form in FRAGMENT_FORMS:
+        node_fragment_bytes("", {}, *form, speed=state.inventory.speed, floats_exact=True)
 
 
 STOP_SECONDS = 5  # how long stopping waits for a worker, then for the pool's manager thread

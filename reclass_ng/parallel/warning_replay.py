@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from reclass_ng.queries import ExportView, ViewWatcher
 
@@ -45,15 +44,25 @@ def recording_warn(message: str) -> None:
         events.append(message)
 
 
-@contextmanager
-def recording(events: list[Any]) -> Iterator[list[Any]]:
-    """Warnings of this thread go to `events` inside the block."""
-    saved = _RECORDER.events
-    _RECORDER.events = events
-    try:
-        yield events
-    finally:
-        _RECORDER.events = saved
+class recording:  # lower case: used like the function it was, `with recording(...) as ...`
+    """Warnings of this thread go to `events` inside the block.
+
+    A class, not contextlib.contextmanager: a worker enters one for each step of each node
+    (twice a node), and the generator's context manager cost three times as much."""
+
+    __slots__ = ("events", "saved")
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events = events
+        self.saved: list[Any] | None = None
+
+    def __enter__(self) -> list[Any]:
+        self.saved = _RECORDER.events
+        _RECORDER.events = self.events
+        return self.events
+
+    def __exit__(self, *exc_info: object) -> None:
+        _RECORDER.events = self.saved
 
 
 class WorkerWarnings(ViewWatcher):
