@@ -507,8 +507,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
             # A value a reference reaches before the walk over the tree does takes the fast
-            # paths too (_render_keys' case): a third of what they declined on the real Salt
-            # models (issue 29) was such values, each taking the whole _render_at.
+            # paths too (_render_keys' case): such values were a sixth (stacklight) to a third
+            # (training-lab) of what the real Salt models rendered in full (issue 29).
             if self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH:
                 new = self._rendered_now(child, walked[:-1], index)
                 if new is not NOT_RENDERED:
