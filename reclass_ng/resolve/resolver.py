@@ -168,8 +168,9 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
         plain = PLAIN  # a local: a C set in the compiled build (resolve/resolver.pxd)
-        self._render_keys(container, [key for key, value in items if type(value) not in plain],
-                          path)
+        keys = [key for key, value in items if type(value) not in plain]
+        if keys:  # a quarter of a Salt model's merged mappings hold nothing left to render
+            self._render_keys(container, keys, path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple  # noqa: C901
                      ) -> None:
