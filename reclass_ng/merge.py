@@ -238,12 +238,16 @@ class Merger:
                     path: tuple, record: WriteObserver | None = None) -> Stack:
         """A layer stack for the key: the value there (or its stack) with `new` on top, unless
         a constant layer (`=`) holds the key."""
-        wrapped = None
-        if type(old) is Stack:
-            stack = old.owned_copy()
-        else:
+        if type(old) is not Stack:
+            # The commonest case (a class's value overridden by a cluster's): two layers,
+            # no constant one (only a stack holds flagged layers).
             wrapped = Layer(old, old_source)
-            stack = Stack([wrapped])
+            new_layers = new.layers if type(new) is Stack else [Layer(new, source)]
+            stack = Stack([wrapped, *new_layers])
+            if record is not None:
+                record.stacked(path, new_layers, wrapped)
+            return stack
+        stack = old.owned_copy()
         constant = stack.constant_layer
         if constant is not None:
             if record is not None:
@@ -258,7 +262,7 @@ class Merger:
             new_layers = [Layer(new, source)]
         stack.layers.extend(new_layers)
         if record is not None:
-            record.stacked(path, new_layers, wrapped)
+            record.stacked(path, new_layers, None)
         return stack
 
     # -- folding (called by the resolver with each layer already rendered) ------------------

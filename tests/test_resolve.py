@@ -423,3 +423,60 @@ def test_long_strings_of_references_count_towards_the_limit_on_the_fast_path(
     assert f"at {crossing}" in messages[1], messages[1]
     # The fast path took every string before it.
     assert rendered in ([(crossing,)], None)
+
+
+# References to what the full render counts, and values a reference reaches first: the
+# commonest values the fast paths still declined on the real Salt models (issue 29, round 4).
+COUNTED_SHAPES = {
+    "classes/service.yml": (
+        "parameters:\n  svc:\n    host: ${_param:host}\n"
+        "    keys: ['${public_keys:newt}', '${public_keys:list}']\n"
+        "    hash: ${_param:hash}\n"
+        "  _param:\n    host: ${_param:cluster_host}\n    cluster_host: ctl01.example.org\n"
+        "    hash: $6$" + "a" * 90 + "\n"
+        "  public_keys:\n    newt: {key: ssh-rsa AAAA, user: newt}\n    list: [a, b]\n"),
+    "nodes/n1.yml": "classes: [service]\n",
+}
+
+
+def test_the_fast_paths_take_file_containers_long_strings_and_values_reached_first(
+        load_inventory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # `svc:host` refers to `_param:host`, not rendered yet when `svc` is (a reference to a
+    # value not rendered is the full render's); `_param:host`, reached through that
+    # reference, takes the fast path. So do references to a file's plain mapping or list
+    # and to a string longer than SHORT_TEXT, counted as the full render counts them.
+    reference = load_inventory(COUNTED_SHAPES, speed=Speed.reference()).nodeinfo("n1")
+    rendered = full_renders(monkeypatch)
+    fast = load_inventory(COUNTED_SHAPES, speed=Speed()).nodeinfo("n1")
+    assert rendered in ([("svc", "host")], None)
+    assert fast["parameters"] == reference["parameters"]
+    assert fast["parameters"]["svc"] == {
+        "host": "ctl01.example.org", "keys": [{"key": "ssh-rsa AAAA", "user": "newt"},
+                                              ["a", "b"]],
+        "hash": "$6$" + "a" * 90}
+
+
+@pytest.mark.parametrize("target", ["mapping", "list", "string"])
+def test_references_to_file_containers_count_towards_the_limit_on_the_fast_path(
+        make_inventory, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    # A plain mapping of 500 keys, a list of 1,000 items or a string of 2,000 characters,
+    # referred to 600 times: each reference counts about 2,000, so the 500th crosses the
+    # limit, with or without the fast paths, which take every reference before it.
+    written = {"mapping": "{" + ", ".join(f"k{i:03}: x" for i in range(500)) + "}",
+               "list": "[" + ", ".join(["x"] * 1000) + "]", "string": "t" * 2000}[target]
+    size = {"mapping": 1 + 500 * 5 + 500 * 2, "list": 1 + 1000 * 2, "string": 2000}[target]
+    refs = "".join(f"  r{i:03}: ${{big}}\n" for i in range(600))
+    root = str(make_inventory({"classes/c.yml": f"parameters:\n  big: {written}\n{refs}",
+                               "nodes/n1.yml": "classes: [c]\n"}))
+    crossing = f"r{MAX_REFERENCE_EXPANSION // size:03}"
+    messages = []
+    rendered = full_renders(monkeypatch)
+    for speed in (Speed.reference(), Speed()):
+        if rendered is not None:
+            rendered.clear()
+        with pytest.raises(ReferenceExpansionError) as raised:
+            reclass_ng.load(root, read_config=False, speed=speed).nodeinfo("n1")
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+    assert f"at {crossing}" in messages[1], messages[1]
+    assert rendered in ([(crossing,)], None)

@@ -33,5 +33,7 @@ cdef class FastPaths:
     cpdef _note_reads(self, value, path)
     @cython.locals(walked=frozenset, keys=tuple)
     cpdef _rendered_target(self, ref_path)
+    @cython.locals(keys=tuple, expanded=Py_ssize_t)
+    cpdef _counted_target(self, ref_path)
     @cython.locals(size=Py_ssize_t, containers=frozenset)
     cpdef Py_ssize_t _expansion_size(self, value) except -1

@@ -168,8 +168,9 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
     def _render_children(self, container: Any, path: tuple) -> None:
         items = container.items() if isinstance(container, dict) else enumerate(container)
         plain = PLAIN  # a local: a C set in the compiled build (resolve/resolver.pxd)
-        self._render_keys(container, [key for key, value in items if type(value) not in plain],
-                          path)
+        keys = [key for key, value in items if type(value) not in plain]
+        if keys:  # a quarter of a Salt model's merged mappings hold nothing left to render
+            self._render_keys(container, keys, path)
 
     def _render_keys(self, container: Any, keys: tuple | list, path: tuple  # noqa: C901
                      ) -> None:
@@ -200,6 +201,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                         new = found.get(ref_path, NOT_RENDERED)
                         if new is NOT_RENDERED:
                             new = self._rendered_target(ref_path)
+                            if new is NOT_RENDERED:
+                                new = self._counted_target(ref_path)
                         if self._reading and new is not NOT_RENDERED:
                             self._note_read(ref_path, new, path + (key,))  # path made if told
                     if new is not NOT_RENDERED:
@@ -280,8 +283,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             return value
         ref_path = value.reference_path
         if self.fast_references and ref_path is not None:
-            # What _lookup_ref returns for a reference to a rendered plain value.
+            # What render_interp returns for a reference to a rendered plain value.
             new = self._rendered_target(ref_path)
+            if new is NOT_RENDERED:
+                new = self._counted_target(ref_path)
             if new is not NOT_RENDERED:
                 if self._reading:
                     self._note_read(ref_path, new, path)
@@ -502,6 +507,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         if kind is Interpolation or kind is Stack:
             if walked in self.in_progress:
                 self._loop(ref_path, walked, interp, path)
+            # A value a reference reaches before the walk over the tree does takes the fast
+            # paths too (_render_keys' case): such values were a sixth (stacklight) to a third
+            # (training-lab) of what the real Salt models rendered in full (issue 29).
+            if self.fast_references and len(self.in_progress) < MAX_REFERENCE_DEPTH:
+                new = self._rendered_now(child, walked[:-1], index)
+                if new is not NOT_RENDERED:
+                    container[index] = new
+                    return new
             return self._render_at(container, index, walked, shallow)
         if kind is UnresolvedDict or kind is UnresolvedList:
             child = container[index] = self._own(child)
