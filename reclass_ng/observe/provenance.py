@@ -316,15 +316,24 @@ class NodeProvenance:
         recording the same facts, or worked out and kept for the next ones), or None where
         they are the node's own."""
         endings = recorder.endings
-        roots = [ended_at[:1] if len(ended_at) == 1 or ended_at[:1] in endings
-                 else ended_at[:2] for ended_at in endings]
-        # root -> the paths below it that ended (each path that ended goes with the paths below
-        # its first two keys, or below its first key when something ended there: what ends
-        # there reaches every path below it)
-        ended_below: dict[tuple, list[tuple]] = {}
+        names = share.names(recorder)
+        # Each path that ended goes with the paths below its first key (the writes reaching
+        # a first key are indexed all at once: SectionRecorder.candidates), or below its
+        # first two when a write reaching the first key is the node's own (its own value
+        # below one second key leaves the others shared) and nothing ended at the first key
+        # (what ends there reaches every path below it).
+        below_first: dict[tuple, bool] = {}  # first key -> whether its paths go with it
+        roots = []
+        for ended_at in endings:
+            first = ended_at[:1]
+            whole = below_first.get(first)
+            if whole is None:
+                whole = below_first[first] = first in endings or all(
+                    names[id(write)] is not None for write in recorder.candidates(first))
+            roots.append(first if whole else ended_at[:2])
+        ended_below: dict[tuple, list[tuple]] = {}  # root -> the paths below it that ended
         for ended_at, root in zip(endings, roots, strict=True):
             ended_below.setdefault(root, []).append(ended_at)
-        names = share.names(recorder)
         answers: dict[tuple, tuple[ContestedBelow, bool]] = {}
         for root, ended in ended_below.items():
             facts = share.facts(recorder, root, ended, names)
@@ -333,7 +342,8 @@ class NodeProvenance:
                 share.reused += 1
                 answers[root] = answer, True
                 continue
-            answer, shared = self._contested_below(recorder, section, root, ended, enders)
+            answer, shared = self._contested_below(recorder, section, root, ended, enders,
+                                                   facts is not None)
             if shared and facts is not None:
                 share.keep(facts, answer, recorder.writes)
             answers[root] = answer, shared
@@ -345,16 +355,19 @@ class NodeProvenance:
         return paths
 
     def _contested_below(self, recorder: SectionRecorder, section: str, root: tuple,
-                          ended: list[tuple], enders: dict[tuple[int, tuple], Write | None]
-                          ) -> tuple[ContestedBelow, bool]:
+                         ended: list[tuple], enders: dict[tuple[int, tuple], Write | None],
+                         labelled: bool) -> tuple[ContestedBelow, bool]:
         """The ContestedBelow below `root` (`ended`: the paths below it where something
         ended) worked out from the node's record, and whether it holds nothing of the node's
-        own (see observe.shared_answers). `enders` as _label's."""
+        own (see observe.shared_answers); without labels unless `labelled` (its facts are
+        not shared: its writes are labelled path by path). `enders` as _label's."""
         by_id = recorder.writes_by_id()
         discovered: dict[tuple, tuple] = {}
         seen: dict[tuple, ContestedBelow | None] = {}
         for ended_at in ended:
             discovered[ended_at] = tuple(_add_paths_ended(recorder, ended_at, by_id, seen))
+        if not labelled:
+            return ContestedBelow(root, discovered, {}), False
         position = {id(entity_write): number
                     for number, entity_write in enumerate(recorder.candidates(root))}
         labels: dict[tuple, tuple] = {}

@@ -81,7 +81,8 @@ class SharedAnswers:
                     return None
                 ends.append((kill.seq, named))
         # what an ending ends depends on the endings before it: their order, not their seq
-        ends.sort(key=_first)
+        # (no two are equal: the tuples after them are never compared)
+        ends.sort()
         return root, tuple(writes), tuple(end for _, end in ends)
 
     def names(self, recorder: SectionRecorder) -> dict[int, tuple[int, int] | None]:
@@ -104,10 +105,6 @@ class SharedAnswers:
                 held[id(write.value)] = write.value
         self.answers[facts] = answer
         self.kept += 1
-
-
-def _first(item: tuple) -> Any:
-    return item[0]
 
 
 def _ending_facts(kill: Kill, path: tuple, names: dict[int, tuple[int, int] | None]
