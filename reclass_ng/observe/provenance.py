@@ -345,7 +345,7 @@ class NodeProvenance:
             answer, shared = self._contested_below(recorder, section, root, ended, enders,
                                                    facts is not None)
             if shared and facts is not None:
-                share.keep(facts, answer, recorder.writes)
+                share.keep(facts, answer, recorder)
             answers[root] = answer, shared
         paths: dict[tuple, ContestedBelow | None] = {}
         for ended_at, root in zip(endings, roots, strict=True):

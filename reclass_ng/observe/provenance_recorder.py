@@ -100,6 +100,7 @@ class SectionRecorder(WriteObserver):
         # the paths where `anchor` read what is the node's own: a reference's rendered value,
         # or a key kept below a prefixed key (an answer read there is not shared)
         self.read_own: set[tuple] = set()
+        self.shared_held = False  # whether `share` holds this node's class writes (keep)
         self._by_id: dict[int, EntityWrite] | None = None
         self.writes: list[EntityWrite] = []
         self.by_source: dict[int, EntityWrite] = {}

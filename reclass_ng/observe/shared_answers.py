@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-    from reclass_ng.observe.provenance_recorder import EntityWrite, Kill, SectionRecorder
+    from reclass_ng.observe.provenance_recorder import Kill, SectionRecorder
 
 
 class ContestedBelow:
@@ -95,14 +95,16 @@ class SharedAnswers:
                 if source.kind == "class" and write.kept_keys is None else None
         return found
 
-    def keep(self, facts: tuple, answer: ContestedBelow, writes: list[EntityWrite]) -> None:
-        """Keep `answer` under `facts`, with the sources and trees of the class writes among
-        `writes` (the node's, the ones facts name among them) held."""
-        held = self._held
-        for write in writes:
-            if write.source.kind == "class":
-                held[id(write.source)] = write.source
-                held[id(write.value)] = write.value
+    def keep(self, facts: tuple, answer: ContestedBelow, recorder: SectionRecorder) -> None:
+        """Keep `answer` under `facts`, with the sources and trees of the class writes of
+        `recorder`'s node (the ones facts name among them) held: once a node."""
+        if recorder.shared_held is False:
+            held = self._held
+            for write in recorder.writes:
+                if write.source.kind == "class":
+                    held[id(write.source)] = write.source
+                    held[id(write.value)] = write.value
+            recorder.shared_held = True
         self.answers[facts] = answer
         self.kept += 1
 
