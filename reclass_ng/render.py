@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from reclass_ng.observe import RenderObserver, WriteObserver  # see merge.py
     from reclass_ng.observe.provenance import NodeProvenance
+    from reclass_ng.observe.shared_answers import SharedAnswers
     from reclass_ng.queries import QueryEngine, ViewWatcher
     from reclass_ng.storage.positions import KeyPositions
     from reclass_ng.syntax.defaults import DefaultValues
@@ -604,25 +605,32 @@ class InventoryRenderer:
         # the default 2, 11.82 G with 7; stacklight 3.431 -> 3.413 G).
         subtrees = RenderedSubtrees(min_dirty=STREAMED_MIN_DIRTY) \
             if self.speed.rendered_subtrees else None
+        from reclass_ng.observe.shared_answers import SharedAnswers
+
+        # The contested writes below a key where nodes record the same facts, worked out
+        # once (lint reads every node's: they were a third of its time).
+        share = SharedAnswers()
         for name in names:
             try:
-                found: NodeProvenance | Exception = self.provenance(name, subtrees=subtrees)
+                found: NodeProvenance | Exception = self.provenance(name, subtrees=subtrees,
+                                                                    share=share)
             except Exception as err:  # noqa: BLE001 - handed to the caller, node by node
                 found = err
             yield name, found
 
-    def provenance(self, name: str, *, subtrees: RenderedSubtrees | None = None
-                   ) -> NodeProvenance:
+    def provenance(self, name: str, *, subtrees: RenderedSubtrees | None = None,
+                   share: SharedAnswers | None = None) -> NodeProvenance:
         """Who wrote each value of node `name`, and what the node read: its render, recorded.
 
         A node that fails to render still gets the record of what was merged until then, with
         the error in `NodeProvenance.error`. `subtrees`: the rendered copies of file
-        containers shared with the nodes recorded before it (each_provenance).
+        containers shared with the nodes recorded before it (each_provenance); `share`: the
+        answers about writes of those nodes' records (observe.shared_answers).
         """
         from reclass_ng.observe.provenance import MappedClass
         from reclass_ng.observe.provenance_recorder import ProvenanceRecorder
 
-        recorder = ProvenanceRecorder(name, self.settings, self.key_positions)
+        recorder = ProvenanceRecorder(name, self.settings, self.key_positions, share)
         mappings = self.renderer.mappings
         if mappings:
             found = first_mappings(mappings, self.renderer.mapping_subject(name))

@@ -7,6 +7,7 @@ the finding is missing and the test fails.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -310,3 +311,31 @@ def test_line_index_reads_a_files_lines_only_when_asked(tmp_path: Path) -> None:
     assert set(index.tables) == {str(good)}
     assert index.line(str(broken), ("parameters", "app")) is None
     assert index.line(str(unchecked), ("parameters", "app")) is None
+
+
+def test_the_yaml_checks_compose_only_the_files_the_fast_reader_leaves(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the fast reader of block YAML reads writing no key twice holds no yaml-syntax
+    or duplicate-key finding, and its keys tell whether it may hold a delimiter-in-key one:
+    only the others are composed by PyYAML (composing every file was a tenth of lint)."""
+    from reclass_ng.lint.yaml_pass import LineIndex, check_files
+    from reclass_ng.storage import yaml_full
+
+    composed: list[str] = []
+    compose = yaml_full.compose_yaml_bytes
+    monkeypatch.setattr(yaml_full, "compose_yaml_bytes", lambda data, path: (
+        composed.append(os.path.basename(path)) or compose(data, path)))
+    files = {"plain.yml": "parameters:\n  app:\n    ~port: 80\n    hosts: [a, b]\n",
+             "twice.yml": "parameters:\n  app:\n    port: 80\n    port: 81\n",
+             "delimiter.yml": "parameters:\n  app:\n    a:b: 1\n",
+             "flow.yml": "parameters: {app: {port: 1}}\n",
+             "broken.yml": "parameters:\n  app: [\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    index = LineIndex(str(tmp_path))
+    found = check_files([str(tmp_path / name) for name in files], ":", "~=", index)
+    assert sorted((os.path.basename(f.path), f.rule, f.line) for f in found) == [
+        ("broken.yml", "yaml-syntax", 3), ("delimiter.yml", "delimiter-in-key", 3),
+        ("twice.yml", "duplicate-key", 4)]
+    assert composed == ["twice.yml", "delimiter.yml", "flow.yml", "broken.yml"]
+    assert index.line(str(tmp_path / "plain.yml"), ("parameters", "app", "port")) == 3

@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +20,7 @@ from test_shared_walks import KEYS, PARAMS, SHARED, TREES
 
 import reclass_ng
 from reclass_ng.classes import SharedClassWalks
+from reclass_ng.observe.provenance_recorder import SectionRecorder
 from reclass_ng.observe.walk_recording import WalkRecording
 from reclass_ng.settings import Speed
 
@@ -31,6 +33,8 @@ def assert_each_provenance_is_its_own(root: Path, **options: Any) -> None:
     for name, record in shared.each_provenance():
         own = alone.provenance(name)
         assert not isinstance(record, Exception), (name, record)
+        # first: what the record answers from other nodes' answers (observe.shared_answers)
+        assert contested(record) == contested(own), name
         assert recorded_facts(record) == recorded_facts(own), name
         assert answers(record) == answers(own), name
         assert [(m.entity.name, m.listed_by.entity.name if m.listed_by else None, m.order)
@@ -38,6 +42,18 @@ def assert_each_provenance_is_its_own(root: Path, **options: Any) -> None:
             [(m.entity.name, m.listed_by.entity.name if m.listed_by else None, m.order)
              for m in own.entities], name
         assert list(record.reads.classes.items()) == list(own.reads.classes.items()), name
+
+
+def contested(provenance: Any) -> list[tuple]:
+    """contested_key_writes() of both sections, in order, each write with all it says."""
+    def summary(write: Any) -> tuple:
+        return (write.source.name, write.path, write.key, write.flag,
+                orjson.dumps(write.written, default=repr), write.effect, write.final,
+                write.via, write.via_keys, write.order, write.line)
+
+    return [(section, path, [summary(w) + (summary(w.by) if w.by else None,) for w in writes])
+            for section in ("parameters", "exports")
+            for path, writes in provenance.contested_key_writes(section)]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,3 +109,37 @@ def test_the_real_node_entity_lists_the_walk_s_classes(tmp_path: Path) -> None:
     listed = {m.entity.name: m.listed_by.entity.name for m in records["n1"].entities
               if m.listed_by is not None}
     assert listed == {"base": "mid", "mid": "role", "role": "n1"}
+
+
+def test_the_contested_writes_nodes_share_are_worked_out_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three nodes merge the same classes; below `app` they record the same facts, below
+    # `host` each node writes its own value. base's `x` is a reference: whether its value
+    # holds `x:k` (and so what became of it there) is each node's own.
+    asked: list[tuple] = []
+    kills_at = SectionRecorder.kills_at
+    monkeypatch.setattr(SectionRecorder, "kills_at", lambda self, path: (
+        asked.append(path) or kills_at(self, path)))
+    files = {"classes/base.yml": "parameters:\n  app: {port: 1, opts: {a: 1}}\n  host: x\n"
+                                 "  x: ${src}\n",
+             "classes/role.yml": "classes: [base]\nparameters:\n  app: {port: 2, opts: {a: 2}}\n"
+                                 "  x: {k: 2, j: 3}\n"}
+    sources = ["{k: 1}", "5", "{j: 1}"]
+    files.update({f"nodes/n{i}.yml": f"classes: [role]\nparameters:\n  host: h{i}\n"
+                                     f"  src: {sources[i]}\n" for i in range(3)})
+    root = write_inventory(tmp_path, files)
+    inventory = reclass_ng.load(str(root), read_config=False)
+    found = {}
+    for name, record in inventory.each_provenance():
+        asked.clear()
+        found[name] = [(path, [(w.source.name, w.effect, w.by.source.name if w.by else None)
+                               for w in writes]) for path, writes in
+                       record.contested_key_writes()]
+        if name != "n0":
+            assert not [path for path in asked if path[:1] == ("app",)], (name, asked)
+    assert found["n2"] == [
+        (("app", "port"), [("base", "overridden", "role"), ("role", "set", None)]),
+        (("app", "opts", "a"), [("base", "overridden", "role"), ("role", "set", None)]),
+        (("host",), [("base", "overridden", "n2"), ("n2", "set", None)])]
+    assert_each_provenance_is_its_own(root)
+

@@ -317,6 +317,41 @@ NODES = st.recursive(
     | st.tuples(st.just("seq"), st.lists(inner, min_size=1, max_size=4)), max_leaves=20)
 
 
+# A loader whose fast path declines a mapping writing a key twice (lint's YAML checks)
+UNIQUE = YamlLoader(block_reader=True, unique_keys=True)
+
+
+def written_twice(node) -> bool:
+    """Whether a mapping of a composed document writes a key twice (the same tag and text;
+    merge keys aside), as lint's duplicate-key rule finds it."""
+    stack, seen = [node], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys = [(k.tag, k.value) for k, _ in node.value
+                    if isinstance(k, yaml.ScalarNode) and k.value != "<<"]
+            if len(keys) != len(set(keys)):
+                return True
+            stack.extend(value for _, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return False
+
+
+def assert_unique_or_declined(text: str) -> bool:
+    """With unique_keys the fast path declines, or reads what it reads without them from a
+    document writing no key twice; True when it read."""
+    read, document = UNIQUE.block_read(text.encode())
+    if not read:
+        return False
+    assert typed(document) == typed(fast(text)), text
+    assert not written_twice(yaml.compose(text)), text
+    return True
+
+
 def _layout(node, indent, step, indentless, noise, out):
     kind, items = node
     for item in items:
@@ -352,6 +387,33 @@ def test_generated_documents_read_fast_only_as_pyyaml_reads_them(pairs, step, in
     lines: list[str] = []
     _layout(("map", pairs), 0, step, indentless, data, lines)
     assert_same_or_declined("\n".join(lines) + "\n")
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(DOCUMENT_KEYS, NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.booleans(), st.data())
+def test_with_unique_keys_the_fast_path_reads_only_documents_writing_no_key_twice(
+        pairs, step, indentless, data):
+    lines: list[str] = []
+    _layout(("map", pairs), 0, step, indentless, data, lines)
+    assert_unique_or_declined("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\nb: 2\na: 3\n",
+    "x:\n  a: 1\n  a: 1\n",  # the second line as the memo of lines has it
+    "l:\n- a: 1\n  a: 2\n",
+    "yes: 1\ntrue: 2\n",  # two spellings of one key (declined: lint's rule composes the file)
+    "base: &b\n  k: 1\nm:\n  <<: *b\n  k: 2\n",  # a key after a merge key gave it
+])
+def test_with_unique_keys_a_key_written_twice_is_declined(text):
+    assert assert_same_or_declined(text)  # what the storage's fast path reads
+    assert not assert_unique_or_declined(text)
+
+
+def test_with_unique_keys_keys_written_once_take_the_fast_path():
+    text = "a: 1\nb:\n  a: 2\n  c: [1, 2]\nl:\n- a: 1\n- a: 2\nm: &m\n  k: 1\nn: *m\n"
+    assert assert_unique_or_declined(text)
 
 
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)

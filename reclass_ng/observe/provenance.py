@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reclass_ng.location import Location
+from reclass_ng.observe.shared_answers import ContestedBelow
 from reclass_ng.storage.positions import KeyPositions
 from reclass_ng.values import Interpolation, Source, Stack
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         Kill,
         SectionRecorder,
     )
+    from reclass_ng.observe.shared_answers import SharedAnswers
 
     # What became of an entity write on the way down to a path (SectionRecorder.fate)
     Fate: TypeAlias = tuple[Kill, tuple] | None
@@ -266,32 +268,191 @@ class NodeProvenance:
         mapping (something ended it, or it appended a list), each with every write there,
         in the order found. The other writes of a node are the values_written() of its
         entity_values(), the same on every node merging an entity: a tool reading many nodes
-        can take those once per entity, and only these from each node."""
+        can take those once per entity, and only these from each node (and, for the nodes of
+        one each_provenance, the writes below a key where they record the same facts once:
+        observe.shared_answers)."""
         recorder = self._sections[section]
-        paths: dict[tuple, None] = {}
-        by_id = {id(entity_write): entity_write for entity_write in recorder.writes}
-        for ended_at in recorder.endings:
-            for key in recorder.kills_at(ended_at):
-                entity_write = by_id.get(key)
-                below = _value_at(entity_write.value, ended_at) if entity_write else MISSING
-                if below is not MISSING:
-                    paths.update((path, None) for path, _, _ in values_written(below, ended_at))
-        for entity_write in recorder.writes:
-            if entity_write.notes:
-                paths.update((path, None) for path, what in entity_write.notes.items()
-                             if what == "appended")
         # The writes that ended others, as Write objects, made once per node (many writes
         # are ended by the same one); never labelled, so sharing them changes nothing.
         enders: dict[tuple[int, tuple], Write | None] = {}
-        for path in paths:
-            if not path:
+        # (an ending at the root reaches every path: then nothing below a key is shared)
+        share = recorder.share if () not in recorder.endings else None
+        paths: dict[tuple, ContestedBelow | None]
+        if share is not None:
+            paths = self._shared_paths(recorder, section, share, enders)
+        else:
+            paths = {}
+            by_id = recorder.writes_by_id()
+            for ended_at in recorder.endings:
+                _add_paths_ended(recorder, ended_at, by_id, paths)
+        for entity_write in recorder.writes:
+            if entity_write.notes:
+                paths.update((path, None) for path, what in entity_write.notes.items()
+                             if what == "appended" and path not in paths)
+        for path, answer in paths.items():
+            found = self._keyed_at(recorder, section, path, answer, enders) if path else None
+            if found is not None and any(write.effect not in UNCONTESTED for write in found):
+                yield path, found
+
+    def _keyed_at(self, recorder: SectionRecorder, section: str, path: tuple,
+                  answer: ContestedBelow | None, enders: dict[tuple[int, tuple], Write | None]
+                  ) -> list[Write] | None:
+        """The writes keyed at `path`, labelled (from `answer`'s labels when given), None
+        when `path` is not one of written_paths() (a mapping everywhere)."""
+        if answer is not None:
+            labels = answer.labels.get(path)
+            return None if labels is None else \
+                self._labelled(recorder, section, path, answer, labels, enders)
+        candidates = recorder.candidates(path)
+        if not any(_ends_at(entity_write.value, path) for entity_write in candidates):
+            return None
+        return self._writes_keyed_at(recorder, section, candidates, path, enders)
+
+    def _shared_paths(self, recorder: SectionRecorder, section: str, share: SharedAnswers,
+                      enders: dict[tuple[int, tuple], Write | None]
+                      ) -> dict[tuple, ContestedBelow | None]:
+        """The paths contested_key_writes looks at below the paths that ended, in its order,
+        each with the ContestedBelow that labels the writes there (taken from an earlier node
+        recording the same facts, or worked out and kept for the next ones), or None where
+        they are the node's own."""
+        endings = recorder.endings
+        names = share.names(recorder)
+        # Each path that ended goes with the paths below its first key (the writes reaching
+        # a first key are indexed all at once: SectionRecorder.candidates), or below its
+        # first two when a write reaching the first key is the node's own (its own value
+        # below one second key leaves the others shared) and nothing ended at the first key
+        # (what ends there reaches every path below it).
+        below_first: dict[tuple, bool] = {}  # first key -> whether its paths go with it
+        roots = []
+        for ended_at in endings:
+            first = ended_at[:1]
+            whole = below_first.get(first)
+            if whole is None:
+                whole = below_first[first] = first in endings or all(
+                    names[id(write)] is not None for write in recorder.candidates(first))
+            roots.append(first if whole else ended_at[:2])
+        ended_below: dict[tuple, list[tuple]] = {}  # root -> the paths below it that ended
+        for ended_at, root in zip(endings, roots, strict=True):
+            ended_below.setdefault(root, []).append(ended_at)
+        answers: dict[tuple, tuple[ContestedBelow, bool]] = {}
+        for root, ended in ended_below.items():
+            facts = share.facts(recorder, root, ended, names)
+            answer = share.answers.get(facts) if facts is not None else None
+            if answer is not None:
+                share.reused += 1
+                answers[root] = answer, True
                 continue
+            answer, shared = self._contested_below(recorder, section, root, ended, enders,
+                                                   facts is not None)
+            if shared and facts is not None:
+                share.keep(facts, answer, recorder)
+            answers[root] = answer, shared
+        paths: dict[tuple, ContestedBelow | None] = {}
+        for ended_at, root in zip(endings, roots, strict=True):
+            answer, shared = answers[root]
+            for path in answer.discovered[ended_at]:
+                paths.setdefault(path, answer if shared else None)
+        return paths
+
+    def _contested_below(self, recorder: SectionRecorder, section: str, root: tuple,
+                         ended: list[tuple], enders: dict[tuple[int, tuple], Write | None],
+                         labelled: bool) -> tuple[ContestedBelow, bool]:
+        """The ContestedBelow below `root` (`ended`: the paths below it where something
+        ended) worked out from the node's record, and whether it holds nothing of the node's
+        own (see observe.shared_answers); without labels unless `labelled` (its facts are
+        not shared: its writes are labelled path by path). `enders` as _label's."""
+        by_id = recorder.writes_by_id()
+        discovered: dict[tuple, tuple] = {}
+        seen: dict[tuple, ContestedBelow | None] = {}
+        for ended_at in ended:
+            discovered[ended_at] = tuple(_add_paths_ended(recorder, ended_at, by_id, seen))
+        if not labelled:
+            return ContestedBelow(root, discovered, {}), False
+        position = {id(entity_write): number
+                    for number, entity_write in enumerate(recorder.candidates(root))}
+        labels: dict[tuple, tuple] = {}
+        shared = True
+        for path in seen:
             candidates = recorder.candidates(path)
             if not any(_ends_at(entity_write.value, path) for entity_write in candidates):
                 continue  # not one of written_paths(): a mapping everywhere
-            found = self._writes_keyed_at(recorder, section, candidates, path, enders)
-            if any(write.effect not in UNCONTESTED for write in found):
-                yield path, found
+            told = self._labels(recorder, section, candidates, path, position, enders)
+            if told is None:
+                shared = False
+            else:
+                labels[path] = told
+        if shared and recorder.read_own:
+            depth = len(root)
+            shared = not any(path[:depth] == root for path in recorder.read_own)
+        return ContestedBelow(root, discovered, labels), shared
+
+    def _labels(self, recorder: SectionRecorder, section: str, candidates: list[EntityWrite],
+                path: tuple, position: dict[int, int],
+                enders: dict[tuple[int, tuple], Write | None]) -> tuple | None:
+        """The writes keyed at `path` as ContestedBelow.labels holds them (`position`: the
+        index of each entity write among those reaching the answer's root); None when one of
+        them is the node's own (a write that ended it reaches its path through a reference)."""
+        told: list[tuple] = []
+        length = len(path)
+        on_the_way = recorder.ends_on_the_way(path)
+        for entity_write in candidates:
+            anchor = recorder.anchor(entity_write, path)
+            if anchor is None or anchor[0] != length:
+                continue
+            number = position[id(entity_write)]
+            fate = recorder.fate(entity_write, path, on_the_way)
+            if fate is None:
+                told.append((number, anchor[2], anchor[1], None, None, None))
+                continue
+            kill, at = fate
+            write = Write(section, path, path, anchor[2], anchor[1], entity_write.source,
+                          entity_write.order, None, self._positions)
+            self._label(recorder, section, entity_write, write, fate, False, None, enders)
+            by = write.by
+            if by is not None and by.via is not None:
+                return None
+            ending = next(index for index, other in enumerate(recorder.endings[at])
+                          if other is kill)
+            told.append((number, anchor[2], anchor[1], (len(at), ending), write.effect,
+                         None if by is None else (len(by.key), by.written, by.flag)))
+        return tuple(told)
+
+    def _labelled(self, recorder: SectionRecorder, section: str, path: tuple,
+                  answer: ContestedBelow, labels: tuple,
+                  enders: dict[tuple[int, tuple], Write | None]) -> list[Write]:
+        """_writes_keyed_at's writes at `path` from `answer`'s labels there, with the node's
+        own entity writes and endings, notes and value."""
+        writes = recorder.candidates(path[:len(answer.root)])
+        endings = recorder.endings
+        positions = self._positions
+        present: bool | None = None
+        found: list[Write] = []
+        for number, flag, written, ended, effect, by_anchor in labels:
+            entity_write = writes[number]
+            write = Write(section, path, path, flag, written, entity_write.source,
+                          entity_write.order, None, positions)
+            if ended is None:
+                # as _label labels a write nothing ended
+                notes = entity_write.notes
+                write.effect = notes.get(path, "set") if notes else "set"
+                if present is None:
+                    present = self.value(path, section) is not MISSING
+                write.final = present
+            else:
+                write.effect = effect
+                kill = endings[path[:ended[0]]][ended[1]]
+                by_write = kill.by_write
+                if by_write is not None:
+                    piece = (id(by_write), kill.by_path)
+                    by = enders.get(piece, MISSING)
+                    if by is MISSING:
+                        by = enders[piece] = None if by_anchor is None else Write(
+                            section, kill.by_path, kill.by_path[:by_anchor[0]], by_anchor[2],
+                            by_anchor[1], by_write.source, by_write.order, None, positions)
+                    write.by = by
+            found.append(write)
+        found.sort(key=_merge_order)
+        return found
 
     def _writes_keyed_at(self, recorder: SectionRecorder, section: str,
                          candidates: list[EntityWrite], path: tuple,
@@ -401,6 +562,23 @@ class NodeProvenance:
 
 def _merge_order(write: Write) -> int:
     return write.order
+
+
+def _add_paths_ended(recorder: SectionRecorder, ended_at: tuple,
+                     by_id: dict[int, EntityWrite], paths: dict[tuple, Any]) -> list[tuple]:
+    """Add to `paths` (as keys, None their value) the paths at or below `ended_at` that the
+    entity writes ended there write a value at (contested_key_writes' paths); the ones new
+    to `paths`, in order."""
+    new = []
+    for key in recorder.kills_at(ended_at):
+        entity_write = by_id.get(key)
+        below = _value_at(entity_write.value, ended_at) if entity_write else MISSING
+        if below is not MISSING:
+            for path, _, _ in values_written(below, ended_at):
+                if path not in paths:
+                    paths[path] = None
+                    new.append(path)
+    return new
 
 
 def values_written(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any, str]]:

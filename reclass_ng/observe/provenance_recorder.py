@@ -26,6 +26,7 @@ from reclass_ng.values import Interpolation, Layer, Source, Stack
 if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
+    from reclass_ng.observe.shared_answers import SharedAnswers
     from reclass_ng.observe.subtree_recording import SubtreeRecording
     from reclass_ng.settings import Settings
 
@@ -91,8 +92,16 @@ Anchor = tuple[int, Any, str, str | None]
 class SectionRecorder(WriteObserver):
     """Keeps the writes of one section of one node (see the module docstring)."""
 
-    def __init__(self, counter: itertools.count) -> None:
+    def __init__(self, counter: itertools.count, share: SharedAnswers | None = None) -> None:
         self.counter = counter
+        # the contested writes of other nodes recorded with this one, under the facts they
+        # follow from (Inventory.each_provenance; observe.shared_answers)
+        self.share = share
+        # the paths where `anchor` read what is the node's own: a reference's rendered value,
+        # or a key kept below a prefixed key (an answer read there is not shared)
+        self.read_own: set[tuple] = set()
+        self.shared_held = False  # whether `share` holds this node's class writes (keep)
+        self._by_id: dict[int, EntityWrite] | None = None
         self.writes: list[EntityWrite] = []
         self.by_source: dict[int, EntityWrite] = {}
         self.reaching: dict[tuple, list[EntityWrite]] = {}  # key path -> writes that may reach it
@@ -346,6 +355,12 @@ class SectionRecorder(WriteObserver):
         else:
             endings.append(ending)
 
+    def writes_by_id(self) -> dict[int, EntityWrite]:
+        """id(entity write) -> entity write, for every write (once the record is complete)."""
+        if self._by_id is None:
+            self._by_id = {id(write): write for write in self.writes}
+        return self._by_id
+
     def kills_at(self, path: tuple) -> dict[int, Kill]:
         """The entity writes (by id) that ended at `path` exactly, and how: the first ending
         there of a write still alive (not ended above `path` before it) that reaches `path`.
@@ -428,6 +443,8 @@ class SectionRecorder(WriteObserver):
         through: tuple[int, Interpolation, str] | None = None  # a reference on the way
         flag = ""
         length = len(path)
+        if write.kept_keys is not None:
+            self.read_own.add(path)
         for depth in range(length + 1):
             if through is None:
                 flag = ""
@@ -438,6 +455,7 @@ class SectionRecorder(WriteObserver):
                 if type(node) is Interpolation:
                     if depth == length:
                         return depth, node, flag, None
+                    self.read_own.add(path)
                     resolved = self.resolved.get(id(node), _NEVER)
                     if resolved is _NEVER:
                         return None  # never rendered: its value reached nothing
@@ -479,12 +497,13 @@ class ProvenanceRecorder(RenderObserver):
     """The observer behind NodeProvenance: records one node's render."""
 
     def __init__(self, node: str, settings: Settings,
-                 positions: KeyPositions | None = None) -> None:
+                 positions: KeyPositions | None = None,
+                 share: SharedAnswers | None = None) -> None:
         self.node = node
         self.settings = settings
         self.positions = positions or KeyPositions()
         counter = itertools.count()
-        self.sections = {section: SectionRecorder(counter) for section in SECTIONS}
+        self.sections = {section: SectionRecorder(counter, share) for section in SECTIONS}
         # the entities merged, in order, and the entity listing each (no tuple each: see
         # SectionRecorder.resolved)
         self.merged_entities: list[Entity] = []

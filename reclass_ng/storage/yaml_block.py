@@ -156,15 +156,20 @@ class BlockYamlReader:
     The reader belongs to one storage's loader (storage.yaml_load.YamlLoader), as its memo
     tables do."""
 
-    __slots__ = ("plain_tag", "plain_value", "max_depth", "max_memo", "_keys", "_values",
-                 "_entries")
+    __slots__ = ("plain_tag", "plain_value", "max_depth", "max_memo", "unique_keys", "_keys",
+                 "_values", "_entries")
 
     def __init__(self, plain_tags: BoundedCache[str, str], plain_value: Callable[[str], Any],
-                 max_depth: int, max_memo: int) -> None:
+                 max_depth: int, max_memo: int, unique_keys: bool = False) -> None:
         """`plain_tags` maps plain scalars to their resolved tags (the loader's memo; a string
         is taken as it is when it maps to STR_TAG itself), `plain_value` gives the value of
         any other plain scalar (NotSimple for what is not read here: timestamps, merge keys),
-        `max_depth` bounds the nesting of collections (deeper documents raise NotSimple)."""
+        `max_depth` bounds the nesting of collections (deeper documents raise NotSimple).
+        `unique_keys`: a mapping writing a key twice raises NotSimple too (PyYAML keeps the
+        last value without a word; a document read here then writes no key twice, which
+        lint's duplicate-key rule need not look for), as does a key written after a merge
+        key gave it."""
+        self.unique_keys = unique_keys
         self.plain_tag = plain_tags.peek
         self.plain_value = plain_value
         self.max_depth = max_depth
@@ -203,6 +208,7 @@ class BlockYamlReader:
             self._values.clear()
         entries = entry_memo.get
         unknown = _UNKNOWN
+        unique = self.unique_keys
         root: dict[Any, Any] = {}
         collection: Any
         # Open collections, innermost last: (indentation of their entries, the collection,
@@ -250,6 +256,8 @@ class BlockYamlReader:
                         level, collection, is_sequence, indentless = _enclosing_block(
                             stack, indent)
                 if pending is None and not is_sequence:
+                    if unique and key in collection:
+                        raise NotSimple  # a key written twice
                     if value is unknown:  # `key:`: its value is on the lines below
                         collection[key] = None
                         pending = (collection, key, indent, True)
@@ -357,6 +365,8 @@ class BlockYamlReader:
                                   len(lines) - _lines_left(lines_left) - 1)
                     continue
                 key = self._key(text_key)
+            if unique and key in collection:
+                raise NotSimple  # a key written twice
             if not rest or rest[0] == "#":
                 collection[key] = None
                 pending = (collection, key, indent, True)

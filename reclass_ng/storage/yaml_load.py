@@ -79,13 +79,14 @@ class YamlLoader:
     another one's output is written.
 
     `block_reader`: whether plain block YAML is read by the fast path (Speed.block_yaml_reader;
-    None: RECLASS_NG_SPEED's); False reads every file the full way, PyYAML's."""
+    None: RECLASS_NG_SPEED's); False reads every file the full way, PyYAML's. `unique_keys`:
+    the fast path declines a mapping writing a key twice (see `block_read`)."""
 
     __slots__ = ("plain_tags", "scalar_values", "floats_json_exact", "block_reader",
                  "block_reader_on", "_kept_tag", "_kept_value")
 
     def __init__(self, memo_entries: int = MAX_MEMO_ENTRIES,
-                 block_reader: bool | None = None) -> None:
+                 block_reader: bool | None = None, unique_keys: bool = False) -> None:
         self.plain_tags: BoundedCache[str, str] = BoundedCache(memo_entries)
         self.scalar_values: BoundedCache[tuple[str, str], Any] = BoundedCache(memo_entries)
         self.floats_json_exact = True
@@ -94,7 +95,7 @@ class YamlLoader:
         self._kept_tag = self.plain_tags.peek
         self._kept_value = self.scalar_values.peek
         self.block_reader = BlockYamlReader(self.plain_tags, self.plain_value, MAX_YAML_DEPTH,
-                                            memo_entries)
+                                            memo_entries, unique_keys)
         # Whether block_reader may read a file (Speed.block_yaml_reader): the owner's speed,
         # else RECLASS_NG_SPEED's, read once here rather than once per file.
         self.block_reader_on = _block_reader_on() if block_reader is None else block_reader
@@ -112,6 +113,14 @@ class YamlLoader:
         from reclass_ng.storage.yaml_full import parse_yaml_bytes_full
 
         return parse_yaml_bytes_full(data, path, self)
+
+    def block_read(self, data: bytes) -> tuple[bool, Any]:
+        """(True, the document in `data`) when the fast path of plain block YAML reads it,
+        (False, None) for anything else. With `unique_keys` the fast path declines a mapping
+        that writes a key twice: a document it reads is valid YAML, within the loader's
+        limits, writing no key twice (what lint's YAML checks look for)."""
+        document = self.block_document(data)
+        return (False, None) if document is _DECLINED else (True, document)
 
     def block_document(self, data: bytes) -> Any:
         """The document in `data` read by the fast path of plain block YAML
