@@ -264,18 +264,12 @@ def test_forked_workers_share_rendered_subtrees_as_the_serial_command(make_inven
     assert len(forked_paths) <= len(serial_paths) + 4  # each process meets it anew
 
 
-@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
-@pytest.mark.parametrize("fmt", ["json", "yaml"])
-def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,
-                                                              fmt: str) -> None:
-    # A forked worker puts its nodes' texts into the memory file the pool shares and sends
-    # back where they are; the coordinator reads them back as the results arrive. Two renders
-    # with the same pool: the file is emptied in between, the second text is whole too.
+def counted_read_backs(monkeypatch) -> list[int]:
+    """The node counts of the chunk results whose texts are read back from the pool's text
+    file, in this process (ChunkResult.texts_from_spool counted)."""
     from reclass_ng.parallel.chunks import ChunkResult
 
-    base = make_inventory(tricky_inventory(40))
-    expected = same_text(dump(load(base).inventory(), fmt, True))
-    read_back = []
+    read_back: list[int] = []
     texts_from_spool = ChunkResult.texts_from_spool
 
     def counted(self, spool):
@@ -283,6 +277,19 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
         return texts_from_spool(self, spool)
 
     monkeypatch.setattr(ChunkResult, "texts_from_spool", counted)
+    return read_back
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,
+                                                              fmt: str) -> None:
+    # A forked worker puts its nodes' texts into the file the pool shares and sends
+    # back where they are; the coordinator reads them back as the results arrive. Two renders
+    # with the same pool: the file is emptied in between, the second text is whole too.
+    base = make_inventory(tricky_inventory(40))
+    expected = same_text(dump(load(base).inventory(), fmt, True))
+    read_back = counted_read_backs(monkeypatch)
     inventory = load(base)
     with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
                                       inventory.speed) as (executor, key):
@@ -291,6 +298,56 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
                  for _ in range(2)]
     assert [same_text(text) for text in texts] == [expected, expected]
     assert sum(read_back) > 0  # the worker rendered nodes, and their texts came back so
+
+
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_the_command_prints_the_texts_from_the_pools_file(make_inventory, monkeypatch,
+                                                          tmp_path: Path, fmt: str) -> None:
+    # What `reclass --inventory --jobs 2` prints is not read back into the command: every
+    # process's texts wait in the pool's file and go from there to the output (os.sendfile to
+    # a file; read a chunk at a time for a stream without a descriptor), so its memory does
+    # not grow with the output (tests/test_inventory_memory.py measures that).
+    import io
+
+    base = make_inventory(tricky_inventory(40))
+    expected = same_text(dump(load(base).inventory(), fmt, True))
+    read_back = counted_read_backs(monkeypatch)
+    inventory = load(base)
+    printed = tmp_path / f"printed.{fmt}"
+    held = io.StringIO()
+    with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
+                                      inventory.speed) as (executor, key):
+        spooled = parallel.render_inventory_spooled(inventory, executor, fmt, True, key=key)
+        with open(printed, "w", encoding="utf-8") as stream:
+            spooled.write_to(stream)
+        spooled.write_to(held)
+        assert read_back == []
+        # render_inventory_bytes hands the texts back: it reads the worker's.
+        handed_back = b"".join(parallel.render_inventory_bytes(inventory, executor, fmt, True,
+                                                               key=key)).decode("utf-8")
+    assert sum(read_back) > 0
+    assert same_text(printed.read_text(encoding="utf-8")) == expected
+    assert same_text(held.getvalue()) == expected
+    assert same_text(handed_back) == expected
+
+
+def test_the_text_file_takes_more_texts_than_one_write_can() -> None:
+    # A chunk's texts are written with one pwritev call of up to IOV_MAX (1,024) buffers at a
+    # time: a chunk of 600 JSON nodes and their separators, more than that, was refused
+    # (EINVAL), and its texts went through the pipe instead.
+    from reclass_ng.parallel.text_spool import SharedTextSpool
+
+    spool = SharedTextSpool.made(multiprocessing.get_context("fork"))
+    assert spool is not None
+    try:
+        texts = [f"text {index},".encode() for index in range(3000)]
+        first = spool.append(texts[:1])
+        offset = spool.append(texts[1:])
+        assert (first, offset) == (0, len(texts[0]))
+        whole = b"".join(texts)
+        assert spool.read(0, len(whole)) == whole
+    finally:
+        spool.close()
 
 
 def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_path,
@@ -699,10 +756,13 @@ def test_cli_nodeinfo_refuses_jobs(run_reclass) -> None:
     assert with_jobs.stdout == ""
 
 
-# The command as a platform without memory files (os.memfd_create) runs it: the workers send
-# their nodes' texts through the pool's result pipe (parallel.text_spool).
-WITHOUT_MEMORY_FILES = ["-c", "import os, runpy; del os.memfd_create; "
-                              "runpy.run_module('reclass_ng', run_name='__main__')"]
+# The command where no file can be shared (neither an unnamed temporary file nor a memory
+# file, os.memfd_create): the workers send their nodes' texts through the pool's result pipe
+# (parallel.text_spool).
+WITHOUT_SPOOL_FILES = ["-c", "import os, runpy, tempfile; del os.memfd_create, os.O_TMPFILE; "
+                             "tempfile.TemporaryFile = lambda *args, **kwargs: "
+                             "(_ for _ in ()).throw(OSError(28, 'No space left on device')); "
+                             "runpy.run_module('reclass_ng', run_name='__main__')"]
 
 
 def start_parallel_reclass(base: Path, tmp_path: Path, python_args: tuple[str, ...] = ("-m",
@@ -819,14 +879,14 @@ def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) 
     # in many pieces (1.2 MB a node: with 125 KB, workers sending bytes were not seen writing
     # in one run of six or more); once one is seen writing, the command is stopped (SIGSTOP) so the
     # worker waits in the middle of it; Ctrl-C comes then, and the command goes on. Where
-    # memory files exist the texts do not cross the pipe (parallel.text_spool): the command
-    # runs as where they do not.
+    # a file can be shared the texts do not cross the pipe (parallel.text_spool): the command
+    # runs as where none can.
     if not wchan_shown():
         pytest.skip("/proc/PID/wchan does not show where a process waits")
     files = tricky_inventory(32)
     files["classes/common.yml"] += "  notes: [" + ", ".join(
         f"note {index} of the day" for index in range(50_000)) + "]\n"
-    proc = start_parallel_reclass(make_inventory(files), tmp_path, tuple(WITHOUT_MEMORY_FILES),
+    proc = start_parallel_reclass(make_inventory(files), tmp_path, tuple(WITHOUT_SPOOL_FILES),
                                   **{MIN_NODES_ENV: "0"})
     workers = wait_for_workers(proc)
     deadline = time.monotonic() + 60

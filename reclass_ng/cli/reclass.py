@@ -144,27 +144,28 @@ class InventoryOutput:
         settings = inventory.settings
         if settings.cache_dir and self._render_cached(inventory):
             return
+        if self.jobs > 1 and count > 1:
+            self._render_parallel(inventory, min(self.jobs, count))
+            return
         try:
             print_output = self._rendered(inventory, count)
         finally:
-            if self.bar is not None:
-                self.bar.clear()
-                self.bar = None
+            self._clear_bar()
         print_output()
 
+    def _clear_bar(self) -> None:
+        if self.bar is not None:
+            self.bar.clear()
+            self.bar = None
+
     def _rendered(self, inventory: Any, count: int) -> Callable[[], None]:
-        """The inventory rendered the way this run asks (workers, streamed, or whole): the
+        """The inventory rendered serially, streamed or whole as its form allows: the
         function that prints it, called once the progress bar is gone."""
         from reclass_ng.output import write
         from reclass_ng.output.streamed import streams
         from reclass_ng.render import timestamp
 
         settings = inventory.settings
-        if self.jobs > 1 and count > 1:
-            from reclass_ng.output.dispatch import _write_bytes
-
-            pieces = self._render_parallel(inventory, min(self.jobs, count))
-            return lambda: _write_bytes(pieces, sys.stdout)
         if streams(settings.output, settings.pretty_print):
             streamed = self._render_streamed(inventory, count)
             return lambda: streamed.write_to(sys.stdout, timestamp())
@@ -228,15 +229,22 @@ class InventoryOutput:
         disk_cache.write_inventory(inventory, settings.cache_dir, self.warn, sys.stdout)
         return True
 
-    def _render_parallel(self, inventory: Any, jobs: int) -> list[bytes]:
-        from reclass_ng.parallel import forked_process_pool, render_inventory_bytes
+    def _render_parallel(self, inventory: Any, jobs: int) -> None:
+        """Render on `jobs` processes and print: inside the pool, whose text spool holds the
+        nodes' texts until they are printed (parallel.render_inventory_spooled)."""
+        from reclass_ng.parallel import forked_process_pool, render_inventory_spooled
 
         settings = inventory.settings
-        with forked_process_pool(settings, jobs, inventory.storage,
-                                 inventory.speed) as (executor, key):
-            return render_inventory_bytes(inventory, executor, settings.output,
-                                           settings.pretty_print, key=key,
-                                           progress=self.bar and self.bar.update)
+        try:
+            with forked_process_pool(settings, jobs, inventory.storage, inventory.speed,
+                                     release_files=True) as (executor, key):
+                spooled = render_inventory_spooled(inventory, executor, settings.output,
+                                                   settings.pretty_print, key=key,
+                                                   progress=self.bar and self.bar.update)
+                self._clear_bar()
+                spooled.write_to(sys.stdout)
+        finally:
+            self._clear_bar()
 
 
 def other_node_errors(args: argparse.Namespace, first: ReclassError) -> list[ReclassError]:

@@ -62,9 +62,7 @@ def assemble_inventory(parts: list[tuple[str, list[str], list[str], Any]], fmt: 
     writer took a third longer, after every node rendered)."""
     before: Any
     after: Any
-    before, after = inventory_frame([part[:3] for part in parts], fmt, pretty, timestamp(),
-                                    fast_json=fmt == "json" and pretty
-                                    and _orjson_node_member(speed) is not None)
+    before, after = printed_frame([part[:3] for part in parts], fmt, pretty, speed)
     if not parts:
         return [(before + after).encode("utf-8") if encoded else before + after]
     separator: Any = FRAGMENT_FORMS[(fmt, pretty)][2]
@@ -77,6 +75,15 @@ def assemble_inventory(parts: list[tuple[str, list[str], list[str], Any]], fmt: 
         pieces.append(part[3])
     pieces.append(after)
     return pieces
+
+
+def printed_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pretty: bool,
+                  speed: Speed | None = None) -> tuple[str, str]:
+    """inventory_frame() stamped now, written as assemble_inventory() writes it (its indexes
+    by orjson in indented JSON unless `speed` turns that writer off)."""
+    return inventory_frame(nodes, fmt, pretty, timestamp(),
+                           fast_json=fmt == "json" and pretty
+                           and _orjson_node_member(speed) is not None)
 
 
 def inventory_frame(nodes: list[tuple[str, list[str], list[str]]], fmt: str, pretty: bool,

@@ -93,6 +93,51 @@ def unnamed_temporary_file() -> IO[bytes]:
     return tempfile.TemporaryFile()
 
 
+def binary_target(stream: IO[str]) -> tuple[IO[bytes], int] | None:
+    """The binary buffer of `stream` and its descriptor, flushed, where bytes written there
+    print unchanged (UTF-8 or ASCII, no newline translation, os.sendfile exists); None
+    otherwise."""
+    import os
+
+    buffer = getattr(stream, "buffer", None)
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if buffer is None or encoding not in ("utf8", "ascii", "usascii") or os.linesep != "\n" \
+            or not hasattr(os, "sendfile"):
+        return None
+    try:
+        out = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation included
+        return None
+    stream.flush()
+    return buffer, out
+
+
+def send_range(buffer: IO[bytes], out: int, source: int, offset: int, size: int) -> None:
+    """Bytes `offset` to `offset + size` of the file open at descriptor `source` written to
+    descriptor `out` after what `buffer` (out's buffer) holds: copied by the kernel
+    (os.sendfile), or read and written through this process where it refuses `out`."""
+    import errno
+    import os
+
+    buffer.flush()
+    sent = 0
+    try:
+        while sent < size:
+            done = os.sendfile(out, source, offset + sent, size - sent)
+            if done == 0:
+                break
+            sent += done
+    except OSError as err:
+        if sent or err.errno not in (errno.EINVAL, errno.ENOSYS):
+            raise
+    while sent < size:  # sendfile refused this descriptor: copied through this process
+        block = os.pread(source, min(_READ_BLOCK, size - sent), offset + sent)
+        if not block:
+            raise OSError(f"the spooled text ends before byte {offset + size}")
+        buffer.write(block)
+        sent += len(block)
+
+
 class NodeTextSpool:
     """Bytes kept until they can be printed: in memory up to `in_memory` bytes (default
     SPOOL_IN_MEMORY), beyond that in an unnamed temporary file (gone when closed, or when the
@@ -150,39 +195,14 @@ class NodeTextSpool:
         """`before`, what was added and `after` written to `stream`, the spooled part copied
         by the kernel from the temporary file to the stream's descriptor (os.sendfile: not
         read back through this process); False, with nothing written, where that cannot be
-        done (no temporary file, a stream without a binary buffer and a descriptor, or one
-        whose encoding or newlines could change the bytes)."""
-        import errno
-        import os
-
-        buffer = getattr(stream, "buffer", None)
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
-        if self._file is None or buffer is None or encoding not in ("utf8", "ascii", "usascii") \
-                or os.linesep != "\n" or not hasattr(os, "sendfile"):
+        done (no temporary file, or a stream send_range cannot write to)."""
+        if self._file is None or (target := binary_target(stream)) is None:
             return False
-        try:
-            out = stream.fileno()
-        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation included
-            return False
+        buffer, out = target
         self._file.flush()
         size = self._file.seek(0, 2)
-        stream.flush()
         buffer.write(before.encode("utf-8"))
-        buffer.flush()
-        sent = 0
-        try:
-            while sent < size:
-                done = os.sendfile(out, self._file.fileno(), sent, size - sent)
-                if done == 0:
-                    break
-                sent += done
-        except OSError as err:
-            if sent or err.errno not in (errno.EINVAL, errno.ENOSYS):
-                raise
-        if sent < size:  # sendfile refused this descriptor: copied through this process
-            self._file.seek(sent)
-            while block := self._file.read(_READ_BLOCK):
-                buffer.write(block)
+        send_range(buffer, out, self._file.fileno(), 0, size)
         buffer.write(after.encode("utf-8"))
         buffer.flush()
         return True

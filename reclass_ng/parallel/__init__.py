@@ -20,11 +20,12 @@ if TYPE_CHECKING:
         render_inventory,
         render_inventory_bytes,
         render_inventory_pieces,
+        render_inventory_spooled,
         render_inventory_text,
     )
 
 __all__ = ["forked_process_pool", "preload", "render_inventory", "render_inventory_bytes",
-           "render_inventory_pieces", "render_inventory_text"]
+           "render_inventory_pieces", "render_inventory_spooled", "render_inventory_text"]
 
 
 def __getattr__(name: str) -> Any:

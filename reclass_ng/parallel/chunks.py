@@ -35,6 +35,7 @@ from reclass_ng.output.fragments import (
     assemble_inventory,
     node_fragment,
     node_fragment_bytes,
+    printed_frame,
 )
 from reclass_ng.parallel.text_spool import SharedTextSpool
 from reclass_ng.parallel.warning_replay import (
@@ -61,7 +62,7 @@ from reclass_ng.values import to_plain
 # what importing this module costs (before the fork, so in the serial part of every render).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import IO, Any
 
     from reclass_ng.output.block_yaml import BlockYamlWriter
 
@@ -186,16 +187,30 @@ class ChunkResult:
         # at position start + len(interp_events) - 1
         self.interp_error: ReclassError | None = None
         self.nodes: list[Any] = []  # dicts, or (name, classes, applications, text)
-        # (where in the LanePlan's SharedTextSpool, each node's text size) when a forked
-        # worker put the texts there (they are None in `nodes` until the coordinator reads
-        # them back)
-        self.spooled: tuple[int, list[int]] | None = None
+        # (where in the LanePlan's SharedTextSpool, each node's text size, the size of the
+        # separator before each node but the inventory's first) when the texts were put
+        # there (they are None in `nodes` until read back)
+        self.spooled: tuple[int, list[int], int] | None = None
 
-    def texts_to_spool(self, spool: SharedTextSpool) -> None:
-        """Put the nodes' texts (bytes) into `spool` instead of this result."""
+    def texts_to_spool(self, spool: SharedTextSpool, separator: bytes) -> None:
+        """Put the nodes' texts (bytes) into `spool` instead of this result, each after
+        `separator` but the inventory's first node: the bytes the printed inventory holds
+        from this chunk's first node to its last (SpooledInventory sends them as they are)."""
         texts = [node[3] for node in self.nodes]
-        self.spooled = (spool.append(texts), [len(text) for text in texts])
+        pieces = []
+        for index, text in enumerate(texts):
+            if separator and (index or self.start):
+                pieces.append(separator)
+            pieces.append(text)
+        self.spooled = (spool.append(pieces), [len(text) for text in texts], len(separator))
         self.nodes = [(*node[:3], None) for node in self.nodes]
+
+    def spooled_size(self) -> int:
+        """How many bytes texts_to_spool() put into the spool (0: none)."""
+        if self.spooled is None:
+            return 0
+        _, sizes, separator = self.spooled
+        return sum(sizes) + separator * (len(sizes) - (self.start == 0))
 
     def texts_to_pickle(self) -> None:
         """The nodes' texts as bytes where they are views of a writer's text (orjson's, which
@@ -208,10 +223,12 @@ class ChunkResult:
         """The nodes' texts back from `spool` (slices of one read)."""
         if self.spooled is None:
             return
-        offset, sizes = self.spooled
-        block = memoryview(spool.read(offset, sum(sizes)))
+        offset, sizes, separator = self.spooled
+        block = memoryview(spool.read(offset, self.spooled_size()))
         at = 0
         for index, size in enumerate(sizes):
+            if index or self.start:
+                at += separator
             self.nodes[index] = (*self.nodes[index][:3], block[at:at + size])
             at += size
         self.spooled = None
@@ -367,11 +384,16 @@ def render_claimed_chunk(job: LaneJob) -> ChunkResult | None:
         return result  # its own: not pickled
     if plan.texts is not None and job.encoded and job.form is not None:
         try:
-            result.texts_to_spool(plan.texts)
+            result.texts_to_spool(plan.texts, _separator(job.form))
         except OSError:
             pass  # memory the file may not take (a cgroup's limit): the texts go by the pipe
     result.texts_to_pickle()
     return result
+
+
+def _separator(form: tuple[str, bool]) -> bytes:
+    """The bytes between two nodes' texts of an inventory printed in `form`."""
+    return FRAGMENT_FORMS[form][2].encode("utf-8")
 
 
 def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
@@ -389,9 +411,12 @@ def _render_chunk(job: ChunkJob, state: WorkerRender) -> ChunkResult:
     # trees cold by the time they were interpolated). After an interpolation error the
     # chunk's later nodes are only merged: a merge error among them comes first in the
     # serial order. The chunk stops at its first merge error.
-    for phase, _, value, _ in render_nodes(inventory, job.names, around=around,
-                                           memo=state.subtrees, announce=False,
-                                           interleaved=True):
+    renderer = inventory.renderer
+    for phase, name, value, _ in render_nodes(inventory, job.names, around=around,
+                                              memo=state.subtrees, announce=False,
+                                              interleaved=True):
+        if phase is MERGE:
+            renderer.forget_node(name)  # a one-shot render's (release_files): see there
         if isinstance(value, ReclassError):
             if phase is MERGE:
                 result.merge_error = _transferable(value)
@@ -518,7 +543,8 @@ def _workers_of(executor: Executor) -> int:
 
 def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                 chunk_size: int | None, progress: Progress | None, key: str | None,
-                encoded: bool = False) -> tuple[Any, list[str], list[ChunkResult]]:
+                encoded: bool = False, read_back: bool = True
+                ) -> tuple[Any, list[str], list[ChunkResult]]:
     if isinstance(source, InventoryRenderer):
         inventory = source
     elif isinstance(source, Settings):
@@ -545,7 +571,8 @@ def _run_chunks(source: Any, executor: Executor, form: tuple[str, bool] | None,
                                                           start, chunk, form, encoded))
                    for start, chunk in _chunks(names, sizes)]
     try:
-        results = _gathered(futures, lane_job, _StepCounter(progress, 2 * len(names)))
+        results = _gathered(futures, lane_job, _StepCounter(progress, 2 * len(names)),
+                            read_back)
     except KeyboardInterrupt:
         raise  # whoever owns the pool stops it (forked_process_pool stops its workers)
     except BaseException:
@@ -571,11 +598,17 @@ class _StepCounter:
 
 
 def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | None,
-              steps: _StepCounter) -> list[ChunkResult]:
+              steps: _StepCounter, read_back: bool = True) -> list[ChunkResult]:
     """The results of the render's chunks in node order: the futures', and with `lane_job`
-    (a forked pool's render) those of the chunks this process claims and renders itself."""
+    (a forked pool's render) those of the chunks this process claims and renders itself.
+    Without `read_back` the texts stay in the plan's text spool, this process's own put
+    there too (render_inventory_spooled)."""
     own: list[ChunkResult] = []
     pending = set(futures)
+
+    def arrived(result: ChunkResult | None) -> ChunkResult | None:
+        return _texts_read_back(result, lane_job) if read_back else result
+
     if lane_job is not None:
         # The coordinator renders a lane itself (forked_process_pool starts one worker
         # fewer): with a pool of its own size it was a third process on two cores, reading
@@ -583,11 +616,13 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
         # 2,000 nodes). Its own texts stay where they are; the workers' come through the
         # plan's memory file (text_spool), read back here as their results arrive.
         while (result := render_claimed_chunk(lane_job)) is not None:
+            if not read_back:
+                _own_texts_to_spool(result, lane_job)
             own.append(result)
             steps.count(result)
             for future in [future for future in pending if future.done()]:
                 pending.discard(future)
-                steps.count(_texts_read_back(future.result(), lane_job))
+                steps.count(arrived(future.result()))
         # Every chunk is claimed now (this process found none left): the tasks not yet
         # handed to a worker would each only find that out, one round trip through the
         # pool's pipes after another (half the tasks, at the end of the render, while
@@ -596,11 +631,22 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
             future.cancel()
     for future in as_completed(pending):
         if not future.cancelled():
-            steps.count(_texts_read_back(future.result(), lane_job))
+            steps.count(arrived(future.result()))
     # In node order (a forked pool's workers take the chunks in their own order).
     return sorted([*own, *(result for future in futures if not future.cancelled()
                            and (result := future.result()) is not None)],
                   key=lambda result: result.start)
+
+
+def _own_texts_to_spool(result: ChunkResult, lane_job: LaneJob) -> None:
+    """The texts of a chunk this process rendered put into the plan's spool, where the
+    workers' go (kept in `result` where there is none, or the file takes no more)."""
+    texts = _LANE_PLANS[lane_job.key].texts
+    if texts is not None and lane_job.encoded and lane_job.form is not None:
+        try:
+            result.texts_to_spool(texts, _separator(lane_job.form))
+        except OSError:
+            pass
 
 
 def _texts_read_back(result: ChunkResult | None, lane_job: LaneJob | None
@@ -691,6 +737,76 @@ def _inventory_pieces(source: Any, executor: Executor, fmt: str, pretty: bool,
                               encoded=encoded, speed=inventory.speed)
 
 
+class SpooledInventory:
+    """What `reclass --inventory --jobs N` prints, with each chunk's texts where they are:
+    the forked pool's text spool, read by nobody until printed (os.sendfile), or the chunk's
+    result. write_to() prints it, before the pool that made it is closed (its spool goes with
+    it). The memory held is the frame and the texts that are not in the spool."""
+
+    def __init__(self, pieces: list[bytes | memoryview | tuple[int, int]],
+                 spool: SharedTextSpool | None) -> None:
+        self._pieces = pieces  # bytes, or (offset, size) in `spool`
+        self._spool = spool
+
+    def write_to(self, stream: IO[str]) -> None:
+        """Print the inventory to `stream`."""
+        from reclass_ng.output.dispatch import _write_bytes
+        from reclass_ng.output.streamed import binary_target, send_range
+
+        target = binary_target(stream)
+        if target is None:
+            _write_bytes(self._read(), stream)
+            return
+        buffer, out = target
+        for piece in self._pieces:
+            if type(piece) is tuple:
+                assert self._spool is not None
+                send_range(buffer, out, self._spool.descriptor, *piece)
+            else:
+                buffer.write(piece)  # type: ignore[arg-type]
+        buffer.flush()
+
+    def _read(self) -> Iterator[bytes | memoryview]:
+        for piece in self._pieces:
+            if type(piece) is tuple:
+                assert self._spool is not None
+                yield self._spool.read(*piece)
+            else:
+                yield piece  # type: ignore[misc]
+
+
+def render_inventory_spooled(source: Any, executor: Executor, fmt: str, pretty: bool, *,
+                             progress: Progress | None = None, key: str | None = None
+                             ) -> SpooledInventory:
+    """`render_inventory_bytes()` for the command line: on a forked pool (`key` from
+    forked_process_pool) the texts stay in the pool's text spool, this process's own lanes'
+    too, and are printed from there: memory does not grow with the output. Elsewhere (no
+    spool, a form printed whole: flow-style YAML) the pieces are held as
+    render_inventory_bytes() holds them."""
+    plan = _LANE_PLANS.get(key) if key is not None else None
+    form = (fmt, pretty)
+    if plan is None or plan.texts is None or form not in FRAGMENT_FORMS:
+        return SpooledInventory(list(_inventory_pieces(source, executor, fmt, pretty, None,
+                                                       progress, key, True)), None)
+    inventory, names, results = _run_chunks(source, executor, form, None, progress, key,
+                                            encoded=True, read_back=False)
+    _check_errors(results, inventory.warn)
+    before, after = printed_frame([node[:3] for result in results for node in result.nodes],
+                                  fmt, pretty, inventory.speed)
+    separator = _separator(form)
+    pieces: list[bytes | memoryview | tuple[int, int]] = [before.encode("utf-8")]
+    for result in results:
+        if result.spooled is not None:
+            pieces.append((result.spooled[0], result.spooled_size()))
+            continue
+        for index, node in enumerate(result.nodes):
+            if separator and (index or result.start):
+                pieces.append(separator)
+            pieces.append(node[3])
+    pieces.append(after.encode("utf-8"))
+    return SpooledInventory(pieces, plan.texts)
+
+
 def _leave_interrupts_to_the_parent() -> None:
     # Ctrl-C reaches the whole process group; a worker that is between two chunks would print
     # a traceback. The parent stops the workers itself (forked_process_pool).
@@ -701,32 +817,25 @@ def _leave_interrupts_to_the_parent() -> None:
 
 @contextmanager
 def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
-                        speed: Speed | None = None) -> Iterator[tuple[Executor, str]]:
+                        speed: Speed | None = None, *, release_files: bool = False
+                        ) -> Iterator[tuple[Executor, str]]:
     """A process pool whose workers start with the inventory already loaded (Linux: fork).
 
     Yields the executor and the key to pass to the render functions. `jobs` processes
     render: this one, which renders a lane of each render with that key itself, and `jobs - 1`
     forked workers (at least one). Where fork is not available, `jobs` workers start fresh
-    (forkserver/spawn) and load the inventory once each.
+    (forkserver/spawn) and load the inventory once each. `release_files`: the pool renders the
+    inventory once (the command line), so its forked processes keep no parsed file once its
+    entity is made, nor a node's entity once the node is merged (InventoryRenderer
+    .rendered_nodes says the same of the serial render): their memory does not grow by the
+    nodes' files.
     """
     methods = multiprocessing.get_all_start_methods()
     workers = jobs
     if "fork" in methods:
-        # The class files are parsed after the fork, each process those its lanes read: on
-        # two cores that costs less wall time than parsing them all before it, serially
-        # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
-        # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
-        # lane +0.72 G: critical path 7.67 -> 7.44 G). Parsing before the fork only the
-        # files both lanes read (a list known from an earlier run) leaves the critical path
-        # as it is and the processes' sum 5.5% smaller (mcp 500, JSON); finding those files
-        # costs more than that (doc/performance.rst, "--jobs: what both lanes do").
-        key = preload(settings, parse_classes=False, storage=storage, speed=speed)
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
-        state = _worker_state(_portable(settings), key, speed or Speed.from_environment())
-        _load_node_writer(state, settings)
-        names = state.inventory.node_names
         workers = max(1, jobs - 1)
-        _LANE_PLANS[key] = LanePlan(names, workers + 1, context, state)
+        key = _planned_lanes(settings, workers + 1, context, storage, speed, release_files)
     else:
         key = _new_render_key()
         context = multiprocessing.get_context(methods[0])
@@ -769,6 +878,28 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         plan = _LANE_PLANS.pop(key, None)
         if plan is not None:
             plan.close()
+
+
+def _planned_lanes(settings: Settings, lanes: int, context: multiprocessing.context.BaseContext,
+                   storage: Any, speed: Speed | None, release_files: bool) -> str:
+    """The inventory loaded in this process, to be forked, and the LanePlan of `lanes`
+    lanes its render takes: the plan's key."""
+    # The class files are parsed after the fork, each process those its lanes read: on
+    # two cores that costs less wall time than parsing them all before it, serially
+    # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
+    # 0.95 G instructions left the serial part, 0.54 G more in the lanes, the longer
+    # lane +0.72 G: critical path 7.67 -> 7.44 G). Parsing before the fork only the
+    # files both lanes read (a list known from an earlier run) leaves the critical path
+    # as it is and the processes' sum 5.5% smaller (mcp 500, JSON); finding those files
+    # costs more than that (doc/performance.rst, "--jobs: what both lanes do").
+    key = preload(settings, parse_classes=False, storage=storage, speed=speed)
+    state = _worker_state(_portable(settings), key, speed or Speed.from_environment())
+    if release_files:
+        state.inventory.renderer.release_files()
+    _load_node_writer(state, settings)
+    names = state.inventory.node_names
+    _LANE_PLANS[key] = LanePlan(names, lanes, context, state)
+    return key
 
 
 def _load_node_writer(state: WorkerRender, settings: Settings) -> None:

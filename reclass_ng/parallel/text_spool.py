@@ -1,20 +1,25 @@
-"""Where the forked workers of a `--jobs` render put their nodes' texts: a file in memory that
-the coordinator and its workers share (Linux `memfd_create`), not the pool's result pipe.
+"""Where the processes of a `--jobs` render put their nodes' texts: a file that the coordinator
+and its forked workers share, not the pool's result pipe.
 
 A worker's chunk of nodes is a few MB of text. Through the pipe, the coordinator's pool thread
 read it in pieces of the pipe's size, each time waiting for the interpreter lock while the
 coordinator rendered its own lane (up to 5 ms a piece), and the worker waited with it, blocked
 on the full pipe: it spent a sixth of its time so on a loaded machine. Now a worker writes a
 chunk's texts into the shared file at a place it reserves (one counter in memory shared by the
-fork) and sends back only where they are; the coordinator reads them once every worker is
-done, in one read a chunk.
+fork) and sends back only where they are; the coordinator reads them back in one read a chunk
+where a caller wants the texts (parallel.render_inventory_bytes).
 
-The file holds the texts of one render: `reset` empties it before the next (the coordinator has
-read them all by then). Where memfd_create does not exist the texts travel through the pipe.
+The file holds the texts of one render: `reset` empties it before the next. The command line
+does not read them back at all: it prints each chunk's texts from the file (os.sendfile,
+parallel.chunks.SpooledInventory), so its memory does not grow with the output. The file is
+an unnamed temporary file in TMPDIR, as the serial render's spool (output.streamed): its pages
+can go to disk, where a memory file's (memfd_create) stay in memory, which is used only where
+that file cannot be made. Where neither can be made the texts travel through the pipe.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -23,8 +28,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+_BUFFERS_PER_WRITE = 1024  # IOV_MAX, POSIX's least and Linux's
+
+
 class SharedTextSpool:
-    """A file in memory, made before the fork, to which any process of the pool appends."""
+    """A file made before the fork, to which any process of the pool appends."""
 
     def __init__(self, descriptor: int, context: Any) -> None:
         self.descriptor = descriptor
@@ -33,7 +41,14 @@ class SharedTextSpool:
 
     @classmethod
     def made(cls, context: Any) -> SharedTextSpool | None:
-        """A new spool, or None where memory files do not exist (or cannot be made)."""
+        """A new spool, or None where no file can be made (the texts go by the pipe)."""
+        from reclass_ng.output.streamed import unnamed_temporary_file
+
+        try:
+            with unnamed_temporary_file() as file:
+                return cls(os.dup(file.fileno()), context)
+        except OSError:
+            pass
         make = getattr(os, "memfd_create", None)
         if make is None:
             return None
@@ -50,14 +65,19 @@ class SharedTextSpool:
             self._end.value = offset + size
         at = offset
         pending = [memoryview(text) for text in texts if text]
-        while pending:  # a write to a memory file is whole but for a signal: go on after one
-            written = os.pwritev(self.descriptor, pending, at)
+        first = 0  # pending[first:] is left to write
+        while first < len(pending):  # a write may be short (a signal, a full disk)
+            # At most IOV_MAX buffers a call (1,024 on Linux): a chunk of 600 JSON nodes with
+            # their separators was refused (EINVAL) and went through the pipe.
+            written = os.pwritev(self.descriptor, pending[first:first + _BUFFERS_PER_WRITE], at)
+            if not written:
+                raise OSError(errno.ENOSPC, "the node texts' file takes no more")
             at += written
-            while pending and written >= len(pending[0]):
-                written -= len(pending[0])
-                pending.pop(0)
-            if pending and written:
-                pending[0] = pending[0][written:]
+            while first < len(pending) and written >= len(pending[first]):
+                written -= len(pending[first])
+                first += 1
+            if written:
+                pending[first] = pending[first][written:]
         return offset
 
     def read(self, offset: int, size: int) -> bytes:
@@ -73,7 +93,7 @@ class SharedTextSpool:
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def reset(self) -> None:
-        """Empty the file (its memory goes back to the system) for the next render."""
+        """Empty the file (its pages go back to the system) for the next render."""
         with self._lock:
             self._end.value = 0
             os.ftruncate(self.descriptor, 0)
