@@ -158,7 +158,11 @@ class BlockYamlWriter:
         # A mapping's entries of string and int values, lines with their indentation, by
         # (indentation, key, value): most recur across nodes, in mappings that are not the
         # same object. Never a bool's or a float's, equal to an int (True == 1 == 1.0).
-        self._lines: dict[tuple[int, str, str | int], str] = {}
+        # Kept as indentation -> key -> value -> line, strings' and ints' apart: two lookups
+        # of a string key in exact dicts cost less than making, hashing and comparing a tuple.
+        self._str_lines: dict[int, dict[str, dict[str, str]]] = {}
+        self._int_lines: dict[int, dict[str, dict[int, str]]] = {}
+        self._line_count = 0  # lines in both
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
@@ -218,10 +222,13 @@ class BlockYamlWriter:
 
     def _bound_memos(self) -> None:
         """(streaming) Empty each memo that holds more than MEMO_ENTRIES entries."""
-        for memo in (self._keys, self._strings, self._placed, self._lines, self._others,
-                     self._met):
+        for memo in (self._keys, self._strings, self._placed, self._others, self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
+        if self._line_count > MEMO_ENTRIES:
+            self._str_lines.clear()
+            self._int_lines.clear()
+            self._line_count = 0
         if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
                                        or self._shared_chars > SHARED_TEXT_CHARS):
             self._shared_texts.clear()
@@ -241,7 +248,9 @@ class BlockYamlWriter:
         except TypeError:  # keys of types that do not compare: PyYAML keeps their order
             names = list(mapping)
         keys = self._keys
-        lines = self._lines
+        str_lines = self._str_lines.get(indent)
+        if str_lines is None:
+            str_lines = self._str_lines[indent] = {}
         spaces = _SPACES[indent] if indent < _SPACED else " " * indent
         inner = indent + 2
         append = out.append
@@ -249,15 +258,17 @@ class BlockYamlWriter:
             value = mapping[name]
             kind = type(value)
             if kind is str:  # most entries, and most of them met before at this indentation
-                line = lines.get((indent, name, value))
-                if line is None:
+                try:
+                    line = str_lines[name][value]
+                except KeyError:  # (also a key that is no string: never remembered)
                     line = self._string_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
-                line = lines.get((indent, name, value))
-                if line is None:
+                try:
+                    line = self._int_lines[indent][name][value]
+                except KeyError:
                     line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
@@ -314,7 +325,8 @@ class BlockYamlWriter:
         else:
             line = f"{spaces}{key}: {int.__repr__(value)}\n"
         if type(name) is str:
-            self._lines[(indent, name, value)] = line
+            self._int_lines.setdefault(indent, {}).setdefault(name, {})[value] = line
+            self._line_count += 1
         return line
 
     def _string_entry(self, name: Any, value: str, indent: int) -> str:
@@ -338,7 +350,8 @@ class BlockYamlWriter:
                 text = self._placed_text(value, column, indent + 2)
             line = f"{spaces}{key}: {text}\n"
         if type(name) is str:  # (True and 1 would be one key)
-            self._lines[(indent, name, value)] = line
+            self._str_lines.setdefault(indent, {}).setdefault(name, {})[value] = line
+            self._line_count += 1
         return line
 
     def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
