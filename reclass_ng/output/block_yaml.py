@@ -159,9 +159,10 @@ class BlockYamlWriter:
         # (indentation, key, value): most recur across nodes, in mappings that are not the
         # same object. Never a bool's or a float's, equal to an int (True == 1 == 1.0).
         # Kept as indentation -> key -> value -> line, strings' and ints' apart: two lookups
-        # of a string key in exact dicts cost less than making, hashing and comparing a tuple.
-        self._str_lines: dict[int, dict[str, dict[str, str]]] = {}
-        self._int_lines: dict[int, dict[str, dict[int, str]]] = {}
+        # of a string key in exact dicts cost less than making, hashing and comparing a tuple
+        # (and an indentation is an index: a list's subscript costs less than dict.get).
+        self._str_lines: list[dict[str, dict[str, str]]] = []
+        self._int_lines: list[dict[str, dict[int, str]]] = []
         self._line_count = 0  # lines in both
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
@@ -226,8 +227,7 @@ class BlockYamlWriter:
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
         if self._line_count > MEMO_ENTRIES:
-            self._str_lines.clear()
-            self._int_lines.clear()
+            self._str_lines, self._int_lines = [], []
             self._line_count = 0
         if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
                                        or self._shared_chars > SHARED_TEXT_CHARS):
@@ -248,9 +248,10 @@ class BlockYamlWriter:
         except TypeError:  # keys of types that do not compare: PyYAML keeps their order
             names = list(mapping)
         keys = self._keys
-        str_lines = self._str_lines.get(indent)
-        if str_lines is None:
-            str_lines = self._str_lines[indent] = {}
+        try:
+            str_lines = self._str_lines[indent]
+        except IndexError:
+            str_lines = self._lines_at(indent)[0]
         spaces = _SPACES[indent] if indent < _SPACED else " " * indent
         inner = indent + 2
         append = out.append
@@ -268,7 +269,7 @@ class BlockYamlWriter:
             if kind is int:  # remembered as strings are (never a bool: True == 1)
                 try:
                     line = self._int_lines[indent][name][value]
-                except KeyError:
+                except (KeyError, IndexError):
                     line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
@@ -325,7 +326,7 @@ class BlockYamlWriter:
         else:
             line = f"{spaces}{key}: {int.__repr__(value)}\n"
         if type(name) is str:
-            self._int_lines.setdefault(indent, {}).setdefault(name, {})[value] = line
+            self._lines_at(indent)[1].setdefault(name, {})[value] = line
             self._line_count += 1
         return line
 
@@ -350,9 +351,17 @@ class BlockYamlWriter:
                 text = self._placed_text(value, column, indent + 2)
             line = f"{spaces}{key}: {text}\n"
         if type(name) is str:  # (True and 1 would be one key)
-            self._str_lines.setdefault(indent, {}).setdefault(name, {})[value] = line
+            self._lines_at(indent)[0].setdefault(name, {})[value] = line
             self._line_count += 1
         return line
+
+    def _lines_at(self, indent: int) -> tuple[dict[str, dict[str, str]],
+                                              dict[str, dict[int, str]]]:
+        """The memos of string and int lines at `indent` (made up to it when missing)."""
+        while len(self._str_lines) <= indent:
+            self._str_lines.append({})
+            self._int_lines.append({})
+        return self._str_lines[indent], self._int_lines[indent]
 
     def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
                        out: list[str]) -> None:
