@@ -292,3 +292,20 @@ def test_string_entries_met_again_cost_one_call_each():
     assert many - few < 390 * 1.2, (few, many)
     assert writer.node_text("n3", node(400)) + "\n" == \
         pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]
+
+
+def test_string_items_met_again_cost_one_call_each():
+    # A sequence's string items too (class and application lists, hosts, members): a
+    # remembered item's line is found without a call, its append is its only one (it was
+    # two: the spelling memo's `get`, then the append of a line made anew).
+    def node(size):
+        return {"l": OwnedList([f"item {i}" for i in range(size)]),
+                "m": [OwnedList(["a", f"b{i}"]) for i in range(40)]}
+
+    writer = BlockYamlWriter(streaming=True)
+    writer.node_text("n0", node(400))
+    few = _calls_writing(writer, "n1", node(10))
+    many = _calls_writing(writer, "n2", node(400))
+    assert many - few < 390 * 1.2, (few, many)
+    assert writer.node_text("n3", node(400)) + "\n" == \
+        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]

@@ -163,6 +163,7 @@ class BlockYamlWriter:
         # (and an indentation is an index: a list's subscript costs less than dict.get).
         self._str_lines: list[dict[str, dict[str, str]]] = []
         self._int_lines: list[dict[str, dict[int, str]]] = []
+        self._item_lines: list[dict[str, str]] = []  # a sequence's string items, by value
         self._line_count = 0  # lines in both
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
@@ -227,7 +228,7 @@ class BlockYamlWriter:
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
         if self._line_count > MEMO_ENTRIES:
-            self._str_lines, self._int_lines = [], []
+            self._str_lines, self._int_lines, self._item_lines = [], [], []
             self._line_count = 0
         if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
                                        or self._shared_chars > SHARED_TEXT_CHARS):
@@ -356,12 +357,14 @@ class BlockYamlWriter:
         return line
 
     def _lines_at(self, indent: int) -> tuple[dict[str, dict[str, str]],
-                                              dict[str, dict[int, str]]]:
-        """The memos of string and int lines at `indent` (made up to it when missing)."""
+                                              dict[str, dict[int, str]], dict[str, str]]:
+        """The memos of string and int entries' and string items' lines at `indent` (made
+        up to it when missing)."""
         while len(self._str_lines) <= indent:
             self._str_lines.append({})
             self._int_lines.append({})
-        return self._str_lines[indent], self._int_lines[indent]
+            self._item_lines.append({})
+        return self._str_lines[indent], self._int_lines[indent], self._item_lines[indent]
 
     def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
                        out: list[str]) -> None:
@@ -388,19 +391,21 @@ class BlockYamlWriter:
     def _sequence(self, items: Any, indent: int, lead: str, out: list[str]) -> None:  # noqa: C901
         """A non-empty sequence whose `- ` start at column `indent` (first line: `lead`);
         each value's case inline, as in _mapping (which says why)."""
-        spaces = " " * indent
+        spaces = _SPACES[indent] if indent < _SPACED else " " * indent
+        try:
+            item_lines = self._item_lines[indent]
+        except IndexError:
+            item_lines = self._lines_at(indent)[2]
         inner = indent + 2
-        strings = self._strings
         append = out.append
         for value in items:
             kind = type(value)
-            if kind is str:
-                text = strings.get(value)
-                if text is None:
-                    text = self._spell(value)
-                if not text or (inner + len(text) > WIDTH and " " in text):
-                    text = self._placed_text(value, inner, inner)
-                append(f"{lead}- {text}\n")
+            if kind is str:  # remembered as a mapping's string entries are
+                try:
+                    line = item_lines[value]
+                except KeyError:
+                    line = self._string_item(value, indent, item_lines)
+                append(line if lead is spaces else lead + line[indent:])
             elif value is None:
                 append(f"{lead}- null\n")
             elif kind is bool:
@@ -426,6 +431,19 @@ class BlockYamlWriter:
             else:
                 append(f"{lead}- {self._scalar(value, kind, inner, inner)}\n")
             lead = spaces
+
+    def _string_item(self, value: str, indent: int, item_lines: dict[str, str]) -> str:
+        """The line of string item `value` of a sequence whose `- ` start at column `indent`
+        (that indentation included), remembered in `item_lines`."""
+        text = self._strings.get(value)
+        if text is None:
+            text = self._spell(value)
+        inner = indent + 2
+        if not text or (inner + len(text) > WIDTH and " " in text):
+            text = self._placed_text(value, inner, inner)
+        line = item_lines[value] = f"{' ' * indent}- {text}\n"
+        self._line_count += 1
+        return line
 
     def _shared(self, value: Any, indent: int, sequence: bool) -> str | None:
         """The text (after its first line's lead) of a plain container met before at the same
