@@ -260,17 +260,20 @@ class BlockYamlWriter:
             value = mapping[name]
             kind = type(value)
             if kind is str:  # most entries, and most of them met before at this indentation
-                try:
-                    line = str_lines[name][value]
-                except KeyError:  # (also a key that is no string: never remembered)
-                    line = self._string_entry(name, value, indent)
+                # (`in` before the subscript: a KeyError raised and caught costs more than
+                # the lookups, and in small inventories half the lines are met once)
+                if name in str_lines and value in (by_value := str_lines[name]):
+                    line = by_value[value]
+                else:  # (also a key that is no string: never remembered)
+                    line = self._string_entry(name, value, indent, str_lines)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
-                try:
-                    line = self._int_lines[indent][name][value]
-                except (KeyError, IndexError):
+                int_lines = self._int_lines[indent]  # (made with str_lines)
+                if name in int_lines and value in (by_int := int_lines[name]):
+                    line = by_int[value]
+                else:
                     line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
@@ -331,7 +334,8 @@ class BlockYamlWriter:
             self._line_count += 1
         return line
 
-    def _string_entry(self, name: Any, value: str, indent: int) -> str:
+    def _string_entry(self, name: Any, value: str, indent: int,
+                      str_lines: dict[str, dict[str, str]]) -> str:
         """The text of entry `name: value` (a string) of a mapping whose keys start at column
         `indent`, that indentation included; remembered by place when `name` is a string."""
         try:
@@ -352,7 +356,10 @@ class BlockYamlWriter:
                 text = self._placed_text(value, column, indent + 2)
             line = f"{spaces}{key}: {text}\n"
         if type(name) is str:  # (True and 1 would be one key)
-            self._lines_at(indent)[0].setdefault(name, {})[value] = line
+            by_value = str_lines.get(name)
+            if by_value is None:
+                by_value = str_lines[name] = {}
+            by_value[value] = line
             self._line_count += 1
         return line
 
@@ -401,9 +408,9 @@ class BlockYamlWriter:
         for value in items:
             kind = type(value)
             if kind is str:  # remembered as a mapping's string entries are
-                try:
+                if value in item_lines:  # (`in` first: see _mapping)
                     line = item_lines[value]
-                except KeyError:
+                else:
                     line = self._string_item(value, indent, item_lines)
                 append(line if lead is spaces else lead + line[indent:])
             elif value is None:
