@@ -270,10 +270,9 @@ class BlockYamlWriter:
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
-                int_lines = self._int_lines[indent]  # (made with str_lines)
-                if name in int_lines and value in (by_int := int_lines[name]):
-                    line = by_int[value]
-                else:
+                try:  # (fewer ints are met once: a raised KeyError costs less in all)
+                    line = self._int_lines[indent][name][value]  # (made with str_lines)
+                except KeyError:
                     line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
