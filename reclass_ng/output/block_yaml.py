@@ -155,16 +155,17 @@ class BlockYamlWriter:
         self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
         self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
         self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
-        # A mapping's entries of string and int values, lines with their indentation, by
-        # (indentation, key, value): most recur across nodes, in mappings that are not the
-        # same object. Never a bool's or a float's, equal to an int (True == 1 == 1.0).
-        # Kept as indentation -> key -> value -> line, strings' and ints' apart: two lookups
-        # of a string key in exact dicts cost less than making, hashing and comparing a tuple
-        # (and an indentation is an index: a list's subscript costs less than dict.get).
+        # A mapping's entries of string and int values, lines with their indentation: most
+        # recur across nodes, in mappings that are not the same object. Never a bool's or a
+        # float's, equal to an int (True == 1 == 1.0). Kept as indentation -> key -> value
+        # -> line, strings' and ints' apart: lookups of string keys in exact dicts cost less
+        # than making, hashing and comparing an (indentation, key, value) tuple, and an
+        # indentation is a list's index (doc/performance.rst, "The block writer's
+        # remembered lines").
         self._str_lines: list[dict[str, dict[str, str]]] = []
         self._int_lines: list[dict[str, dict[int, str]]] = []
         self._item_lines: list[dict[str, str]] = []  # a sequence's string items, by value
-        self._line_count = 0  # lines in both
+        self._line_count = 0  # lines in the three
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
