@@ -256,3 +256,56 @@ def test_entries_of_equal_keys_of_other_types_are_each_their_own():
     document = {"nodes": {f"n{i}": {"k": value, "m": {"k": value}}
                           for i, value in enumerate(values + values[::-1])}}
     assert "".join(BlockYamlWriter().inventory_pieces(document)) == pyyaml_text(document)
+
+
+
+def _calls_writing(writer: BlockYamlWriter, name: str, info: dict) -> int:
+    """How many functions (Python's and C's, as the profiler sees them) writing node `name`
+    called."""
+    calls = [0]
+
+    def count(frame, event, arg):
+        if event in ("call", "c_call"):
+            calls[0] += 1
+
+    sys.setprofile(count)
+    try:
+        writer.node_text(name, info)
+    finally:
+        sys.setprofile(None)
+    return calls[0]
+
+
+def test_string_entries_met_again_cost_one_call_each():
+    # Most entries of a node's mappings are strings met in earlier nodes at the same
+    # indentation, in copies that are not the same object: their remembered line is found
+    # without a call (two lookups of string keys), so the append is each one's only call
+    # (it was two: the memo's `get` of a tuple key, then the append).
+    def node(size):
+        return {"p": OwnedDict({f"key{i}": f"value {i}" for i in range(size)}),
+                "q": [OwnedDict({"name": f"item{i}", "state": "on"}) for i in range(40)]}
+
+    writer = BlockYamlWriter(streaming=True)
+    writer.node_text("n0", node(400))
+    few = _calls_writing(writer, "n1", node(10))
+    many = _calls_writing(writer, "n2", node(400))
+    assert many - few < 390 * 1.2, (few, many)
+    assert writer.node_text("n3", node(400)) + "\n" == \
+        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]
+
+
+def test_string_items_met_again_cost_one_call_each():
+    # A sequence's string items too (class and application lists, hosts, members): a
+    # remembered item's line is found without a call, its append is its only one (it was
+    # two: the spelling memo's `get`, then the append of a line made anew).
+    def node(size):
+        return {"l": OwnedList([f"item {i}" for i in range(size)]),
+                "m": [OwnedList(["a", f"b{i}"]) for i in range(40)]}
+
+    writer = BlockYamlWriter(streaming=True)
+    writer.node_text("n0", node(400))
+    few = _calls_writing(writer, "n1", node(10))
+    many = _calls_writing(writer, "n2", node(400))
+    assert many - few < 390 * 1.2, (few, many)
+    assert writer.node_text("n3", node(400)) + "\n" == \
+        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]

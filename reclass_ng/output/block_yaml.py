@@ -155,10 +155,17 @@ class BlockYamlWriter:
         self._keys: dict[str, str | None] = {}  # None: not a simple key, written after `? `
         self._strings: dict[str, str] = {}  # one-line spelling; "": it spans lines
         self._placed: dict[tuple[str, int, int], str] = {}  # folded or multi-line, by place
-        # A mapping's entries of string and int values, lines with their indentation, by
-        # (indentation, key, value): most recur across nodes, in mappings that are not the
-        # same object. Never a bool's or a float's, equal to an int (True == 1 == 1.0).
-        self._lines: dict[tuple[int, str, str | int], str] = {}
+        # A mapping's entries of string and int values, lines with their indentation: most
+        # recur across nodes, in mappings that are not the same object. Never a bool's or a
+        # float's, equal to an int (True == 1 == 1.0). Kept as indentation -> key -> value
+        # -> line, strings' and ints' apart: lookups of string keys in exact dicts cost less
+        # than making, hashing and comparing an (indentation, key, value) tuple, and an
+        # indentation is a list's index (doc/performance.rst, "The block writer's
+        # remembered lines").
+        self._str_lines: list[dict[str, dict[str, str]]] = []
+        self._int_lines: list[dict[str, dict[int, str]]] = []
+        self._item_lines: list[dict[str, str]] = []  # a sequence's string items, by value
+        self._line_count = 0  # lines in the three
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
@@ -218,10 +225,12 @@ class BlockYamlWriter:
 
     def _bound_memos(self) -> None:
         """(streaming) Empty each memo that holds more than MEMO_ENTRIES entries."""
-        for memo in (self._keys, self._strings, self._placed, self._lines, self._others,
-                     self._met):
+        for memo in (self._keys, self._strings, self._placed, self._others, self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
+        if self._line_count > MEMO_ENTRIES:
+            self._str_lines, self._int_lines, self._item_lines = [], [], []
+            self._line_count = 0
         if self._kept is not None and (len(self._shared_texts) > MEMO_ENTRIES
                                        or self._shared_chars > SHARED_TEXT_CHARS):
             self._shared_texts.clear()
@@ -241,7 +250,10 @@ class BlockYamlWriter:
         except TypeError:  # keys of types that do not compare: PyYAML keeps their order
             names = list(mapping)
         keys = self._keys
-        lines = self._lines
+        try:
+            str_lines = self._str_lines[indent]
+        except IndexError:
+            str_lines = self._lines_at(indent)[0]
         spaces = _SPACES[indent] if indent < _SPACED else " " * indent
         inner = indent + 2
         append = out.append
@@ -249,15 +261,19 @@ class BlockYamlWriter:
             value = mapping[name]
             kind = type(value)
             if kind is str:  # most entries, and most of them met before at this indentation
-                line = lines.get((indent, name, value))
-                if line is None:
-                    line = self._string_entry(name, value, indent)
+                # (`in` before the subscript: a KeyError raised and caught costs more than
+                # the lookups, and in small inventories half the lines are met once)
+                if name in str_lines and value in (by_value := str_lines[name]):
+                    line = by_value[value]
+                else:  # (also a key that is no string: never remembered)
+                    line = self._string_entry(name, value, indent, str_lines)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
-                line = lines.get((indent, name, value))
-                if line is None:
+                try:  # (fewer ints are met once: a raised KeyError costs less in all)
+                    line = self._int_lines[indent][name][value]  # (made with str_lines)
+                except KeyError:
                     line = self._int_entry(name, value, indent)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
@@ -314,10 +330,12 @@ class BlockYamlWriter:
         else:
             line = f"{spaces}{key}: {int.__repr__(value)}\n"
         if type(name) is str:
-            self._lines[(indent, name, value)] = line
+            self._lines_at(indent)[1].setdefault(name, {})[value] = line
+            self._line_count += 1
         return line
 
-    def _string_entry(self, name: Any, value: str, indent: int) -> str:
+    def _string_entry(self, name: Any, value: str, indent: int,
+                      str_lines: dict[str, dict[str, str]]) -> str:
         """The text of entry `name: value` (a string) of a mapping whose keys start at column
         `indent`, that indentation included; remembered by place when `name` is a string."""
         try:
@@ -338,8 +356,22 @@ class BlockYamlWriter:
                 text = self._placed_text(value, column, indent + 2)
             line = f"{spaces}{key}: {text}\n"
         if type(name) is str:  # (True and 1 would be one key)
-            self._lines[(indent, name, value)] = line
+            by_value = str_lines.get(name)
+            if by_value is None:
+                by_value = str_lines[name] = {}
+            by_value[value] = line
+            self._line_count += 1
         return line
+
+    def _lines_at(self, indent: int) -> tuple[dict[str, dict[str, str]],
+                                              dict[str, dict[int, str]], dict[str, str]]:
+        """The memos of string and int entries' and string items' lines at `indent` (made
+        up to it when missing)."""
+        while len(self._str_lines) <= indent:
+            self._str_lines.append({})
+            self._int_lines.append({})
+            self._item_lines.append({})
+        return self._str_lines[indent], self._int_lines[indent], self._item_lines[indent]
 
     def _complex_entry(self, name: Any, value: Any, indent: int, lead: str,
                        out: list[str]) -> None:
@@ -366,19 +398,21 @@ class BlockYamlWriter:
     def _sequence(self, items: Any, indent: int, lead: str, out: list[str]) -> None:  # noqa: C901
         """A non-empty sequence whose `- ` start at column `indent` (first line: `lead`);
         each value's case inline, as in _mapping (which says why)."""
-        spaces = " " * indent
+        spaces = _SPACES[indent] if indent < _SPACED else " " * indent
+        try:
+            item_lines = self._item_lines[indent]
+        except IndexError:
+            item_lines = self._lines_at(indent)[2]
         inner = indent + 2
-        strings = self._strings
         append = out.append
         for value in items:
             kind = type(value)
-            if kind is str:
-                text = strings.get(value)
-                if text is None:
-                    text = self._spell(value)
-                if not text or (inner + len(text) > WIDTH and " " in text):
-                    text = self._placed_text(value, inner, inner)
-                append(f"{lead}- {text}\n")
+            if kind is str:  # remembered as a mapping's string entries are
+                if value in item_lines:  # (`in` first: see _mapping)
+                    line = item_lines[value]
+                else:
+                    line = self._string_item(value, indent, item_lines)
+                append(line if lead is spaces else lead + line[indent:])
             elif value is None:
                 append(f"{lead}- null\n")
             elif kind is bool:
@@ -404,6 +438,19 @@ class BlockYamlWriter:
             else:
                 append(f"{lead}- {self._scalar(value, kind, inner, inner)}\n")
             lead = spaces
+
+    def _string_item(self, value: str, indent: int, item_lines: dict[str, str]) -> str:
+        """The line of string item `value` of a sequence whose `- ` start at column `indent`
+        (that indentation included), remembered in `item_lines`."""
+        text = self._strings.get(value)
+        if text is None:
+            text = self._spell(value)
+        inner = indent + 2
+        if not text or (inner + len(text) > WIDTH and " " in text):
+            text = self._placed_text(value, inner, inner)
+        line = item_lines[value] = f"{' ' * indent}- {text}\n"
+        self._line_count += 1
+        return line
 
     def _shared(self, value: Any, indent: int, sequence: bool) -> str | None:
         """The text (after its first line's lead) of a plain container met before at the same
