@@ -276,6 +276,18 @@ def _calls_writing(writer: BlockYamlWriter, name: str, info: dict) -> int:
     return calls[0]
 
 
+def _assert_met_again_cost_one_call_each(node) -> None:
+    """Writing node(400) after node(400) was written costs about one call an entry more than
+    writing node(10) does (the lines are remembered), and the text is PyYAML's."""
+    writer = BlockYamlWriter(streaming=True)
+    writer.node_text("n0", node(400))
+    few = _calls_writing(writer, "n1", node(10))
+    many = _calls_writing(writer, "n2", node(400))
+    assert many - few < 390 * 1.2, (few, many)
+    assert writer.node_text("n3", node(400)) + "\n" == \
+        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]
+
+
 def test_string_entries_met_again_cost_one_call_each():
     # Most entries of a node's mappings are strings met in earlier nodes at the same
     # indentation, in copies that are not the same object: their remembered line is found
@@ -285,13 +297,7 @@ def test_string_entries_met_again_cost_one_call_each():
         return {"p": OwnedDict({f"key{i}": f"value {i}" for i in range(size)}),
                 "q": [OwnedDict({"name": f"item{i}", "state": "on"}) for i in range(40)]}
 
-    writer = BlockYamlWriter(streaming=True)
-    writer.node_text("n0", node(400))
-    few = _calls_writing(writer, "n1", node(10))
-    many = _calls_writing(writer, "n2", node(400))
-    assert many - few < 390 * 1.2, (few, many)
-    assert writer.node_text("n3", node(400)) + "\n" == \
-        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]
+    _assert_met_again_cost_one_call_each(node)
 
 
 def test_string_items_met_again_cost_one_call_each():
@@ -302,10 +308,4 @@ def test_string_items_met_again_cost_one_call_each():
         return {"l": OwnedList([f"item {i}" for i in range(size)]),
                 "m": [OwnedList(["a", f"b{i}"]) for i in range(40)]}
 
-    writer = BlockYamlWriter(streaming=True)
-    writer.node_text("n0", node(400))
-    few = _calls_writing(writer, "n1", node(10))
-    many = _calls_writing(writer, "n2", node(400))
-    assert many - few < 390 * 1.2, (few, many)
-    assert writer.node_text("n3", node(400)) + "\n" == \
-        pyyaml_text({"nodes": {"n3": node(400)}})[len("nodes:\n"):]
+    _assert_met_again_cost_one_call_each(node)

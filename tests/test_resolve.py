@@ -411,6 +411,14 @@ def test_long_strings_of_references_count_towards_the_limit_on_the_fast_path(
              + (strings.replace("}-", "}+") if stacked else "")}
     crossing = f"s{MAX_REFERENCE_EXPANSION // (2013 * (2 if stacked else 1)):03}"
     root = str(make_inventory(files))
+    # The fast path took every string before it.
+    assert_same_limit_error_at(root, crossing, monkeypatch)
+
+
+def assert_same_limit_error_at(root: str, crossing: str, monkeypatch: pytest.MonkeyPatch
+                               ) -> None:
+    """Node n1 of `root` fails with the same reference-expansion error, at key `crossing`,
+    on the references and on the fast paths, which render every value before it."""
     messages = []
     rendered = full_renders(monkeypatch)
     for speed in (Speed.reference(), Speed()):
@@ -421,7 +429,6 @@ def test_long_strings_of_references_count_towards_the_limit_on_the_fast_path(
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
     assert f"at {crossing}" in messages[1], messages[1]
-    # The fast path took every string before it.
     assert rendered in ([(crossing,)], None)
 
 
@@ -469,14 +476,4 @@ def test_references_to_file_containers_count_towards_the_limit_on_the_fast_path(
     root = str(make_inventory({"classes/c.yml": f"parameters:\n  big: {written}\n{refs}",
                                "nodes/n1.yml": "classes: [c]\n"}))
     crossing = f"r{MAX_REFERENCE_EXPANSION // size:03}"
-    messages = []
-    rendered = full_renders(monkeypatch)
-    for speed in (Speed.reference(), Speed()):
-        if rendered is not None:
-            rendered.clear()
-        with pytest.raises(ReferenceExpansionError) as raised:
-            reclass_ng.load(root, read_config=False, speed=speed).nodeinfo("n1")
-        messages.append(str(raised.value))
-    assert messages[0] == messages[1]
-    assert f"at {crossing}" in messages[1], messages[1]
-    assert rendered in ([(crossing,)], None)
+    assert_same_limit_error_at(root, crossing, monkeypatch)
