@@ -90,6 +90,29 @@ def install_reclass_ng(log) -> Path | None:
     return NG_VENV / "bin" / "reclass"
 
 
+_COMPILED_COUNT = """
+from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
+print(len(compiled_modules()), len(COMPILED_MODULES))
+"""
+
+
+def compiled_python(log) -> tuple[Path | None, str]:
+    """The interpreter of this checkout's `pip install` into bench/.ng/venv, which compiles the
+    hot modules where a C compiler is present, and a label saying how many it compiled; None
+    and the reason when nothing was compiled."""
+    script = install_reclass_ng(log)
+    if script is None:
+        return None, f"the install into {NG_VENV} failed"
+    python = script.parent / "python"
+    # run from outside the checkout: `python -c` puts the current directory first on sys.path
+    counted = subprocess.run([str(python), "-c", _COMPILED_COUNT], capture_output=True,
+                             text=True, check=True, cwd=NG_VENV).stdout.split()
+    compiled, total = int(counted[0]), int(counted[1])
+    if compiled == 0:
+        return None, "no C compiler: nothing was compiled"
+    return python, f"compiled ({compiled}/{total} modules)"
+
+
 def find_reclass_ng(explicit: str | None, log=print) -> tuple[Path | None, str]:
     """The reclass-ng ``reclass`` script and its interpreter, or None and the reason."""
     installed = None if explicit else install_reclass_ng(log)

@@ -44,31 +44,18 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 from generate import generate  # noqa: E402
-from implementations import ensure_peers, install_reclass_ng  # noqa: E402
+from implementations import compiled_python, ensure_peers  # noqa: E402
 
 NG_PYTHON = BENCH_DIR.parent / ".venv" / "bin" / "python"
-
-COMPILED_COUNT = """
-from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
-print(len(compiled_modules()), len(COMPILED_MODULES))
-"""
-
 
 def builds(log) -> list[tuple[str, Path]]:
     """(label, python) of the builds to measure: pure always, compiled when it compiled."""
     found = [("pure", NG_PYTHON)]
-    script = install_reclass_ng(log)
-    if script is None:
-        log("compiled build: not measured (the install into bench/.ng failed)")
+    python, label = compiled_python(log)
+    if python is None:
+        log(f"compiled build: not measured ({label})")
         return found
-    python = script.parent / "python"
-    compiled, total = map(int, subprocess.run([str(python), "-c", COMPILED_COUNT],
-                                              capture_output=True, text=True,
-                                              check=True).stdout.split())
-    if compiled == 0:
-        log("compiled build: not measured (no C compiler: nothing was compiled)")
-        return found
-    return [*found, (f"compiled ({compiled}/{total} modules)", python)]
+    return [*found, (label, python)]
 
 # Each measured body runs in its own process and prints {"cpu": seconds, ...} as JSON.
 NG_LIVE_PILLAR = """

@@ -4,6 +4,7 @@
     python bench/real_inventories.py fetch [--mirror-root DIR]   # clone, pin, assemble
     python bench/real_inventories.py run [--format yaml] [--repeat 3]
     python bench/real_inventories.py instructions [--format yaml]   # callgrind, reclass-ng
+    python bench/real_inventories.py run --compiled   # reclass-ng as `pip install .` builds it
 
 `fetch` clones each source at a pinned commit into bench/.work/real/src (from GitHub, or
 from local mirrors: DIR/<owner>+<name>/repo, as this machine's fetch tool leaves them),
@@ -11,6 +12,9 @@ assembles the inventories under bench/.work/real/inventories and records every c
 licence in bench/.work/real/SOURCES.json. `run` renders each inventory whole with reclass-ng
 and kapicorp-reclass as whole processes (default YAML output, as users run them), checks
 the outputs are the same (bench/compare.py) and prints CPU and wall times and their ratios.
+By default reclass-ng runs from the checkout as pure Python; `--compiled` measures this
+checkout as `pip install .` builds it where a C compiler is present (the hot modules compiled
+with Cython, bench/.ng/venv, as bench/run.py measures it), and fails when nothing compiled.
 reclass-rs is left out: it needs the inventories in its own layout and lacks ignore-free
 parsing of some of these files (not measured here).
 
@@ -43,7 +47,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from compare import compare_outputs  # noqa: E402
-from implementations import BENCH_DIR, PEERS_VENV  # noqa: E402
+from implementations import BENCH_DIR, PEERS_VENV, compiled_python  # noqa: E402
 from measure import describe_failure, run_measured  # noqa: E402
 
 WORK = BENCH_DIR / ".work" / "real"
@@ -512,6 +516,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkout", type=Path, default=BENCH_DIR.parent,
                         help="the reclass-ng source tree put first on PYTHONPATH (another "
                         "worktree measures another version)")
+    parser.add_argument("--compiled", action="store_true",
+                        help="reclass-ng as `pip install .` of this bench's checkout builds it "
+                        "(bench/.ng/venv, the hot modules compiled); not with --checkout")
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
     parser.add_argument("--repeat", type=int, default=3, help="runs each; the fastest counts")
     args = parser.parse_args(argv)
@@ -524,7 +531,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {json.dumps({k: v for k, v in built.items() if k != 'dropped'})}"
                   f", dropped {len(built.get('dropped', {}))}")
         return 0
-    if args.reclass_ng is None:
+    if args.compiled:
+        python, label = compiled_python(lambda message: print(message, file=sys.stderr))
+        if python is None:
+            print(f"compiled build: {label}", file=sys.stderr)
+            return 1
+        print(f"reclass-ng: {label}", file=sys.stderr)
+        # the checkout's script, not pip's launcher (which imports `re`, bin/reclass says);
+        # from bin/ the interpreter imports the installed, compiled reclass_ng
+        reclass_ng, env = [str(python), str(BENCH_DIR.parent / "bin" / "reclass")], None
+    elif args.reclass_ng is None:
         reclass_ng, env = installed_like(args.work, args.checkout), None
     else:
         # This checkout first on the path: the project's venv script then runs this code.
