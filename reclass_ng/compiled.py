@@ -15,7 +15,8 @@ import importlib.util
 # the writers' fallbacks (once per nesting level of a rendered tree). The YAML loader
 # recurses once per nesting level of a file too, but refuses files nested deeper than
 # storage.yaml_load.MAX_YAML_DEPTH (200). The .pxd files beside merge, values, prepare,
-# classes/expansion and the modules of resolve/ declare their main classes as extension types.
+# classes/expansion, the modules of resolve/ and output/block_yaml declare their main classes
+# as extension types.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
