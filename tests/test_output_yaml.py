@@ -309,31 +309,3 @@ def test_string_items_met_again_cost_one_call_each():
                 "m": [OwnedList(["a", f"b{i}"]) for i in range(40)]}
 
     _assert_met_again_cost_one_call_each(node)
-
-
-def test_keys_met_again_in_the_same_order_are_sorted_once():
-    # Most mappings hold the keys of one met before, in the same order (a class's mapping
-    # copied into each node): their order is sorted once, then remembered. (Counted as the
-    # profiler sees the interpreted writer; the compiled one calls `sorted` in C.)
-    def node(i):
-        return {"p": [OwnedDict({"name": f"item{j}", "state": "on", "id": j}) for j in range(40)],
-                "q": {"b": i, "a": 1}, "r": {1: "x", 2: "y"}, "s": {True: "x", 2: "y"}}
-
-    writer = BlockYamlWriter(streaming=True)
-    sorts = [0]
-
-    def count(frame, event, arg):
-        if event == "c_call" and arg is sorted:
-            sorts[0] += 1
-
-    sys.setprofile(count)
-    try:
-        texts = [writer.node_text(f"n{i}", node(i)) for i in range(3)]
-    finally:
-        sys.setprofile(None)
-    # Each time: the mapping {name: node} and `r` and `s` (keys that are not strings); once:
-    # the node's, `q`'s and those of `p`'s 40 items (the interpreted writer sorted 135).
-    assert sorts[0] <= 3 * 3 + 3, sorts
-    # Equal keys of other types in the same order (1 and True) are not taken for each other.
-    for i, text in enumerate(texts):
-        assert text + "\n" == pyyaml_text({"nodes": {f"n{i}": node(i)}})[len("nodes:\n"):]

@@ -32,7 +32,6 @@ cdef class BlockYamlWriter:
     cdef list _item_lines
     cdef Py_ssize_t _line_count
     cdef dict _others
-    cdef dict _orders
     cdef set _met
     cdef dict _shared_texts
     cdef object _dumper
@@ -44,12 +43,10 @@ cdef class BlockYamlWriter:
     cpdef str document(self, data)
     cpdef str node_text(self, name, info)
     cpdef _bound_memos(self)
-    @cython.locals(names=list, order=tuple, keys=dict, str_lines=dict, by_value=dict, spaces=str,
+    @cython.locals(names=list, keys=dict, str_lines=dict, by_value=dict, spaces=str,
                    inner_spaces=str, inner=Py_ssize_t, column=Py_ssize_t, line=str, key=str,
                    shared=str)
     cpdef _mapping(self, mapping, Py_ssize_t indent, str lead, list out)
-    @cython.locals(names=list)
-    cpdef list _sorted_names(self, tuple order)
     @cython.locals(spaces=str, line=str)
     cpdef str _int_entry(self, name, value, Py_ssize_t indent)
     @cython.locals(by_value=dict, spaces=str, line=str, key=str, text=str,

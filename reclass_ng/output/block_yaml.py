@@ -167,7 +167,6 @@ class BlockYamlWriter:
         self._item_lines: list[dict[str, str]] = []  # a sequence's string items, by value
         self._line_count = 0  # lines in the three
         self._others: dict[tuple[type, str], str | None] = {}  # None: PyYAML writes it
-        self._orders: dict[tuple[str, ...], list[str]] = {}  # a mapping's keys -> sorted
         # Plain containers by (id, indentation): the data outlive the writer, so ids are
         # stable; the writer never keys its own temporary mappings here.
         self._met: set[tuple[int, int]] = set()
@@ -226,8 +225,7 @@ class BlockYamlWriter:
 
     def _bound_memos(self) -> None:
         """(streaming) Empty each memo that holds more than MEMO_ENTRIES entries."""
-        for memo in (self._keys, self._strings, self._placed, self._others, self._met,
-                     self._orders):
+        for memo in (self._keys, self._strings, self._placed, self._others, self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
         if self._line_count > MEMO_ENTRIES:
@@ -247,12 +245,10 @@ class BlockYamlWriter:
         # mapping or list entry in a method of its own (`_container_entry(value, kind, head,
         # indent, out)`) cost 80 M instructions more on a 150-node `mcp` render to YAML (+3.7%),
         # and took _mapping only to 12.
-        # Most mappings have the keys of one met before, in the same order (a class's, copied
-        # into each node): their sorted list is remembered by that order, and sorting (a
-        # quarter of the writer's instructions on `mcp`) is done once per distinct one.
-        names = self._orders.get(order := tuple(mapping))
-        if names is None:
-            names = self._sorted_names(order)
+        try:
+            names = sorted(mapping)
+        except TypeError:  # keys of types that do not compare: PyYAML keeps their order
+            names = list(mapping)
         keys = self._keys
         try:
             str_lines = self._str_lines[indent]
@@ -318,20 +314,6 @@ class BlockYamlWriter:
                 column = indent + len(key) + 2
                 append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
             lead = spaces
-
-    def _sorted_names(self, order: tuple[Any, ...]) -> list[Any]:
-        """The keys `order` (a mapping's, as it holds them) in the order PyYAML writes them:
-        sorted, remembered when they are all strings (keys of other types can equal one
-        another, True and 1, and another order of equal keys would be taken for theirs)."""
-        try:
-            names = sorted(order)
-        except TypeError:  # keys of types that do not compare: PyYAML keeps their order
-            return list(order)
-        for name in order:
-            if type(name) is not str:
-                return names
-        self._orders[order] = names
-        return names
 
     def _int_entry(self, name: Any, value: int, indent: int) -> str:
         """The text of entry `name: value` (an int) of a mapping whose keys start at column
