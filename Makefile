@@ -44,7 +44,7 @@ test-compiled:
 	$(PYTHON) -m venv $(COMPILED_VENV)
 	$(COMPILED_VENV)/bin/pip install --quiet --upgrade pip
 	$(COMPILED_VENV)/bin/pip install --quiet --force-reinstall . pytest hypothesis
-	cd tests && RECLASS_NG_EXPECT_COMPILED=1 ../$(COMPILED_VENV)/bin/python -m pytest \
+	cd tests && RECLASS_NG_EXPECT_COMPILED=1 $(abspath $(COMPILED_VENV))/bin/python -m pytest \
 		-p no:cacheprovider -q $(COMPILED_TESTS)
 
 # The vendored conformance scenarios (tests/conformance); fails when they are missing.
