@@ -261,11 +261,12 @@ class BlockYamlWriter:
             value = mapping[name]
             kind = type(value)
             if kind is str:  # most entries, and most of them met before at this indentation
-                # (`in` before the subscript: a KeyError raised and caught costs more than
-                # the lookups, and in small inventories half the lines are met once)
-                if name in str_lines and value in (by_value := str_lines[name]):
-                    line = by_value[value]
-                else:  # (also a key that is no string: never remembered)
+                # (`get`, not a subscript: a KeyError raised and caught costs more than
+                # the lookup, and in small inventories half the lines are met once; not
+                # `in` then a subscript either: two lookups more)
+                by_value = str_lines.get(name)
+                line = None if by_value is None else by_value.get(value)
+                if line is None:  # (also a key that is no string: never remembered)
                     line = self._string_entry(name, value, indent, str_lines)
                 append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
@@ -408,9 +409,8 @@ class BlockYamlWriter:
         for value in items:
             kind = type(value)
             if kind is str:  # remembered as a mapping's string entries are
-                if value in item_lines:  # (`in` first: see _mapping)
-                    line = item_lines[value]
-                else:
+                line = item_lines.get(value)  # (`get`: see _mapping)
+                if line is None:
                     line = self._string_item(value, indent, item_lines)
                 append(line if lead is spaces else lead + line[indent:])
             elif value is None:
