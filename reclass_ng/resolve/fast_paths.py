@@ -53,6 +53,17 @@ MAX_REFERENCE_EXPANSION = 1_000_000
 SHORT_TEXT = 64
 # The containers _expansion_size walks into.
 _CONTAINERS = frozenset({dict, list, OwnedDict, OwnedList, UnresolvedDict, UnresolvedList})
+# How many mappings and lists deep a node's rendered parameters (and, apart, its exports) may
+# nest at most, counted from the section (a value at key `a:b` holding a list of scalars: 3).
+# One file nests at most storage.yaml_rules.MAX_YAML_DEPTH (200) levels; only references put
+# a value deeper (a list holding `${b}`, b a list holding `${c}`, ...: 60 such classes of 150
+# levels made 9,000). Each writer must write any node within the limit under Python's
+# default recursion limit (1,000), after the render has restored it: PyYAML's dumper (the block
+# writer's fallback) fails at 330 levels with `nodes:NODE:parameters` around them, and
+# compiled code walking a value recurses on the C stack. Past the limit the node fails with
+# the reference that put a value there (Resolver._expanded); doc/performance.rst,
+# "Rendered-depth limit". Real inventories nest a dozen levels.
+MAX_RENDERED_DEPTH = 256
 
 
 def walked_value(root: Any, keys: tuple) -> Any:
@@ -70,6 +81,24 @@ def walked_value(root: Any, keys: tuple) -> Any:
     except (KeyError, TypeError, IndexError):
         return NOT_RENDERED
     return node
+
+
+def nesting_depth(value: Any, budget: int) -> int:
+    """How many mappings and lists deep `value` nests (a scalar 0, `[[x]]` 2), counted to
+    budget + 1 at most: recursion goes no deeper than `budget`, whatever the value."""
+    if not isinstance(value, (dict, list)):  # the owned and unresolved ones too
+        return 0
+    if budget <= 0:
+        return 1
+    deepest = 0
+    for item in dict.values(value) if isinstance(value, dict) else value:
+        if isinstance(item, (dict, list)):
+            depth = nesting_depth(item, budget - 1)
+            if depth > deepest:
+                deepest = depth
+                if deepest >= budget:
+                    break  # past the budget already: the rest cannot change the answer
+    return deepest + 1
 
 
 def value_at(tree: Any, keys: tuple, list_index_last: bool = True) -> Any:
@@ -107,6 +136,9 @@ class FastPaths:
     # of each file container counted (id -> (size, container): held, so no id is reused).
     expanded: int
     _plain_sizes: dict[int, tuple[int, Any]]
+    # The nesting depth of each file container (dict, list) a reference brought that counted
+    # more than its place left (_rendered_depth), id -> (depth, container) as above.
+    _plain_depths: dict[int, tuple[int, Any]]
 
     if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve.shared_subtrees); no stub to shadow it
         def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
@@ -124,7 +156,7 @@ class FastPaths:
             if ref_path is not None:
                 new = self._rendered_target(ref_path)
                 if new is NOT_RENDERED:
-                    new = self._counted_target(ref_path)
+                    new = self._counted_target(ref_path, len(path) + 1)
                 if new is not NOT_RENDERED and self._reading:
                     self._note_read(ref_path, new, path + (key,))  # counted: not in _targets
                 return new
@@ -268,7 +300,7 @@ class FastPaths:
         self._targets[ref_path] = node  # type: ignore[index]
         return node
 
-    def _counted_target(self, ref_path: str) -> Any:
+    def _counted_target(self, ref_path: str, at: int) -> Any:
         """The fast path of a reference to what _rendered_target leaves to the full render
         because the full render counts it (Resolver._expanded): a string longer than
         SHORT_TEXT, or a file's container with nothing to render inside (a dict or list, as
@@ -278,7 +310,9 @@ class FastPaths:
         _rendered_target declined, which split the path. Not kept in _targets: every
         reference to it counts again. Such references were the commonest values the real
         Salt models rendered in full (issue 29): 622 of stacklight's 1,205
-        (`${public_keys:name}`), 162 of training-lab's 567."""
+        (`${public_keys:name}`), 162 of training-lab's 567. `at`: how deep the value is
+        stored (its key path's length); one that would nest deeper than MAX_RENDERED_DEPTH
+        there is left to the full render too, which reports it."""
         keys = self._refs_split.get(ref_path)
         if keys is None:
             return NOT_RENDERED
@@ -286,11 +320,29 @@ class FastPaths:
         kind = type(node)
         if kind is not str and kind is not dict and kind is not list:
             return NOT_RENDERED  # a scalar (declined by _rendered_target: not rendered) or more
-        expanded = self.expanded + self._expansion_size(node)
+        size = self._expansion_size(node)
+        expanded = self.expanded + size
         if expanded > MAX_REFERENCE_EXPANSION:
+            return NOT_RENDERED
+        # A container nests less deep than its size (Resolver._expanded): most need no walk.
+        if at + size > MAX_RENDERED_DEPTH and kind is not str \
+                and at + self._rendered_depth(node) > MAX_RENDERED_DEPTH:
             return NOT_RENDERED
         self.expanded = expanded
         return node
+
+    def _rendered_depth(self, value: Any) -> int:
+        """nesting_depth(value) up to MAX_RENDERED_DEPTH + 1; a file's container (shared,
+        never changed) walked once per render, its depth memoised by identity."""
+        kind = type(value)
+        if kind is dict or kind is list:
+            known = self._plain_depths.get(id(value))
+            if known is not None:
+                return known[0]
+            depth = nesting_depth(value, MAX_RENDERED_DEPTH)
+            self._plain_depths[id(value)] = (depth, value)
+            return depth
+        return nesting_depth(value, MAX_RENDERED_DEPTH)
 
     # -- what references produce (MAX_REFERENCE_EXPANSION) --------------------------------
 
