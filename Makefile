@@ -37,13 +37,14 @@ COMPILED_VENV ?= .venv-compiled
 COMPILED_TESTS ?= test_compiled_build.py test_resolve.py test_merge.py test_classes.py \
 	test_shared_walks.py test_properties.py test_queries.py test_output_json.py \
 	test_output_yaml.py test_corpus.py test_subtrees.py test_yaml_load.py test_entity.py \
-	test_storage_yaml_fs.py test_hostile_inventories.py test_yaml_block.py test_prepare.py
+	test_storage_yaml_fs.py test_hostile_inventories.py test_yaml_block.py test_prepare.py \
+	test_deep_values.py
 .PHONY: test-compiled
 test-compiled:
 	$(PYTHON) -m venv $(COMPILED_VENV)
 	$(COMPILED_VENV)/bin/pip install --quiet --upgrade pip
 	$(COMPILED_VENV)/bin/pip install --quiet --force-reinstall . pytest hypothesis
-	cd tests && RECLASS_NG_EXPECT_COMPILED=1 ../$(COMPILED_VENV)/bin/python -m pytest \
+	cd tests && RECLASS_NG_EXPECT_COMPILED=1 $(abspath $(COMPILED_VENV))/bin/python -m pytest \
 		-p no:cacheprovider -q $(COMPILED_TESTS)
 
 # The vendored conformance scenarios (tests/conformance); fails when they are missing.

@@ -73,7 +73,7 @@ PAST = [WITHIN[0], WITHIN[1] + 1]
 
 @pytest.mark.parametrize("kind", ["list", "mapping"])
 @pytest.mark.parametrize("mode", ["--nodeinfo", "--inventory"])
-def test_a_value_just_within_the_limit_is_written_as_pyyaml_and_json_write_it(
+def test_a_value_at_the_limit_is_written_as_pyyaml_and_json_do_one_level_more_fails(
         tmp_path, kind, mode, deep_recursion):
     root = deep_inventory(tmp_path, WITHIN, kind)
     args = ["--nodeinfo", "n1"] if mode == "--nodeinfo" else ["--inventory"]
@@ -94,6 +94,10 @@ def test_a_value_just_within_the_limit_is_written_as_pyyaml_and_json_write_it(
     again = json.loads(as_json.stdout)
     assert (again if mode == "--nodeinfo" else again["nodes"]["n1"])["parameters"] == \
         info["parameters"]
+    # One level more is the error.
+    deep_inventory(tmp_path, PAST, kind)
+    result = run_reclass("-b", str(root), *args, "-o", "yaml")
+    assert_depth_error(result, root, PAST[0], kind)
     assert as_json.stdout == json.dumps(json.loads(as_json.stdout), indent=2) + "\n"
 
 
