@@ -44,6 +44,11 @@ CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]
          f"  s{i}: '${{s{i - 1}}}${{s{i - 1}}}'\n" for i in range(1, 31))},
      {}, "n1", errors.ReferenceExpansionError, 65,
      ["n1", "reference bomb", "1,000,000", "${s", "nodes/n1.yml", "written at"]),
+    ("values nested past the rendered-depth limit through a reference",
+     {"nodes/n1.yml": "parameters:\n  a: " + "[" * 150 + "'${b}'" + "]" * 150 + "\n  b: "
+      + "[" * 150 + "x" + "]" * 150 + "\n"},
+     {}, "n1", errors.NestingTooDeepError, 65,
+     ["n1", "nest deeper than 256 levels", "${b}", "at a:0:0", "nodes/n1.yml", "written at"]),
     ("class include cycle",
      {"nodes/n1.yml": "classes: [a]\n", "classes/a.yml": "classes: [b]\n",
       "classes/b.yml": "classes: [a]\n"},

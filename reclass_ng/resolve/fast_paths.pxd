@@ -24,7 +24,6 @@ cdef class FastPaths:
     cdef public list _reading
     cdef public Py_ssize_t expanded
     cdef public dict _plain_sizes
-    cdef public dict _plain_depths
 
     cpdef _rendered_now(self, value, path, key)
     @cython.locals(found=dict)

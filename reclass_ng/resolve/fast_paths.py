@@ -134,11 +134,10 @@ class FastPaths:
     _reading: list[SubtreeReads]
     # What references produced so far in this render (MAX_REFERENCE_EXPANSION), and the size
     # of each file container counted (id -> (size, container): held, so no id is reused).
+    # Once _rendered_depth walked one, (size, container, nesting depth). No attribute of its
+    # own for the depths: see Resolver.in_progress.
     expanded: int
-    _plain_sizes: dict[int, tuple[int, Any]]
-    # The nesting depth of each file container (dict, list) a reference brought that counted
-    # more than its place left (_rendered_depth), id -> (depth, container) as above.
-    _plain_depths: dict[int, tuple[int, Any]]
+    _plain_sizes: dict[int, tuple]
 
     if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve.shared_subtrees); no stub to shadow it
         def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
@@ -333,16 +332,18 @@ class FastPaths:
 
     def _rendered_depth(self, value: Any) -> int:
         """nesting_depth(value) up to MAX_RENDERED_DEPTH + 1; a file's container (shared,
-        never changed) walked once per render, its depth memoised by identity."""
+        never changed) walked once per render, its depth memoised by identity beside its
+        size (_expansion_size counted it first)."""
         kind = type(value)
-        if kind is dict or kind is list:
-            known = self._plain_depths.get(id(value))
-            if known is not None:
-                return known[0]
-            depth = nesting_depth(value, MAX_RENDERED_DEPTH)
-            self._plain_depths[id(value)] = (depth, value)
-            return depth
-        return nesting_depth(value, MAX_RENDERED_DEPTH)
+        if kind is not dict and kind is not list:
+            return nesting_depth(value, MAX_RENDERED_DEPTH)
+        known = self._plain_sizes.get(id(value))
+        if known is not None and len(known) == 3:
+            return known[2]
+        depth = nesting_depth(value, MAX_RENDERED_DEPTH)
+        if known is not None:
+            self._plain_sizes[id(value)] = (known[0], value, depth)
+        return depth
 
     # -- what references produce (MAX_REFERENCE_EXPANSION) --------------------------------
 

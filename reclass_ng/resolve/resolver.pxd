@@ -23,12 +23,11 @@ cdef class Resolver(SharedSubtrees):
     cdef public bint fast_observed
     cdef public object _memo_min_dirty
     cdef public object _memo_given_up
-    cdef public list _nesting
 
     @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
     cpdef _render_keys(self, container, keys, path)
-    @cython.locals(nesting=Py_ssize_t, shared=Py_ssize_t)
+    @cython.locals(nesting=Py_ssize_t, shared=Py_ssize_t, nesting_there=Py_ssize_t)
     cpdef Py_ssize_t _nesting_at(self, tuple path, value) except -1
     cpdef _render_layer(self, layer, path)
     cpdef _rendered_observed(self, container, key, value, path)
