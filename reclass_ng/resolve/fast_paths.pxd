@@ -12,7 +12,7 @@ from reclass_ng.values cimport Layer, Stack
 @cython.locals(walked=frozenset)
 cpdef walked_value(root, tuple keys)
 cpdef value_at(tree, tuple keys, bint list_index_last=*)
-@cython.locals(deepest=Py_ssize_t, depth=Py_ssize_t)
+@cython.locals(deepest=Py_ssize_t, depth=Py_ssize_t, containers=frozenset)
 cpdef Py_ssize_t nesting_depth(value, Py_ssize_t budget) except -1
 
 

@@ -33,7 +33,7 @@ cdef class Resolver(SharedSubtrees):
     cpdef _rendered_observed(self, container, key, value, path)
     cpdef render_interp(self, interp, path)
     cpdef _lookup_ref(self, ref, interp, path)
-    @cython.locals(size=Py_ssize_t)
+    @cython.locals(size=Py_ssize_t, at=Py_ssize_t)
     cpdef _expanded(self, value, interp, path)
     cpdef lookup(self, ref_path, interp, path)
     cpdef _lookup_walk(self, keys, ref_path, interp, path)

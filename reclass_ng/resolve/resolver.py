@@ -28,8 +28,10 @@ from reclass_ng.merge import Merger
 from reclass_ng.resolve.fast_paths import (
     MAX_REFERENCE_EXPANSION,
     MAX_RENDERED_DEPTH,
+    MAX_YAML_DEPTH,
     NOT_RENDERED,
     PLAIN,
+    PLAIN_STORED_WITHIN,
     walked_value,
 )
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
@@ -395,9 +397,13 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             # Not counted: what a query gathers is bounded by the nodes' exports, each
             # counted in its own node (references to the result count where they copy it).
             # Each export nests within MAX_RENDERED_DEPTH in its node, and the result holds
-            # them a level or two deeper: its depth is checked where it is stored.
+            # them a level or two deeper: checked where it is stored, and held to what a
+            # file may nest, like the other plain containers (fast_paths.PLAIN_STORED_WITHIN).
             result = self.query(single, interp, path, self)
-            if len(path) + self._rendered_depth(result) > MAX_RENDERED_DEPTH:
+            depth = self._rendered_depth(result)
+            if depth > MAX_YAML_DEPTH:
+                self._too_deep(interp, path, MAX_YAML_DEPTH, False)
+            if len(path) + depth > MAX_RENDERED_DEPTH:
                 self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
             return result
         if template.has_query:
@@ -439,11 +445,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                 source=interp.source, written=interp.text, section=self._section(),
                 chain=[format_path(p) for p in self.in_progress])
         # A mapping or list counts 1 and 1 for each item (_expansion_size), so it nests less
-        # deep than its size: only a large one, or one stored deep, is walked. Every value
-        # a reference reaches is complete, so within the limit where it is; what it holds is
-        # walked with a bounded recursion (fast_paths.nesting_depth).
-        if len(path) + size > MAX_RENDERED_DEPTH and type(value) is not str \
-                and len(path) + self._rendered_depth(value) > MAX_RENDERED_DEPTH:
+        # deep than its size: only a large one, or one stored deep, is walked; a file's
+        # container or a query's result (dict, list) only when stored deeper than
+        # PLAIN_STORED_WITHIN. Every value a reference reaches is complete, so within the
+        # limit where it is; what it holds is walked with a bounded recursion
+        # (fast_paths.nesting_depth).
+        at = len(path)
+        if at + size > MAX_RENDERED_DEPTH and type(value) is not str \
+                and (at > PLAIN_STORED_WITHIN or (type(value) is not dict
+                                                  and type(value) is not list)) \
+                and at + self._rendered_depth(value) > MAX_RENDERED_DEPTH:
             self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
         return value
 
