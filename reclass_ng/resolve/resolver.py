@@ -15,7 +15,6 @@ from _collections_abc import Callable  # collections.abc without `collections` (
 from reclass_ng.errors import (
     BadReferencesError,
     InfiniteRecursionError,
-    NestingTooDeepError,
     QueryPositionError,
     ReclassError,
     ReferenceDefaultError,
@@ -309,6 +308,8 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
     def _too_deep(self, value: Any, path: tuple, limit: int, in_progress: bool) -> None:
         """Raise the error of a value nesting too deep at `path` (NestingTooDeepError),
         naming the reference and where it is written (for a stack, its last one)."""
+        from reclass_ng.errors.nesting import NestingTooDeepError  # only after an error
+
         interp = value
         if type(value) is Stack:
             interp = next((layer.value for layer in reversed(value.layers)
@@ -450,12 +451,14 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         # PLAIN_STORED_WITHIN. Every value a reference reaches is complete, so within the
         # limit where it is; what it holds is walked with a bounded recursion
         # (fast_paths.nesting_depth).
-        at = len(path)
-        if at + size > MAX_RENDERED_DEPTH and type(value) is not str \
-                and (at > PLAIN_STORED_WITHIN or (type(value) is not dict
-                                                  and type(value) is not list)) \
-                and at + self._rendered_depth(value) > MAX_RENDERED_DEPTH:
-            self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
+        # (`size` first: most references bring a short string or another scalar, 0.)
+        if size and type(value) is not str:
+            at = len(path)
+            if at + size > MAX_RENDERED_DEPTH \
+                    and (at > PLAIN_STORED_WITHIN or (type(value) is not dict
+                                                      and type(value) is not list)) \
+                    and at + self._rendered_depth(value) > MAX_RENDERED_DEPTH:
+                self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
         return value
 
     def _lookup_ref(self, ref: Ref, interp: Interpolation, path: tuple) -> Any:
