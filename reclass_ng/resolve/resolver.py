@@ -252,7 +252,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         in_progress = self.in_progress
         if len(in_progress) >= MAX_REFERENCE_DEPTH:
             raise ReferenceChainTooDeep(next(iter(in_progress)))
-        in_progress[path] = (value, self._nesting_at(path, value))
+        # (Outside any other, the levels down to `path`: far below the limit, whatever the
+        # tree, as a value nests at most MAX_RENDERED_DEPTH deep.)
+        in_progress[path] = (value, self._nesting_at(path, value) if in_progress
+                             else len(path) - 1)
         try:
             if type(value) is Interpolation:
                 single = value.template.single
@@ -287,20 +290,19 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _nesting_at(self, path: tuple, value: Any) -> int:
         """The levels of mappings and lists rendered down to `path` (where `value` is
-        rendered) in all: those down to the innermost path being rendered, plus the walk
-        down from where the two paths part to the container holding `path` (the walk renders
-        one level a call). Past MAX_NESTING_IN_PROGRESS, the error naming `value`."""
-        nesting = len(path) - 1
-        if self.in_progress:
-            last, (_, nesting_there) = next(reversed(self.in_progress.items()))
-            shared = 0
-            for key, other in zip(path, last, strict=False):
-                if key != other:
-                    break
-                shared += 1
-            # the innermost path's levels, and the walk down from where the two part to
-            # `path`'s container (none for a reference to a key beside it)
-            nesting = nesting_there + max(0, len(path) - shared - 1)
+        rendered) in all, while another is being rendered: those down to the innermost path
+        being rendered, plus the walk down from where the two paths part to the container
+        holding `path` (the walk renders one level a call). Past MAX_NESTING_IN_PROGRESS, the
+        error naming `value`."""
+        last, (_, nesting_there) = next(reversed(self.in_progress.items()))
+        shared = 0
+        end = min(len(path), len(last))
+        while shared < end and path[shared] == last[shared]:
+            shared += 1
+        # the innermost path's levels, and the walk down from where the two part to
+        # `path`'s container (none for a reference to a key beside it)
+        walked = len(path) - shared - 1
+        nesting = nesting_there + walked if walked > 0 else nesting_there
         if nesting > MAX_NESTING_IN_PROGRESS:
             self._too_deep(value, path, MAX_NESTING_IN_PROGRESS, True)
         return nesting
