@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from reclass_ng import errors
+from reclass_ng.errors.nesting import NestingTooDeepError
 
 # (files, settings, node, error type, exit code, fragments the message holds)
 CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]]] = [
@@ -44,6 +45,11 @@ CASES: list[tuple[str, dict[str, str], dict[str, Any], str, type, int, list[str]
          f"  s{i}: '${{s{i - 1}}}${{s{i - 1}}}'\n" for i in range(1, 31))},
      {}, "n1", errors.ReferenceExpansionError, 65,
      ["n1", "reference bomb", "1,000,000", "${s", "nodes/n1.yml", "written at"]),
+    ("values nested past the rendered-depth limit through a reference",
+     {"nodes/n1.yml": "parameters:\n  a: " + "[" * 150 + "'${b}'" + "]" * 150 + "\n  b: "
+      + "[" * 150 + "x" + "]" * 150 + "\n"},
+     {}, "n1", NestingTooDeepError, 65,
+     ["n1", "nest deeper than 256 levels", "${b}", "at a:0:0", "nodes/n1.yml", "written at"]),
     ("class include cycle",
      {"nodes/n1.yml": "classes: [a]\n", "classes/a.yml": "classes: [b]\n",
       "classes/b.yml": "classes: [a]\n"},
@@ -211,10 +217,11 @@ def test_the_tables_cover_every_error_kind() -> None:
 
     import reclass_ng.errors.base
     import reclass_ng.errors.files
+    import reclass_ng.errors.nesting
     import reclass_ng.errors.values
 
     defined = {cls for module in (reclass_ng.errors.base, reclass_ng.errors.files,
-                                  reclass_ng.errors.values)
+                                  reclass_ng.errors.values, reclass_ng.errors.nesting)
                for cls in vars(module).values()
                if inspect.isclass(cls) and issubclass(cls, errors.ReclassError)
                and cls.__module__ == module.__name__}

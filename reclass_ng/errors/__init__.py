@@ -2,7 +2,8 @@
 
 `base` holds what every error has (its fields, exit code and message layout), `files` the
 errors about the inventory's files, names and classes, `values` the errors about one value of a
-node. Everything is importable from here.
+node. Everything is importable from here but `nesting`'s error, imported where it is raised
+(see there).
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ The names below are the stage's public API; `from reclass_ng.resolve import Reso
 working as it did when this was one module.
 """
 
-from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION
+from reclass_ng.resolve.fast_paths import MAX_REFERENCE_EXPANSION, MAX_RENDERED_DEPTH
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
 from reclass_ng.resolve.resolver import (
+    MAX_NESTING_IN_PROGRESS,
     MAX_REFERENCE_DEPTH,
     MissingPath,
     QueryEvaluator,
@@ -20,5 +21,6 @@ from reclass_ng.resolve.resolver import (
     Resolver,
 )
 
-__all__ = ["MAX_REFERENCE_DEPTH", "MAX_REFERENCE_EXPANSION", "MissingPath", "QueryEvaluator",
+__all__ = ["MAX_NESTING_IN_PROGRESS", "MAX_REFERENCE_DEPTH", "MAX_REFERENCE_EXPANSION",
+           "MAX_RENDERED_DEPTH", "MissingPath", "QueryEvaluator",
            "ReferenceChainTooDeep", "RenderedSubtrees", "Resolver", "SubtreeReads"]

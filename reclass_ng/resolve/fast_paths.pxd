@@ -12,6 +12,8 @@ from reclass_ng.values cimport Layer, Stack
 @cython.locals(walked=frozenset)
 cpdef walked_value(root, tuple keys)
 cpdef value_at(tree, tuple keys, bint list_index_last=*)
+@cython.locals(deepest=Py_ssize_t, depth=Py_ssize_t, containers=frozenset)
+cpdef Py_ssize_t nesting_depth(value, Py_ssize_t budget) except -1
 
 
 cdef class FastPaths:
@@ -33,7 +35,9 @@ cdef class FastPaths:
     cpdef _note_reads(self, value, path)
     @cython.locals(walked=frozenset, keys=tuple)
     cpdef _rendered_target(self, ref_path)
-    @cython.locals(keys=tuple, expanded=Py_ssize_t)
-    cpdef _counted_target(self, ref_path)
+    @cython.locals(keys=tuple, expanded=Py_ssize_t, size=Py_ssize_t)
+    cpdef _counted_target(self, ref_path, Py_ssize_t at)
+    @cython.locals(depth=Py_ssize_t)
+    cpdef Py_ssize_t _rendered_depth(self, value) except -1
     @cython.locals(size=Py_ssize_t, containers=frozenset)
     cpdef Py_ssize_t _expansion_size(self, value) except -1

@@ -14,6 +14,7 @@ the reference the tests compare this with (tests/test_subtrees.py).
 
 from __future__ import annotations
 
+from reclass_ng.storage.yaml_rules import MAX_YAML_DEPTH
 from reclass_ng.syntax.ast import Ref, Template, Text
 from reclass_ng.values import (
     Interpolation,
@@ -53,6 +54,23 @@ MAX_REFERENCE_EXPANSION = 1_000_000
 SHORT_TEXT = 64
 # The containers _expansion_size walks into.
 _CONTAINERS = frozenset({dict, list, OwnedDict, OwnedList, UnresolvedDict, UnresolvedList})
+# How many mappings and lists deep a node's rendered parameters (and, apart, its exports) may
+# nest at most, counted from the section (a value at key `a:b` holding a list of scalars: 3).
+# One file nests at most storage.yaml_rules.MAX_YAML_DEPTH (200) levels; only references put
+# a value deeper (a list holding `${b}`, b a list holding `${c}`, ...: 60 such classes of 150
+# levels made 9,000). Each writer must write any node within the limit under Python's
+# default recursion limit (1,000), after the render has restored it: PyYAML's dumper (the block
+# writer's fallback) fails at 330 levels with `nodes:NODE:parameters` around them, and
+# compiled code walking a value recurses on the C stack. Past the limit the node fails with
+# the reference that put a value there (Resolver._expanded); doc/performance.rst,
+# "Rendered-depth limit". Real inventories nest a dozen levels.
+MAX_RENDERED_DEPTH = 256
+# A file's container (dict, list) nests at most MAX_YAML_DEPTH levels (the loader refuses a
+# deeper file), and so does an inventory query's result, the other plain container of a tree
+# (Resolver.render_interp refuses a deeper one): stored no deeper than this, such a container
+# needs no walk. Real models' nodes reference flat mappings of hundreds of keys, which a walk
+# for each node cost up to 0.8% of the render (mk-packet, callgrind).
+PLAIN_STORED_WITHIN = MAX_RENDERED_DEPTH - MAX_YAML_DEPTH
 
 
 def walked_value(root: Any, keys: tuple) -> Any:
@@ -70,6 +88,31 @@ def walked_value(root: Any, keys: tuple) -> Any:
     except (KeyError, TypeError, IndexError):
         return NOT_RENDERED
     return node
+
+
+def nesting_depth(value: Any, budget: int) -> int:
+    """How many mappings and lists deep `value` nests (a scalar 0, `[[x]]` 2), counted to
+    budget + 1 at most: recursion goes no deeper than `budget`, whatever the value. The
+    containers are those _expansion_size walks into (_CONTAINERS)."""
+    if type(value) not in _CONTAINERS:
+        return 0
+    if budget <= 0:
+        return 1
+    items = dict.values(value) if isinstance(value, dict) else value
+    # Most containers a reference brings hold scalars only: told apart without a step of
+    # bytecode for each item (a real model's node walked flat mappings of hundreds of keys).
+    if _CONTAINERS.isdisjoint(map(type, items)):
+        return 1
+    deepest = 0
+    containers = _CONTAINERS  # a local: a C set in the compiled build (resolve/fast_paths.pxd)
+    for item in items:
+        if type(item) in containers:
+            depth = nesting_depth(item, budget - 1)
+            if depth > deepest:
+                deepest = depth
+                if deepest >= budget:
+                    break  # past the budget already: the rest cannot change the answer
+    return deepest + 1
 
 
 def value_at(tree: Any, keys: tuple, list_index_last: bool = True) -> Any:
@@ -105,8 +148,10 @@ class FastPaths:
     _reading: list[SubtreeReads]
     # What references produced so far in this render (MAX_REFERENCE_EXPANSION), and the size
     # of each file container counted (id -> (size, container): held, so no id is reused).
+    # Once _rendered_depth walked one, (size, container, nesting depth). No attribute of its
+    # own for the depths: see Resolver.in_progress.
     expanded: int
-    _plain_sizes: dict[int, tuple[int, Any]]
+    _plain_sizes: dict[int, tuple]
 
     if TYPE_CHECKING:  # SharedSubtrees' (reclass_ng.resolve.shared_subtrees); no stub to shadow it
         def _note_read(self, ref_path: str, value: Any, path: tuple) -> None: ...
@@ -124,7 +169,7 @@ class FastPaths:
             if ref_path is not None:
                 new = self._rendered_target(ref_path)
                 if new is NOT_RENDERED:
-                    new = self._counted_target(ref_path)
+                    new = self._counted_target(ref_path, len(path) + 1)
                 if new is not NOT_RENDERED and self._reading:
                     self._note_read(ref_path, new, path + (key,))  # counted: not in _targets
                 return new
@@ -268,7 +313,7 @@ class FastPaths:
         self._targets[ref_path] = node  # type: ignore[index]
         return node
 
-    def _counted_target(self, ref_path: str) -> Any:
+    def _counted_target(self, ref_path: str, at: int) -> Any:
         """The fast path of a reference to what _rendered_target leaves to the full render
         because the full render counts it (Resolver._expanded): a string longer than
         SHORT_TEXT, or a file's container with nothing to render inside (a dict or list, as
@@ -278,7 +323,9 @@ class FastPaths:
         _rendered_target declined, which split the path. Not kept in _targets: every
         reference to it counts again. Such references were the commonest values the real
         Salt models rendered in full (issue 29): 622 of stacklight's 1,205
-        (`${public_keys:name}`), 162 of training-lab's 567."""
+        (`${public_keys:name}`), 162 of training-lab's 567. `at`: how deep the value is
+        stored (its key path's length); one that would nest deeper than MAX_RENDERED_DEPTH
+        there is left to the full render too, which reports it."""
         keys = self._refs_split.get(ref_path)
         if keys is None:
             return NOT_RENDERED
@@ -286,11 +333,32 @@ class FastPaths:
         kind = type(node)
         if kind is not str and kind is not dict and kind is not list:
             return NOT_RENDERED  # a scalar (declined by _rendered_target: not rendered) or more
-        expanded = self.expanded + self._expansion_size(node)
+        size = self._expansion_size(node)
+        expanded = self.expanded + size
         if expanded > MAX_REFERENCE_EXPANSION:
+            return NOT_RENDERED
+        # A container nests less deep than its size (Resolver._expanded), a file's no deeper
+        # than a file may: most need no walk.
+        if at > PLAIN_STORED_WITHIN and kind is not str and at + size > MAX_RENDERED_DEPTH \
+                and at + self._rendered_depth(node) > MAX_RENDERED_DEPTH:
             return NOT_RENDERED
         self.expanded = expanded
         return node
+
+    def _rendered_depth(self, value: Any) -> int:
+        """nesting_depth(value) up to MAX_RENDERED_DEPTH + 1; a file's container (shared,
+        never changed) walked once per render, its depth memoised by identity beside its
+        size (_expansion_size counted it first)."""
+        kind = type(value)
+        if kind is not dict and kind is not list:
+            return nesting_depth(value, MAX_RENDERED_DEPTH)
+        known = self._plain_sizes.get(id(value))
+        if known is not None and len(known) == 3:
+            return known[2]
+        depth = nesting_depth(value, MAX_RENDERED_DEPTH)
+        if known is not None:
+            self._plain_sizes[id(value)] = (known[0], value, depth)
+        return depth
 
     # -- what references produce (MAX_REFERENCE_EXPANSION) --------------------------------
 

@@ -27,10 +27,14 @@ cdef class Resolver(SharedSubtrees):
     @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
     cpdef _render_keys(self, container, keys, path)
+    @cython.locals(nesting=Py_ssize_t, shared=Py_ssize_t, nesting_there=Py_ssize_t,
+                   end=Py_ssize_t, walked=Py_ssize_t, last=tuple)
+    cpdef Py_ssize_t _nesting_at(self, tuple path, value) except -1
     cpdef _render_layer(self, layer, path)
     cpdef _rendered_observed(self, container, key, value, path)
     cpdef render_interp(self, interp, path)
     cpdef _lookup_ref(self, ref, interp, path)
+    @cython.locals(size=Py_ssize_t, at=Py_ssize_t)
     cpdef _expanded(self, value, interp, path)
     cpdef lookup(self, ref_path, interp, path)
     cpdef _lookup_walk(self, keys, ref_path, interp, path)

@@ -26,8 +26,11 @@ from reclass_ng.errors import (
 from reclass_ng.merge import Merger
 from reclass_ng.resolve.fast_paths import (
     MAX_REFERENCE_EXPANSION,
+    MAX_RENDERED_DEPTH,
+    MAX_YAML_DEPTH,
     NOT_RENDERED,
     PLAIN,
+    PLAIN_STORED_WITHIN,
     walked_value,
 )
 from reclass_ng.resolve.rendered_subtrees import RenderedSubtrees, SubtreeReads
@@ -67,6 +70,17 @@ QueryEvaluator = Callable[[Query, Interpolation, tuple, "Resolver"], "Any"]
 # links take half of the usual 8 MB (4,998 crashed). The same limit in both builds keeps
 # their output identical. Documented in doc/performance.rst; real chains have dozens.
 MAX_REFERENCE_DEPTH = 2500
+# Levels of mappings and lists the references being rendered inside one another may walk
+# down together: for each, how much deeper its container is than where its key path parts
+# from the one rendering it. Rendering `a: [[...${b}...]]` walks down to the reference, which
+# renders b and walks down its value to the next one, and so on: MAX_RENDERED_DEPTH is
+# checked on the way back out, once a value is complete, so without this the walk down had
+# no bound (600 classes of 150 levels crashed the compiled build, whose recursion uses the C
+# stack, and took the interpreted one to its recursion limit). Such values nest about as deep
+# as what they walked through, so MAX_RENDERED_DEPTH stops every real case long before. A
+# chain of references to keys beside each other (`x: ${y}`, `a:x: ${a:y}`) walks nothing;
+# MAX_REFERENCE_DEPTH bounds it. Compiled, a level takes far less C stack than a link.
+MAX_NESTING_IN_PROGRESS = 3000
 
 
 class ReferenceChainTooDeep(ReclassError):
@@ -103,10 +117,13 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         self.query = query
         self.list_index_last = list_index_last  # deviation D2: `${l:1}` selects an element
         # paths being rendered, in order, with the value (Interp or Stack) rendered there
-        self.in_progress: dict[tuple, Any] = {}
+        # and the levels rendered down to it in all (MAX_NESTING_IN_PROGRESS). No attribute
+        # of its own for those: past 30 attributes an instance's dict stops sharing its
+        # keys, and every `self.x` of the render got slower (+0.9% to 2%, callgrind).
+        self.in_progress: dict[tuple, tuple[Any, int]] = {}
         self.errors: list[ResolveError] = []
         self.expanded = 0  # what references produced (resolve.MAX_REFERENCE_EXPANSION)
-        self._plain_sizes: dict[int, tuple[int, Any]] = {}
+        self._plain_sizes: dict[int, tuple] = {}
         self._split = merger.split_paths(delimiter)
         # where _rendered_target walks, and the split paths it finds there
         self._refs_root, self._refs_split = self.refs.root, self.refs._split
@@ -202,7 +219,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                         if new is NOT_RENDERED:
                             new = self._rendered_target(ref_path)
                             if new is NOT_RENDERED:
-                                new = self._counted_target(ref_path)
+                                new = self._counted_target(ref_path, len(path) + 1)
                         if self._reading and new is not NOT_RENDERED:
                             self._note_read(ref_path, new, path + (key,))  # path made if told
                     if new is not NOT_RENDERED:
@@ -235,7 +252,10 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
         in_progress = self.in_progress
         if len(in_progress) >= MAX_REFERENCE_DEPTH:
             raise ReferenceChainTooDeep(next(iter(in_progress)))
-        in_progress[path] = value
+        # (Outside any other, the levels down to `path`: far below the limit, whatever the
+        # tree, as a value nests at most MAX_RENDERED_DEPTH deep.)
+        in_progress[path] = (value, self._nesting_at(path, value) if in_progress
+                             else len(path) - 1)
         try:
             if type(value) is Interpolation:
                 single = value.template.single
@@ -268,6 +288,45 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             del in_progress[path]
         return new
 
+    def _nesting_at(self, path: tuple, value: Any) -> int:
+        """The levels of mappings and lists rendered down to `path` (where `value` is
+        rendered) in all, while another is being rendered: those down to the innermost path
+        being rendered, plus the walk down from where the two paths part to the container
+        holding `path` (the walk renders one level a call). Past MAX_NESTING_IN_PROGRESS, the
+        error naming `value`."""
+        last, (_, nesting_there) = next(reversed(self.in_progress.items()))
+        shared = 0
+        end = min(len(path), len(last))
+        while shared < end and path[shared] == last[shared]:
+            shared += 1
+        # the innermost path's levels, and the walk down from where the two part to
+        # `path`'s container (none for a reference to a key beside it)
+        walked = len(path) - shared - 1
+        nesting = nesting_there + walked if walked > 0 else nesting_there
+        if nesting > MAX_NESTING_IN_PROGRESS:
+            self._too_deep(value, path, MAX_NESTING_IN_PROGRESS, True)
+        return nesting
+
+    def _too_deep(self, value: Any, path: tuple, limit: int, in_progress: bool) -> None:
+        """Raise the error of a value nesting too deep at `path` (NestingTooDeepError),
+        naming the reference and where it is written (for a stack, its last one)."""
+        from reclass_ng.errors.nesting import NestingTooDeepError  # only after an error
+
+        interp = value
+        if type(value) is Stack:
+            interp = next((layer.value for layer in reversed(value.layers)
+                           if type(layer.value) is Interpolation), None)
+        if type(interp) is Interpolation:
+            text, source = interp.text, interp.source
+        else:
+            text, source = format_path(path), None
+        files: Any = source
+        if type(value) is Stack:
+            files = layer_files(value.layers) or source
+        raise NestingTooDeepError(
+            text, limit, path, files, in_progress, source=source, written=text,
+            section=self._section(), chain=[format_path(p) for p in self.in_progress])
+
     @staticmethod
     def _own(value: Any) -> Any:
         kind = type(value)
@@ -286,7 +345,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             # What render_interp returns for a reference to a rendered plain value.
             new = self._rendered_target(ref_path)
             if new is NOT_RENDERED:
-                new = self._counted_target(ref_path)
+                new = self._counted_target(ref_path, len(path))
             if new is not NOT_RENDERED:
                 if self._reading:
                     self._note_read(ref_path, new, path)
@@ -340,7 +399,16 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
                                    hint="inventory queries are not available here")
             # Not counted: what a query gathers is bounded by the nodes' exports, each
             # counted in its own node (references to the result count where they copy it).
-            return self.query(single, interp, path, self)
+            # Each export nests within MAX_RENDERED_DEPTH in its node, and the result holds
+            # them a level or two deeper: checked where it is stored, and held to what a
+            # file may nest, like the other plain containers (fast_paths.PLAIN_STORED_WITHIN).
+            result = self.query(single, interp, path, self)
+            depth = self._rendered_depth(result)
+            if depth > MAX_YAML_DEPTH:
+                self._too_deep(interp, path, MAX_YAML_DEPTH, False)
+            if len(path) + depth > MAX_RENDERED_DEPTH:
+                self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
+            return result
         if template.has_query:
             raise QueryPositionError(interp.text, path, interp.source)
         parts = []
@@ -370,13 +438,29 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _expanded(self, value: Any, interp: Interpolation, path: tuple) -> Any:
         """`value`, produced by the references in `interp` (rendered at `path`), counted
-        towards MAX_REFERENCE_EXPANSION; past it, the error naming them."""
-        self.expanded += self._expansion_size(value)
+        towards MAX_REFERENCE_EXPANSION; past it, the error naming them. The same for a
+        value nesting deeper than MAX_RENDERED_DEPTH where it is stored."""
+        size = self._expansion_size(value)
+        self.expanded += size
         if self.expanded > MAX_REFERENCE_EXPANSION:
             raise ReferenceExpansionError(
                 interp.text, MAX_REFERENCE_EXPANSION, path, interp.source,
                 source=interp.source, written=interp.text, section=self._section(),
                 chain=[format_path(p) for p in self.in_progress])
+        # A mapping or list counts 1 and 1 for each item (_expansion_size), so it nests less
+        # deep than its size: only a large one, or one stored deep, is walked; a file's
+        # container or a query's result (dict, list) only when stored deeper than
+        # PLAIN_STORED_WITHIN. Every value a reference reaches is complete, so within the
+        # limit where it is; what it holds is walked with a bounded recursion
+        # (fast_paths.nesting_depth).
+        # (`size` first: most references bring a short string or another scalar, 0.)
+        if size and type(value) is not str:
+            at = len(path)
+            if at + size > MAX_RENDERED_DEPTH \
+                    and (at > PLAIN_STORED_WITHIN or (type(value) is not dict
+                                                      and type(value) is not list)) \
+                    and at + self._rendered_depth(value) > MAX_RENDERED_DEPTH:
+                self._too_deep(interp, path, MAX_RENDERED_DEPTH, False)
         return value
 
     def _lookup_ref(self, ref: Ref, interp: Interpolation, path: tuple) -> Any:
@@ -540,7 +624,7 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
     def _loop(self, ref_path: str, walked: tuple, interp: Interpolation | None, path: tuple) -> None:
         written_in = interp.source if interp is not None else None
         files: list[Source] | Source | None = written_in
-        rendering = self.in_progress.get(path)
+        rendering = self.in_progress.get(path, (None, 0))[0]
         if type(rendering) is Stack:
             # Every file that wrote the looping value, in merge order, as kapicorp lists them.
             files = layer_files(rendering.layers) or written_in
