@@ -280,6 +280,26 @@ def counted_read_backs(monkeypatch) -> list[int]:
     return read_back
 
 
+def worker_claims_first(monkeypatch) -> multiprocessing.synchronize.Event:
+    """An event, clear at first, the forked worker sets when it claims a chunk, and the
+    coordinator waits for (up to a minute) before it claims one: so the worker renders nodes
+    in each render the event was cleared before. Without it a worker slow to wake (a busy CI
+    machine) found every chunk of a 40-node render taken by the coordinator, and no text came
+    back from it to count. Patched before the pool forks, as the workers inherit it."""
+    claimed = multiprocessing.get_context("fork").Event()
+    claim = LanePlan.claim
+
+    def claim_after_the_worker(self, state):
+        if os.getpid() != self.coordinator:
+            claimed.set()
+        elif not claimed.wait(60):
+            raise AssertionError("the forked worker claimed no chunk within a minute")
+        return claim(self, state)
+
+    monkeypatch.setattr(LanePlan, "claim", claim_after_the_worker)
+    return claimed
+
+
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
 @pytest.mark.parametrize("fmt", ["json", "yaml"])
 def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, monkeypatch,
@@ -290,6 +310,7 @@ def test_forked_workers_texts_come_back_through_a_memory_file(make_inventory, mo
     base = make_inventory(tricky_inventory(40))
     expected = same_text(dump(load(base).inventory(), fmt, True))
     read_back = counted_read_backs(monkeypatch)
+    worker_claims_first(monkeypatch)
     inventory = load(base)
     with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
                                       inventory.speed) as (executor, key):
@@ -312,6 +333,7 @@ def test_the_command_prints_the_texts_from_the_pools_file(make_inventory, monkey
     base = make_inventory(tricky_inventory(40))
     expected = same_text(dump(load(base).inventory(), fmt, True))
     read_back = counted_read_backs(monkeypatch)
+    claimed = worker_claims_first(monkeypatch)
     inventory = load(base)
     printed = tmp_path / f"printed.{fmt}"
     held = io.StringIO()
@@ -323,6 +345,7 @@ def test_the_command_prints_the_texts_from_the_pools_file(make_inventory, monkey
         spooled.write_to(held)
         assert read_back == []
         # render_inventory_bytes hands the texts back: it reads the worker's.
+        claimed.clear()
         handed_back = b"".join(parallel.render_inventory_bytes(inventory, executor, fmt, True,
                                                                key=key)).decode("utf-8")
     assert sum(read_back) > 0
