@@ -93,10 +93,18 @@ class SharedTextSpool:
         return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def reset(self) -> None:
-        """Empty the file (its pages go back to the system) for the next render."""
+        """Empty the file (its pages go back to the system) for the next render.
+
+        A file nothing was written to is left alone: on ext4 (auto_da_alloc, the default) a
+        file truncated to size 0 gets its blocks allocated and its pages sent to disk when
+        it is closed, as for a file rewritten in place, and closing it then waits for that
+        writing. The command line renders once: the truncation at the start of that render
+        cost 0.11 s of its last serial step (closing a 136 MB spool, mcp 2,000 nodes, JSON;
+        0.02 s without)."""
         with self._lock:
-            self._end.value = 0
-            os.ftruncate(self.descriptor, 0)
+            if self._end.value:
+                self._end.value = 0
+                os.ftruncate(self.descriptor, 0)
 
     def close(self) -> None:
         os.close(self.descriptor)
