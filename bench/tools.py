@@ -2,6 +2,7 @@
 """The tools and `--jobs` against a plain render, as ratios measured in the same run.
 
     python bench/tools.py --nodes 2000            # mcp shape, seed 1, in bench/.work/tools
+    python bench/tools.py --nodes 2000 --compiled # reclass-ng as `pip install .` builds it
 
 Each command runs as a whole process, `--repeat` times (default 3), the commands taking turns so
 that a burst of load on a shared machine falls on all of them alike; the least wall
@@ -14,6 +15,11 @@ ratios, not seconds). Measured:
 * `reclass-ng diff` of the inventory and a copy with a shared class changed (target: within
   2.5x of rendering both);
 * `--jobs 2` against one job, both formats (target on an idle 2-core machine: 1.6x faster).
+
+Without `--compiled` the commands are those of the interpreter running this script (the
+development venv's editable install: pure Python); with it, this checkout as `pip install .`
+builds it where a C compiler is present (bench/.ng/venv, the hot modules compiled with Cython,
+as bench/run.py and `real_inventories.py --compiled` measure it); it fails when nothing compiled.
 
 Standard library only; see doc/performance.rst.
 """
@@ -30,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate  # noqa: E402
+from implementations import compiled_python  # noqa: E402
 
 BIN = Path(sys.executable).parent
 TIMEOUT = 3600
@@ -63,7 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(__file__).parent / ".work" / "tools")
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of each command, taking turns; the minimum is reported")
+    parser.add_argument("--compiled", action="store_true",
+                        help="reclass-ng as `pip install .` of this checkout builds it "
+                        "(bench/.ng/venv, the hot modules compiled)")
     args = parser.parse_args(argv)
+    bin_dir = BIN
+    if args.compiled:
+        python, label = compiled_python(lambda message: print(message, file=sys.stderr))
+        if python is None:
+            print(f"compiled build: {label}", file=sys.stderr)
+            return 1
+        print(f"reclass-ng: {label}")
+        bin_dir = python.parent
     base = args.work / f"mcp-{args.nodes}"
     changed = args.work / f"mcp-{args.nodes}-changed"
     if not base.is_dir():
@@ -75,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     path = next(path for path in sorted((changed / "classes").rglob("*.yml"))
                 if "\nparameters:\n" in "\n" + path.read_text())
     path.write_text(path.read_text() + "  bench_tools_change: 1\n")
-    reclass, tool = str(BIN / "reclass"), str(BIN / "reclass-ng")
+    reclass, tool = str(bin_dir / "reclass"), str(bin_dir / "reclass-ng")
     print(f"load before: {os.getloadavg()}")
     commands = {}
     for fmt in ("json", "yaml"):
