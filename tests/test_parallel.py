@@ -200,6 +200,7 @@ def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_pat
         return claimed
 
     monkeypatch.setattr(LanePlan, "claim", counted_claim)
+    worker_claims_first(monkeypatch)  # so that the worker walks classes in the first render
     serial = load(base)
     expected = same_text(dump(serial.inventory(), "json", True))
     serial_walks = len(walks.read_text().split())
