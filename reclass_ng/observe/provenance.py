@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from reclass_ng.entity import Entity
     from reclass_ng.errors import ReclassError
     from reclass_ng.observe.provenance_recorder import (
+        Anchor,
         EntityWrite,
         Kill,
         SectionRecorder,
@@ -393,14 +394,8 @@ class NodeProvenance:
         index of each entity write among those reaching the answer's root); None when one of
         them is the node's own (a write that ended it reaches its path through a reference)."""
         told: list[tuple] = []
-        length = len(path)
-        on_the_way = recorder.ends_on_the_way(path)
-        for entity_write in candidates:
-            anchor = recorder.anchor(entity_write, path)
-            if anchor is None or anchor[0] != length:
-                continue
+        for entity_write, anchor, fate in _keyed_at_path(recorder, candidates, path):
             number = position[id(entity_write)]
-            fate = recorder.fate(entity_write, path, on_the_way)
             if fate is None:
                 told.append((number, anchor[2], anchor[1], None, None, None))
                 continue
@@ -462,16 +457,10 @@ class NodeProvenance:
         `path`, labelled as writes() labels them, in merge order."""
         present = self.value(path, section) is not MISSING
         found: list[Write] = []
-        length = len(path)
-        on_the_way = recorder.ends_on_the_way(path)
-        for entity_write in candidates:
-            anchor = recorder.anchor(entity_write, path)
-            if anchor is None or anchor[0] != length:
-                continue
+        for entity_write, anchor, fate in _keyed_at_path(recorder, candidates, path):
             write = Write(section, path, path, anchor[2], anchor[1], entity_write.source,
                           entity_write.order, None, self._positions)
-            self._label(recorder, section, entity_write, write,
-                        recorder.fate(entity_write, path, on_the_way), present, None, enders)
+            self._label(recorder, section, entity_write, write, fate, present, None, enders)
             found.append(write)
         found.sort(key=_merge_order)
         return found
@@ -562,6 +551,21 @@ class NodeProvenance:
 
 def _merge_order(write: Write) -> int:
     return write.order
+
+
+def _keyed_at_path(recorder: SectionRecorder, candidates: list[EntityWrite], path: tuple
+                   ) -> list[tuple[EntityWrite, Anchor, Fate]]:
+    """Each of `candidates` (the entity writes reaching `path`) whose key is `path`, not
+    above it (a write reaching `path` through a reference written higher up), with how it
+    reaches `path` and its fate there."""
+    length = len(path)
+    on_the_way = recorder.ends_on_the_way(path)
+    keyed = []
+    for entity_write in candidates:
+        anchor = recorder.anchor(entity_write, path)
+        if anchor is not None and anchor[0] == length:
+            keyed.append((entity_write, anchor, recorder.fate(entity_write, path, on_the_way)))
+    return keyed
 
 
 def _add_paths_ended(recorder: SectionRecorder, ended_at: tuple,
