@@ -43,24 +43,31 @@ TIMEOUT = 3600
 
 
 def run(argv: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds of the process tree, peak RSS in MB) of one run."""
+    """(wall seconds, CPU seconds of the process tree, peak RSS in MB) of one run.
+
+    The clock runs from the start of the process to its end, waited for without polling (a
+    poll every 50 ms added 25 ms on average to every wall time, which lowered the ratio of
+    the shorter command, `--jobs 2`, the most), and starts once the output file is open
+    (opening it for writing empties what the last command wrote there: on a machine whose
+    /dev/null is a regular file, 136 MB of the last command's JSON, freed on the clock)."""
+    import threading
     import time
 
-    started = time.monotonic()
     with open(os.devnull, "w") as sink:
+        started = time.monotonic()
         proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.DEVNULL)
-        deadline = started + TIMEOUT
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise SystemExit(f"timed out: {argv}")
-            time.sleep(0.05)
+        timer = threading.Timer(TIMEOUT, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.monotonic() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
+    if wall >= TIMEOUT:
+        raise SystemExit(f"timed out: {argv}")
     cpu = usage.ru_utime + usage.ru_stime
-    return time.monotonic() - started, cpu, usage.ru_maxrss // 1024
+    return wall, cpu, usage.ru_maxrss // 1024
 
 
 def main(argv: list[str] | None = None) -> int:
