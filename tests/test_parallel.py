@@ -438,7 +438,7 @@ def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_
 # with a forked pool, the coordinator slowed down so that the worker renders nodes, and prints
 # the modules the worker imported after the fork.
 _IMPORTS_AFTER_THE_FORK = """
-import json, os, sys, time
+import json, multiprocessing, os, sys
 import reclass_ng
 from reclass_ng import parallel
 from reclass_ng.parallel import chunks
@@ -447,20 +447,30 @@ at_fork = []
 os.register_at_fork(after_in_child=lambda: at_fork.append(set(sys.modules)))
 coordinator = os.getpid()
 render_chunk = chunks._render_chunk
+claim = chunks.LanePlan.claim
+claimed = multiprocessing.get_context("fork").Event()
 
 rendered = []
 
-def slow_in_the_coordinator(job, state):
-    if os.getpid() == coordinator:
-        time.sleep(0.05)
-    else:
+def counted_in_the_worker(job, state):
+    if os.getpid() != coordinator:
         rendered.append(len(job.names))
     return render_chunk(job, state)
+
+def claim_after_the_worker(self, state):
+    # the worker renders nodes however slow it is to wake (tests/test_parallel.py:
+    # worker_claims_first)
+    if os.getpid() != coordinator:
+        claimed.set()
+    elif not claimed.wait(60):
+        raise AssertionError("the forked worker claimed no chunk within a minute")
+    return claim(self, state)
 
 def imported_since_the_fork():
     return sum(rendered), sorted(set(sys.modules) - at_fork[0])
 
-chunks._render_chunk = slow_in_the_coordinator
+chunks._render_chunk = counted_in_the_worker
+chunks.LanePlan.claim = claim_after_the_worker
 base, fmt = sys.argv[1], sys.argv[2]
 inventory = reclass_ng.load(base, read_config=False, output=fmt, warn=lambda message: None)
 with parallel.forked_process_pool(inventory.settings, 2, inventory.storage,
