@@ -172,6 +172,26 @@ def grouped_inventory(groups: int, size: int) -> dict[str, str]:
     return files
 
 
+def worker_claims_first(monkeypatch) -> multiprocessing.synchronize.Event:
+    """An event, clear at first, the forked worker sets when it claims a chunk, and the
+    coordinator waits for (up to a minute) before it claims one: so the worker renders nodes
+    in each render the event was cleared before. Without it a worker slow to wake (a busy CI
+    machine) found every chunk of a 40-node render taken by the coordinator, and no text came
+    back from it to count. Patched before the pool forks, as the workers inherit it."""
+    claimed = multiprocessing.get_context("fork").Event()
+    claim = LanePlan.claim
+
+    def claim_after_the_worker(self, state):
+        if os.getpid() != self.coordinator:
+            claimed.set()
+        elif not claimed.wait(60):
+            raise AssertionError("the forked worker claimed no chunk within a minute")
+        return claim(self, state)
+
+    monkeypatch.setattr(LanePlan, "claim", claim_after_the_worker)
+    return claimed
+
+
 def test_forked_workers_share_class_walks_as_one_process(make_inventory, tmp_path: Path,
                                                          monkeypatch) -> None:
     # The nodes of a run (same classes) go to one worker, which walks their classes once, as
@@ -279,26 +299,6 @@ def counted_read_backs(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(ChunkResult, "texts_from_spool", counted)
     return read_back
-
-
-def worker_claims_first(monkeypatch) -> multiprocessing.synchronize.Event:
-    """An event, clear at first, the forked worker sets when it claims a chunk, and the
-    coordinator waits for (up to a minute) before it claims one: so the worker renders nodes
-    in each render the event was cleared before. Without it a worker slow to wake (a busy CI
-    machine) found every chunk of a 40-node render taken by the coordinator, and no text came
-    back from it to count. Patched before the pool forks, as the workers inherit it."""
-    claimed = multiprocessing.get_context("fork").Event()
-    claim = LanePlan.claim
-
-    def claim_after_the_worker(self, state):
-        if os.getpid() != self.coordinator:
-            claimed.set()
-        elif not claimed.wait(60):
-            raise AssertionError("the forked worker claimed no chunk within a minute")
-        return claim(self, state)
-
-    monkeypatch.setattr(LanePlan, "claim", claim_after_the_worker)
-    return claimed
 
 
 @pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="needs memory files (Linux)")
@@ -435,8 +435,8 @@ def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_
 
 
 # Run in a fresh interpreter (the test session has imported the writers already): renders
-# with a forked pool, the coordinator slowed down so that the worker renders nodes, and prints
-# the modules the worker imported after the fork.
+# with a forked pool, the coordinator waiting for the worker's first claim so that the worker
+# renders nodes, and prints the modules the worker imported after the fork.
 _IMPORTS_AFTER_THE_FORK = """
 import json, multiprocessing, os, sys
 import reclass_ng
