@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import copy
+import datetime
 import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reclass_ng.diff.compare import _same_tree, compare, render_side, tree_comparer
+from reclass_ng.settings import Speed
+from reclass_ng.values import OwnedDict, OwnedList
 from tests.conftest import VENV_BIN, write_inventory
+from tests.speeds import SPEEDS
 
 GIT = ["git", "-c", "user.name=Lint Test", "-c", "user.email=test@example.invalid",
        "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
@@ -251,3 +261,109 @@ def test_changes_of_every_shape_key_by_key(tmp_path: Path) -> None:
         "parameters:new:n:m": ("added", None, 1),
     }
     assert [change["path"] for change in node["changes"]] == sorted(found)
+
+
+# -- the fast path of equal trees (Speed.json_tree_compare) against its reference -----------
+
+class _Text(str):
+    pass
+
+
+class _Number(int):
+    pass
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-3, max_value=3),
+    st.integers(min_value=2**63 - 2, max_value=2**64 + 2), st.sampled_from([0.0, -0.0, 1.0, 2.5]),
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["", "a", "1", "true"]),
+    st.builds(_Text, st.sampled_from(["a", "1"])), st.builds(_Number, st.integers(0, 2)),
+    st.dates())
+_KEYS = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(0, 2), st.booleans())
+_TREES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.tuples(inner), st.dictionaries(_KEYS, inner, max_size=3),
+    st.builds(OwnedList, st.lists(inner, max_size=3)),
+    st.builds(OwnedDict, st.dictionaries(_KEYS, inner, max_size=3))), max_leaves=12)
+
+
+def _reshaped(tree: Any, choices: st.DataObject) -> Any:
+    """`tree` copied with some leaves swapped for an equal value of another type, some
+    mappings' keys reordered and some containers of the engine's classes made plain or the
+    other way round: the near misses the fast path must tell apart as the walk does."""
+    if isinstance(tree, dict):
+        items = [(key, _reshaped(value, choices)) for key, value in tree.items()]
+        if choices.draw(st.booleans()):
+            items.reverse()
+        return choices.draw(st.sampled_from([dict, OwnedDict]))(items)
+    if isinstance(tree, list):
+        return choices.draw(st.sampled_from([list, OwnedList]))(
+            _reshaped(value, choices) for value in tree)
+    if isinstance(tree, tuple):
+        return tuple(_reshaped(value, choices) for value in tree)
+    twins = [value for value in (tree, _Text(tree) if type(tree) is str else None,
+                                 float(tree) if type(tree) in (int, bool) else None,
+                                 int(tree) if type(tree) in (bool, float) and tree == tree
+                                 and abs(tree) < 2**70 else None,
+                                 -tree if type(tree) is float and tree == 0 else None)
+             if value is not None or tree is None]
+    return choices.draw(st.sampled_from(twins))
+
+
+@given(_TREES, st.data())
+def test_equal_trees_are_found_by_json_as_by_the_walk(tree: Any, choices: st.DataObject) -> None:
+    other, unrelated = _reshaped(tree, choices), choices.draw(_TREES)
+    fast = tree_comparer(Speed())
+    assert fast is not _same_tree  # orjson is a dependency: the fast path is what runs
+    assert tree_comparer(Speed.reference()) is _same_tree
+    for a, b in ((tree, other), (other, tree), (tree, tree), (tree, copy.deepcopy(tree)),
+                 (tree, unrelated), ([tree], [unrelated])):
+        # Trees holding a nan are not equal (==) unless they hold the same nan object: the
+        # fast path then says "not the same" where the walk says the same, and compare()
+        # goes down to their values, where the walk's answer is taken (the test below).
+        assert fast(a, b) == _same_tree(a, b) or (not fast(a, b) and _has_nan(a)), (a, b)
+
+
+NAN = float("nan")
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ([None], [NAN], False), ([NAN], [NAN], True), ([NAN], [float("nan")], True),
+    ({"a": 1}, {"a": True}, False), ([1], [1.0], False), ({"a": [0.0]}, {"a": [-0.0]}, True),
+    ({"a": _Text("x")}, {"a": "x"}, False), ([_Number(1)], [1], False),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), ({1: "x"}, {True: "x"}, True),
+    ([2**64], [2**64], True), ([2**64], [float(2**64)], False), ((1,), [1], False),
+    (OwnedDict(a=OwnedList([1])), {"a": [1]}, True), (OwnedList([True]), [1], False),
+    ((True,), (1,), True),
+    ([datetime.date(2020, 1, 1)], [datetime.datetime(2020, 1, 1)], False),
+    ([datetime.date(2020, 1, 1)], [datetime.date(2020, 1, 1)], True)])
+def test_near_misses_of_equal_trees(a: Any, b: Any, same: bool) -> None:
+    """Equal by `==` or by orjson's text, and yet not the same (or the other way round)."""
+    fast = tree_comparer(Speed())
+    assert _same_tree(a, b) is same
+    assert fast(a, b) is same or (not fast(a, b) and _has_nan(a))
+    assert fast([a, a], [b, b]) is same or (not fast([a], [b]) and _has_nan(a))
+
+
+def _has_nan(tree: Any) -> bool:
+    if isinstance(tree, dict):
+        return any(_has_nan(value) for value in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return any(_has_nan(value) for value in tree)
+    return type(tree) is float and tree != tree
+
+
+def test_a_diff_finds_the_same_changes_at_both_speeds(tmp_path: Path) -> None:
+    """Values whose type alone changes are changes at both speeds (1 to 1.0 to true); a
+    `.nan` left as it was is none."""
+    same = "  same: {deep: [1, 2], nan: .nan, nans: [.nan, 1]}\n  nan: .NaN\n"
+    old = write_inventory(tmp_path / "old", {
+        "nodes/n1.yml": "parameters:\n  a: 1\n  b: [1, x]\n  c: {d: 0.5}\n" + same,
+        "nodes/n2.yml": "parameters:\n  a: 1\n" + same})
+    new = write_inventory(tmp_path / "new", {
+        "nodes/n1.yml": "parameters:\n  a: 1.0\n  b: [true, x]\n  c: {d: '0.5'}\n" + same,
+        "nodes/n2.yml": "parameters:\n  a: 1\n" + same})
+    old_side, new_side = render_side(str(old)), render_side(str(new))
+    found = {name: compare(old_side, new_side, speed) for name, speed in SPEEDS.items()}
+    assert found["fast"] == found["reference"]
+    assert [(node.node, [key.path for key in node.keys]) for node in found["fast"].nodes] == [
+        ("n1", ["parameters:a", "parameters:b", "parameters:c:d"])]
