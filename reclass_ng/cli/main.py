@@ -13,6 +13,7 @@ import sys
 from reclass_ng.cli.failures import (
     add_errors_option,
     errors_format_in,
+    exit_without_teardown,
     run_reporting_errors,
     without_errors_option,
 )
@@ -39,6 +40,12 @@ SUBCOMMANDS["ui"] = ("reclass_ng.cli.ui", "open the read-only web explorer on 12
 # Commands that run until stopped and log on stderr as they go (Kapitan: a whole compile):
 # with `--errors json` their log is not held back for the document, only their errors are JSON.
 LOGGING_COMMANDS = frozenset({"serve", "ui", "watch", "kapitan"})
+
+# Commands that render a whole inventory, or two, and hold it until they print: the console
+# script leaves them without freeing it object by object (cli.failures.exit_without_teardown;
+# 0.1 to 0.4 s of a 2,000-node `diff`, which holds both sides). They leave no temporary file
+# or log behind them for an exit handler to clean up.
+WHOLE_INVENTORY_COMMANDS = frozenset({"diff", "lint"})
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -99,5 +106,14 @@ def main(argv: list[str] | None = None) -> int:
                                 collect_stderr=args.command not in LOGGING_COMMANDS)
 
 
+def console_main() -> None:
+    """The `reclass-ng` console script: main(), then the exit its command wants."""
+    code = main()
+    words = without_errors_option(sys.argv[1:])[:1]
+    if words and words[0] in WHOLE_INVENTORY_COMMANDS:
+        exit_without_teardown(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()
