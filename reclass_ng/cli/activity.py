@@ -13,7 +13,7 @@ import sqlite3
 import sys
 from typing import Any
 
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import EX_IOERR, NotFoundError, ReclassError, UsageError
 
 EX_NOINPUT = 66

@@ -23,7 +23,7 @@ from reclass_ng.affected import (
     record_dependencies,
 )
 from reclass_ng.cli.diff import add_side_arguments, inventory_side
-from reclass_ng.cli.groups import inventory_dir_from_args
+from reclass_ng.cli.inventory_args import inventory_dir_from_args
 from reclass_ng.diff.changed_files import changed_files
 from reclass_ng.errors import NotFoundError, UsageError
 

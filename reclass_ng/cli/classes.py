@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import MultipleErrors, NotFoundError
 from reclass_ng.output import dump
 

@@ -23,7 +23,7 @@ from reclass_ng.classifier.facts import (
 )
 from reclass_ng.classifier.group_files import load_groups
 from reclass_ng.classifier.node_classification import render_classification
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import NodeNotFound, ReclassError
 from reclass_ng.output import dump
 

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.cli.progress import steps_progress
 from reclass_ng.diff.causes import group_by_cause
 from reclass_ng.diff.changed_files import changed_files

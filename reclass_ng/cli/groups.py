@@ -7,33 +7,17 @@ repository shows all of them at once; the exit status is 65 when there is any.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from reclass_ng.classifier.errors import GroupValidationError
 from reclass_ng.classifier.group_files import groups_dir, read_group_files
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.output import dump
-from reclass_ng.storage import load_settings
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from reclass_ng.classifier.errors import GroupProblem
     from reclass_ng.classifier.hierarchy import GroupTree
-
-
-def add_inventory_argument(parser: argparse.ArgumentParser) -> None:
-    """`-b DIR`, as for `reclass`."""
-    parser.add_argument("-b", "--inventory-base-uri", metavar="DIR",
-                        help="the inventory directory (default: inventory_base_uri from "
-                             "reclass-config.yml, else the current directory)")
-
-
-def inventory_dir_from_args(args: argparse.Namespace) -> str:
-    """The inventory directory: `-b`, else reclass-config.yml's inventory_base_uri, else cwd."""
-    if args.inventory_base_uri:
-        return os.path.expanduser(args.inventory_base_uri)
-    settings = load_settings(None, {})
-    return os.path.expanduser(settings.inventory_base_uri or os.getcwd())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ import socket
 from types import ModuleType
 from typing import Any
 
-from reclass_ng.cli.groups import inventory_dir_from_args
+from reclass_ng.cli.inventory_args import inventory_dir_from_args
 from reclass_ng.errors import ConfigError, ReclassError, UsageError
 
 # Connections made between the bind and uvicorn's start wait in this queue, so the printed

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.cli.progress import steps_progress
 from reclass_ng.lint import RULES, check_rule_names, lint_inventory
 

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from reclass_ng.cli.groups import add_inventory_argument
+from reclass_ng.cli.inventory_args import add_inventory_argument
 from reclass_ng.errors import ConfigError, UsageError
 from reclass_ng.storage.regular_file import read_regular_file
 

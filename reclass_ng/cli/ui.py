@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reclass_ng.cli.groups import add_inventory_argument
+from reclass_ng.cli.inventory_args import add_inventory_argument
 from reclass_ng.cli.serve import IDLE_KEEP_ALIVE_SECONDS, add_allowed_host_argument
 from reclass_ng.errors import UsageError
 

@@ -15,7 +15,7 @@ import os
 import sys
 
 import reclass_ng
-from reclass_ng.cli.groups import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
 from reclass_ng.errors import ConfigError, NotFoundError
 from reclass_ng.schemas import CONFIG_KEY, check_nodes, group_violations, load_schemas
 
