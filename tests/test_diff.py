@@ -329,7 +329,8 @@ NAN = float("nan")
 @pytest.mark.parametrize(("a", "b", "same"), [
     ([None], [NAN], False), ([NAN], [NAN], True), ([NAN], [float("nan")], True),
     ({"a": 1}, {"a": True}, False), ([1], [1.0], False), ({"a": [0.0]}, {"a": [-0.0]}, True),
-    ({"a": _Text("x")}, {"a": "x"}, False), ([_Number(1)], [1], False),
+    ({"a": _Text("x")}, {"a": "x"}, True), ([_Number(1)], [1], True), ([_Number(1)], [True], False),
+    ([_Text("1")], [1], False),
     ({"a": 1, "b": 2}, {"b": 2, "a": 1}, True), ({1: "x"}, {True: "x"}, True),
     ([2**64], [2**64], True), ([2**64], [float(2**64)], False), ((1,), [1], False),
     (OwnedDict(a=OwnedList([1])), {"a": [1]}, True), (OwnedList([True]), [1], False),

@@ -269,12 +269,31 @@ def _same_tree(a: Any, b: Any) -> bool:
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) \
             and all(_same_tree(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and (bool(a == b) or _both_nan(a, b))
+    return _same_value(a, b)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    # 1 == True == 1.0 in Python, but a changed YAML type is a change worth showing; a
+    # subclass of str, int or float is the YAML type it is written as.
+    return _yaml_type(a) is _yaml_type(b) and (bool(a == b) or _both_nan(a, b))
+
+
+def _yaml_type(value: Any) -> type:
+    kind = type(value)
+    if kind in _YAML_SCALARS:
+        return kind
+    for base in _YAML_SCALARS:
+        if isinstance(value, base):
+            return base
+    return kind
+
+
+_YAML_SCALARS = (bool, str, int, float)  # bool first: it is an int
 
 
 def _both_nan(a: Any, b: Any) -> bool:
     # `.nan` on both sides is no change, though nan == nan is False.
-    return type(a) is float and a != a and b != b
+    return isinstance(a, float) and a != a and b != b
 
 
 def tree_comparer(speed: Speed) -> Callable[[Any, Any], bool]:
@@ -287,15 +306,7 @@ def tree_comparer(speed: Speed) -> Callable[[Any, Any], bool]:
         import orjson
     except ImportError:
         return _same_tree
-    dumps, option = orjson.dumps, orjson.OPT_PASSTHROUGH_SUBCLASS
-
-    def plain_container(value: Any) -> Any:
-        # Passed through by orjson as subclasses: written as the walk compares them.
-        if isinstance(value, dict):
-            return dict(value)
-        if isinstance(value, list):
-            return list(value)
-        raise TypeError(type(value).__name__)
+    dumps = orjson.dumps
 
     def same_tree_by_json(a: Any, b: Any) -> bool:
         """_same_tree's answer without walking equal trees in Python.
@@ -303,17 +314,17 @@ def tree_comparer(speed: Speed) -> Callable[[Any, Any], bool]:
         Trees that are not equal (`==`) are taken as not the same: _differing then compares
         their parts, down to the values, whose answer is the walk's (only a nan makes
         `==` say otherwise). Equal trees can still differ in types (1, 1.0 and true are
-        equal), which orjson writes each its own way: equal trees it writes alike are the
-        same. What it will not write (subclasses of str and int, passed through; keys
-        that are not strings, integers over 64 bits, more than 255 levels) and equal
-        trees written differently (keys in another order, -0.0 and 0.0) are walked by
-        _same_tree. Most nodes of a diff are the same on both sides: walking them all was a
-        third of a 2,000-node `diff` (1 s).
+        equal), which orjson writes each its own way, and subclasses of dict, list, str
+        and int as the YAML type they are: equal trees it writes alike are the same. What
+        it will not write (keys that are not strings, integers over 64 bits, more than 255
+        levels) and equal trees written differently (keys in another order, -0.0 and 0.0)
+        are walked by _same_tree. Most nodes of a diff are the same on both sides: walking
+        them all was a third of a 2,000-node `diff` (1 s).
         """
         if a != b:
             return False
         try:
-            if dumps(a, plain_container, option) == dumps(b, plain_container, option):
+            if dumps(a) == dumps(b):
                 return True
         except TypeError:  # orjson.JSONEncodeError is one
             pass
@@ -323,10 +334,7 @@ def tree_comparer(speed: Speed) -> Callable[[Any, Any], bool]:
 
 
 def _same(a: Any, b: Any) -> bool:
-    # 1 == True == 1.0 in Python, but a changed YAML type is a change worth showing.
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (list, dict)):
-        return json.dumps(a, sort_keys=True, default=repr) == json.dumps(b, sort_keys=True,
-                                                                         default=repr)
-    return a == b or _both_nan(a, b)
+    if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
+        return type(a) is type(b) and json.dumps(a, sort_keys=True, default=repr) \
+            == json.dumps(b, sort_keys=True, default=repr)
+    return _same_value(a, b)
