@@ -327,7 +327,8 @@ class Speed(Record):
 
     __slots__ = ("block_yaml_reader", "shared_class_walks", "inlined_merge",
                  "rendered_references", "rendered_subtrees", "block_yaml_writer",
-                 "orjson_json_writer", "shared_file_mappings", "json_tree_compare")
+                 "orjson_json_writer", "shared_file_mappings", "json_tree_compare",
+                 "block_key_positions")
     _fields = __slots__
 
     block_yaml_reader: bool  # storage/yaml_block.py, else storage/yaml_full.py (PyYAML)
@@ -341,12 +342,14 @@ class Speed(Record):
     shared_file_mappings: bool
     # diff/compare.py: equal rendered trees told apart by orjson, else walked in Python
     json_tree_compare: bool
+    # storage/block_positions.py: key tables read off a block YAML file's lines, else composed
+    block_key_positions: bool
 
     def __init__(self, block_yaml_reader: bool = True, shared_class_walks: bool = True,
                  inlined_merge: bool = True, rendered_references: bool = True,
                  rendered_subtrees: bool = True, block_yaml_writer: bool = True,
                  orjson_json_writer: bool = True, shared_file_mappings: bool = True,
-                 json_tree_compare: bool = True) -> None:
+                 json_tree_compare: bool = True, block_key_positions: bool = True) -> None:
         _set = object.__setattr__
         _set(self, "block_yaml_reader", block_yaml_reader)
         _set(self, "shared_class_walks", shared_class_walks)
@@ -357,6 +360,7 @@ class Speed(Record):
         _set(self, "orjson_json_writer", orjson_json_writer)
         _set(self, "shared_file_mappings", shared_file_mappings)
         _set(self, "json_tree_compare", json_tree_compare)
+        _set(self, "block_key_positions", block_key_positions)
 
     @classmethod
     def reference(cls) -> Speed:

@@ -3,8 +3,29 @@ the deepest key written, and the position of one value for error messages."""
 
 from __future__ import annotations
 
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from reclass_ng.location import Location
 from reclass_ng.positions import KeyPositions, file_positions, value_position
+from reclass_ng.settings import SPEED_VARIABLE
+from reclass_ng.storage.block_positions import block_key_positions
+from reclass_ng.storage.positions import FLAG_PREFIXES, key_positions
+from reclass_ng.storage.yaml_block import NotSimple, block_yaml_text
+from tests.test_yaml_block import (
+    COMMON_KEYS,
+    COMMON_NODES,
+    DOCUMENT_KEYS,
+    LINES,
+    NODES,
+    _anchored_layout,
+    _inventory_files,
+    _layout,
+    _line,
+    fast,
+)
 
 TEXT = """\
 classes:
@@ -72,3 +93,78 @@ def test_a_recursive_alias_does_not_hang(tmp_path) -> None:
     path.write_text("a: &x\n  - 1\n  - *x\n")
     table = file_positions(str(path))
     assert table.get(("a",)) in (None, (1, 1))  # the loader may refuse the file: no positions
+
+
+# -- key tables read off the lines of block YAML (Speed.block_key_positions) -----------------
+
+def _read_off_lines(text: str) -> dict | None:
+    """The table block_key_positions reads off `text` where the block reader reads it, else
+    None (as positions._key_table takes it)."""
+    if fast(text) is NotSimple:
+        return None
+    prepared = block_yaml_text(text.encode())
+    assert prepared is not None
+    return block_key_positions(prepared.split("\n"), FLAG_PREFIXES)
+
+
+def assert_read_off_as_composed(text: str) -> bool:
+    """The table read off the lines is the composed one's, or none is; True when read."""
+    table = _read_off_lines(text)
+    if table is None:
+        return False
+    assert table == key_positions(yaml.compose(text), FLAG_PREFIXES), text
+    return True
+
+
+@settings(max_examples=400)
+@given(st.lists(LINES, min_size=1, max_size=12))
+def test_key_tables_of_generated_lines_are_read_off_as_composed(lines) -> None:
+    assert_read_off_as_composed("\n".join(_line(*line) for line in lines) + "\n")
+
+
+@settings(max_examples=400)
+@given(st.lists(st.tuples(DOCUMENT_KEYS, NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.booleans(), st.data())
+def test_key_tables_of_generated_documents_are_read_off_as_composed(
+        pairs, step, indentless, data) -> None:
+    lines: list[str] = []
+    _layout(("map", pairs), 0, step, indentless, data, lines)
+    assert_read_off_as_composed("\n".join(lines) + "\n")
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(COMMON_KEYS, COMMON_NODES), min_size=1, max_size=5), st.integers(1, 4),
+       st.data())
+def test_key_tables_with_anchors_are_read_off_as_composed_or_composed(pairs, step, data) -> None:
+    lines: list[str] = []
+    _anchored_layout(("map", pairs), 0, step, data.draw,
+                     {"open": [], "closed": [], "maps": [], "count": 0}, lines)
+    assert_read_off_as_composed("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("text", [
+    "k:\n- |\n  a\n\n   b\n- n\nm: >-\n  x\n  y\nz: 1\n",
+    "a: [x, 'y', \"w\"]\nb: [1,  2]\nc:\n- [a]\n- {}\nd: {}\n",
+    "---\n# c\nlist:\n- a: 1\n  b:\n  - x\n  -  y\n- c: |\n    t\n~k: 1\n'q': 2\n\"r\" : 3\n",
+    "a:\n  text\n  continued\nb:\n- below\nc: 1\n",
+    "a: 1\na: 2\nb:\n  x: 1\nb:\n  x: 2\n  y: 3\n"])
+def test_block_yaml_key_tables_are_read_off_the_lines(text: str) -> None:
+    # What the properties above check is not vacuous: these are read off their lines.
+    assert assert_read_off_as_composed(text)
+
+
+def test_key_tables_of_the_example_inventories_at_both_speeds(monkeypatch) -> None:
+    read = 0
+    for path in _inventory_files():
+        with open(path, "rb") as handle:
+            data = handle.read()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        read += _read_off_lines(text) is not None
+        fast_table = file_positions(path)
+        monkeypatch.setenv(SPEED_VARIABLE, "reference")
+        assert file_positions(path) == fast_table, path
+        monkeypatch.delenv(SPEED_VARIABLE)
+    assert read > 1000

@@ -16,7 +16,15 @@ import yaml
 from reclass_ng.cache import BoundedCache
 from reclass_ng.errors import ReclassError
 from reclass_ng.location import Location
-from reclass_ng.storage.yaml_load import compose_yaml_bytes, compose_yaml_file, read_input_file
+from reclass_ng.settings import Speed
+from reclass_ng.storage.block_positions import block_key_positions
+from reclass_ng.storage.yaml_block import block_yaml_text
+from reclass_ng.storage.yaml_load import (
+    YamlLoader,
+    compose_yaml_bytes,
+    compose_yaml_file,
+    read_input_file,
+)
 
 # Files whose key positions one KeyPositions keeps (an explain of one node reads a few dozen).
 KEPT_FILES = 256
@@ -65,9 +73,33 @@ def key_positions(root: yaml.Node | None, prefixes: str = FLAG_PREFIXES) -> KeyT
 def file_positions(path: str, prefixes: str = FLAG_PREFIXES) -> KeyTable:
     """`key_positions` of a YAML file; empty when it cannot be read."""
     try:
-        return key_positions(compose_yaml_file(path), prefixes)  # within the loader's limits
+        return _key_table(read_input_file(path), path, prefixes)  # within the loader's limits
     except (OSError, yaml.YAMLError, ReclassError):
         return {}
+
+
+def _key_table(data: bytes, path: str, prefixes: str) -> KeyTable:
+    """`key_positions` of the document in `data`: read off its lines where the block reader
+    reads it (storage/block_positions.py, Speed.block_key_positions), else composed."""
+    if Speed.from_environment().block_key_positions:
+        if _block_loader().block_read(data)[0]:
+            text = block_yaml_text(data)
+            assert text is not None  # the block reader read it
+            table = block_key_positions(text.split("\n"), prefixes)
+            if table is not None:
+                return table
+    return key_positions(compose_yaml_bytes(data, path), prefixes)
+
+
+_BLOCK_LOADERS: list[YamlLoader] = []
+
+
+def _block_loader() -> YamlLoader:
+    """The loader whose block reader tells which files key tables are read off their
+    lines (one a process, made when first asked: its memo tables are bounded)."""
+    if not _BLOCK_LOADERS:
+        _BLOCK_LOADERS.append(YamlLoader())
+    return _BLOCK_LOADERS[0]
 
 
 def deepest_position(table: KeyTable, keys: Sequence[object]) -> tuple[int, int] | None:
@@ -84,7 +116,7 @@ def buffer_positions(data: bytes, path: str) -> KeyTable:
     """`key_positions` of the content `data` of file `path` (an editor's buffer); empty when
     it does not parse."""
     try:
-        return key_positions(compose_yaml_bytes(data, path))
+        return _key_table(data, path, FLAG_PREFIXES)
     except (yaml.YAMLError, ReclassError, RecursionError):
         return {}
 
