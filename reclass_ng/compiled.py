@@ -18,8 +18,8 @@ import importlib.util
 # The YAML loader recurses once per nesting level of a file, but refuses files nested deeper
 # than storage.yaml_load.MAX_YAML_DEPTH (200); the provenance walks (observe/provenance.py)
 # recurse over entities' prepared trees, one file's depth at most. The .pxd files beside
-# merge, values, prepare, classes/expansion, the modules of resolve/ and output/block_yaml
-# declare their main classes as extension types.
+# merge, values, prepare, classes/expansion, the modules of resolve/, output/block_yaml and
+# observe/provenance(_recorder) declare their main classes as extension types.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
