@@ -12,7 +12,8 @@ import importlib.util
 
 # The hot path of a render (doc/performance.rst), and of lint's: the provenance record each
 # node's render keeps and the rules that read it (on a 500-node `mcp` lint they cost 4.9 G
-# instructions interpreted, against 2.0 G for the whole compiled render). A compiled function
+# instructions interpreted, against 2.0 G for the whole compiled render), with the observer
+# seam whose default calls a recorded render makes (observe/seam.py: 1% of a lint). A compiled function
 # uses the C stack where the interpreter raises RecursionError, so what recurses without a
 # bound stays interpreted: the writers' fallbacks (once per nesting level of a rendered tree).
 # The YAML loader recurses once per nesting level of a file, but refuses files nested deeper
@@ -39,6 +40,7 @@ COMPILED_MODULES = (
     "reclass_ng.storage.yaml_block",
     "reclass_ng.storage.yaml_full",
     "reclass_ng.storage.yaml_fs",
+    "reclass_ng.observe.seam",
     "reclass_ng.observe.provenance",
     "reclass_ng.observe.provenance_recorder",
     "reclass_ng.observe.walk_recording",
