@@ -13,9 +13,10 @@ import importlib.util
 # The hot path of a render (doc/performance.rst), and of lint's: the provenance record each
 # node's render keeps and the rules that read it (on a 500-node `mcp` lint they cost 4.9 G
 # instructions interpreted, against 2.0 G for the whole compiled render), with the observer
-# seam whose default calls a recorded render makes (observe/seam.py: 1% of a lint). A compiled function
-# uses the C stack where the interpreter raises RecursionError, so what recurses without a
-# bound stays interpreted: the writers' fallbacks (once per nesting level of a rendered tree).
+# seam whose default calls a recorded render makes (observe/seam.py: 1% of a lint). A
+# compiled function uses the C stack where the interpreter raises RecursionError, so what
+# recurses without a bound stays interpreted: the writers' fallbacks (once per nesting level
+# of a rendered tree).
 # The YAML loader recurses once per nesting level of a file, but refuses files nested deeper
 # than storage.yaml_load.MAX_YAML_DEPTH (200); the provenance walks (observe/provenance.py)
 # recurse over entities' prepared trees, one file's depth at most. The .pxd files beside
