@@ -91,15 +91,16 @@ def _key_table(data: bytes, path: str, prefixes: str) -> KeyTable:
     return key_positions(compose_yaml_bytes(data, path), prefixes)
 
 
-_BLOCK_LOADERS: list[YamlLoader] = []
+_block_reading: YamlLoader | None = None
 
 
 def _block_loader() -> YamlLoader:
     """The loader whose block reader tells which files key tables are read off their
     lines (one a process, made when first asked: its memo tables are bounded)."""
-    if not _BLOCK_LOADERS:
-        _BLOCK_LOADERS.append(YamlLoader())
-    return _BLOCK_LOADERS[0]
+    global _block_reading
+    if _block_reading is None:
+        _block_reading = YamlLoader()
+    return _block_reading
 
 
 def deepest_position(table: KeyTable, keys: Sequence[object]) -> tuple[int, int] | None:
