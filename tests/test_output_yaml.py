@@ -259,6 +259,27 @@ def test_entries_of_equal_keys_of_other_types_are_each_their_own():
 
 
 
+def test_key_lists_met_again_are_written_in_order(monkeypatch):
+    # The writer remembers the sorted keys of each list of string keys it met, by that list
+    # in the mapping's order (the memo emptied past ORDER_KEYS keys in a streamed
+    # inventory): the same keys in another order, another mapping of equal keys of other
+    # types (True, 1 and 1.0 are one dict key) and a memo emptied midway change nothing.
+    from reclass_ng.output import block_yaml
+
+    monkeypatch.setattr(block_yaml, "ORDER_KEYS", 7, raising=False)
+    mappings = [{"b": 1, "a": "x", "c": None}, {"a": 2, "c": True, "b": "y"},
+                {"b": 3, "a": "z", "c": []}, {1: "one", 2: "two"}, {True: "one", 2: "two"},
+                {2: "two", 1.0: "one"}, {"2": "two", "1": "one"}, {"1": "one", "2": "two"},
+                {"b": 4, "a": {"b": 5, "a": 6}, "c": {"c": 7}}]
+    turns = mappings * 3
+    document = {"nodes": {f"n{i}": {"p": mapping, "q": [mapping, turns[i - 1]]}
+                          for i, mapping in enumerate(turns)}}
+    expected = pyyaml_text(document)
+    assert "".join(BlockYamlWriter().inventory_pieces(document)) == expected
+    streamed = BlockYamlWriter(streaming=True)
+    assert "".join(streamed.inventory_pieces(document)) == expected
+
+
 def _python_calls_writing(writer: BlockYamlWriter, name: str, info: dict) -> int:
     """How many Python functions writing node `name` called (as the profiler sees them: a
     dict's `get` or a list's `append` is no Python call)."""

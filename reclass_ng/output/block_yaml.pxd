@@ -34,6 +34,8 @@ cdef class BlockYamlWriter:
     cdef dict _others
     cdef set _met
     cdef dict _shared_texts
+    cdef dict _orders
+    cdef Py_ssize_t _order_keys
     cdef object _dumper
     cdef dict _kept  # None: not streaming
     cdef Py_ssize_t _shared_chars
@@ -43,9 +45,9 @@ cdef class BlockYamlWriter:
     cpdef str document(self, data)
     cpdef str node_text(self, name, info)
     cpdef _bound_memos(self)
-    @cython.locals(names=list, keys=dict, str_lines=dict, by_value=dict, spaces=str,
-                   inner_spaces=str, inner=Py_ssize_t, column=Py_ssize_t, line=str, key=str,
-                   shared=str)
+    @cython.locals(names=list, in_order=tuple, keys=dict, str_lines=dict, by_value=dict,
+                   spaces=str, inner_spaces=str, inner=Py_ssize_t, column=Py_ssize_t, line=str,
+                   key=str, shared=str)
     cpdef _mapping(self, mapping, Py_ssize_t indent, str lead, list out)
     @cython.locals(spaces=str, line=str)
     cpdef str _int_entry(self, name, value, Py_ssize_t indent)

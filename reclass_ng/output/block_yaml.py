@@ -41,13 +41,21 @@ _LISTS = frozenset({list, OwnedList, *(c for c in list.__subclasses__()
                                     if c.__module__ == "reclass_ng.values")})
 _NODES_HEAD = "nodes:\n"
 # Entries a streaming writer's memo holds at most (a few MB each): the memos of spellings and
-# shared texts help across neighbouring nodes, never need the whole inventory.
-MEMO_ENTRIES = 20_000
+# shared texts help across neighbouring nodes, never need the whole inventory. The memo of
+# lines must hold what a run of nodes writes, though: `mcp` writes 21,000 distinct lines in
+# its first 500 nodes and 9,000 more each 500 after; at 20,000 entries it was emptied every
+# few hundred nodes and its lines made again (20,000 nodes: 23.6 s, 284 MB; now 20.9 s,
+# 297 MB).
+MEMO_ENTRIES = 60_000
 # Characters of shared container texts a streaming writer holds at most (emptied beyond): each
 # text keeps its container alive too, a few times the text's size, and MEMO_ENTRIES texts of
 # `mcp` are about 24 MB. The texts of the last thousand or so nodes fit (about 1 MB per 500
 # `mcp` nodes), and neighbours (nodes of a cluster) are what share containers.
 SHARED_TEXT_CHARS = 4 * 1024 * 1024
+# Keys a streaming writer's memo of sorted key lists holds at most (emptied beyond; about
+# 2.5 MB of pointers): `mcp` mappings hold 2 to 750 keys, and its 2,000 nodes 6,300 distinct
+# key lists of 470,000 keys in all.
+ORDER_KEYS = 160_000
 _STR_TAG = "tag:yaml.org,2002:str"
 # The indentations of the first _SPACED columns, made once: a mapping passes the one of its
 # nested mapping as the lead of that mapping's first line, so that the line is written as
@@ -171,6 +179,8 @@ class BlockYamlWriter:
         # stable; the writer never keys its own temporary mappings here.
         self._met: set[tuple[int, int]] = set()
         self._shared_texts: dict[tuple[int, int], str] = {}
+        self._orders: dict[tuple[str, ...], list[str]] = {}  # a mapping's keys -> sorted
+        self._order_keys = 0  # keys in _orders (a mapping may hold hundreds)
         self._dumper: Any = None
         # (streaming) the containers of _shared_texts, by place
         self._kept: dict[tuple[int, int], Any] | None = {} if streaming else None
@@ -228,6 +238,9 @@ class BlockYamlWriter:
         for memo in (self._keys, self._strings, self._placed, self._others, self._met):
             if len(memo) > MEMO_ENTRIES:
                 memo.clear()
+        if self._order_keys > ORDER_KEYS:
+            self._orders.clear()
+            self._order_keys = 0
         if self._line_count > MEMO_ENTRIES:
             self._str_lines, self._int_lines, self._item_lines = [], [], []
             self._line_count = 0
@@ -245,10 +258,25 @@ class BlockYamlWriter:
         # mapping or list entry in a method of its own (`_container_entry(value, kind, head,
         # indent, out)`) cost 80 M instructions more on a 150-node `mcp` render to YAML (+3.7%),
         # and took _mapping only to 12.
-        try:
-            names = sorted(mapping)
-        except TypeError:  # keys of types that do not compare: PyYAML keeps their order
-            names = list(mapping)
+        # The sorted keys of each distinct key list met (in the mapping's order): on `mcp`
+        # 2,000 nodes 99% of the mappings list keys met before, and sorting them was a
+        # quarter of the writer's instructions (doc/performance.rst, "YAML: the keys' order
+        # remembered"). Only lists of str keys are remembered: True, 1 and 1.0 are equal
+        # keys that are written apart.
+        in_order = tuple(mapping)
+        names = self._orders.get(in_order)
+        if names is None:
+            try:
+                names = sorted(in_order)
+            except TypeError:  # keys of types that do not compare: PyYAML keeps their order
+                names = list(in_order)
+            else:
+                for name in names:  # (a loop: the compiled build takes no closure here)
+                    if type(name) is not str:
+                        break
+                else:
+                    self._orders[in_order] = names
+                    self._order_keys += len(names)
         keys = self._keys
         try:
             str_lines = self._str_lines[indent]
@@ -256,7 +284,8 @@ class BlockYamlWriter:
             str_lines = self._lines_at(indent)[0]
         spaces = _SPACES[indent] if indent < _SPACED else " " * indent
         inner = indent + 2
-        append = out.append
+        # (`out.append` each time, not a local bound once: compiled, it is list's append
+        # called in C, and the local was an attribute lookup a mapping; 3.11 specializes it)
         for name in names:
             value = mapping[name]
             kind = type(value)
@@ -268,7 +297,7 @@ class BlockYamlWriter:
                 line = None if by_value is None else by_value.get(value)
                 if line is None:  # (also a key that is no string: never remembered)
                     line = self._string_entry(name, value, indent, str_lines)
-                append(line if lead is spaces else lead + line[indent:])
+                out.append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
@@ -276,7 +305,7 @@ class BlockYamlWriter:
                     line = self._int_lines[indent][name][value]  # (made with str_lines)
                 except KeyError:
                     line = self._int_entry(name, value, indent)
-                append(line if lead is spaces else lead + line[indent:])
+                out.append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
             try:
@@ -287,33 +316,33 @@ class BlockYamlWriter:
                 self._complex_entry(name, value, indent, lead, out)
             elif value is None:  # inline, and before the containers: a call or
                 # a lookup in _DICTS costs as much as writing the line
-                append(f"{lead}{key}: null\n")
+                out.append(f"{lead}{key}: null\n")
             elif kind is bool:
-                append(f"{lead}{key}: true\n" if value else f"{lead}{key}: false\n")
+                out.append(f"{lead}{key}: true\n" if value else f"{lead}{key}: false\n")
             elif kind in _DICTS:
                 # (the lead of its first line is the object its _mapping takes as its
                 # indentation: that line is then written as remembered, not sliced)
                 inner_spaces = _SPACES[inner] if inner < _SPACED else " " * inner
                 if not value:
-                    append(f"{lead}{key}: {{}}\n")
+                    out.append(f"{lead}{key}: {{}}\n")
                 elif kind is dict and (shared := self._shared(value, inner, False)):
-                    append(f"{lead}{key}:\n{inner_spaces}")
-                    append(shared)
+                    out.append(f"{lead}{key}:\n{inner_spaces}")
+                    out.append(shared)
                 else:
-                    append(f"{lead}{key}:\n")
+                    out.append(f"{lead}{key}:\n")
                     self._mapping(value, inner, inner_spaces, out)
             elif kind in _LISTS:
                 if not value:
-                    append(f"{lead}{key}: []\n")
+                    out.append(f"{lead}{key}: []\n")
                 elif kind is list and (shared := self._shared(value, indent, True)):
-                    append(f"{lead}{key}:\n{spaces}")
-                    append(shared)
+                    out.append(f"{lead}{key}:\n{spaces}")
+                    out.append(shared)
                 else:
-                    append(f"{lead}{key}:\n")
+                    out.append(f"{lead}{key}:\n")
                     self._sequence(value, indent, spaces, out)
             else:
                 column = indent + len(key) + 2
-                append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
+                out.append(f"{lead}{key}: {self._scalar(value, kind, column, inner)}\n")
             lead = spaces
 
     def _int_entry(self, name: Any, value: int, indent: int) -> str:
@@ -405,38 +434,37 @@ class BlockYamlWriter:
         except IndexError:
             item_lines = self._lines_at(indent)[2]
         inner = indent + 2
-        append = out.append
         for value in items:
             kind = type(value)
             if kind is str:  # remembered as a mapping's string entries are
                 line = item_lines.get(value)  # (`get`: see _mapping)
                 if line is None:
                     line = self._string_item(value, indent, item_lines)
-                append(line if lead is spaces else lead + line[indent:])
+                out.append(line if lead is spaces else lead + line[indent:])
             elif value is None:
-                append(f"{lead}- null\n")
+                out.append(f"{lead}- null\n")
             elif kind is bool:
-                append(f"{lead}- true\n" if value else f"{lead}- false\n")
+                out.append(f"{lead}- true\n" if value else f"{lead}- false\n")
             elif kind is int:
-                append(f"{lead}- {int.__repr__(value)}\n")
+                out.append(f"{lead}- {int.__repr__(value)}\n")
             elif kind in _DICTS:
                 if not value:
-                    append(f"{lead}- {{}}\n")
+                    out.append(f"{lead}- {{}}\n")
                 elif kind is dict and (shared := self._shared(value, inner, False)):
-                    append(f"{lead}- ")
-                    append(shared)
+                    out.append(f"{lead}- ")
+                    out.append(shared)
                 else:
                     self._mapping(value, inner, lead + "- ", out)
             elif kind in _LISTS:
                 if not value:
-                    append(f"{lead}- []\n")
+                    out.append(f"{lead}- []\n")
                 elif kind is list and (shared := self._shared(value, inner, True)):
-                    append(f"{lead}- ")
-                    append(shared)
+                    out.append(f"{lead}- ")
+                    out.append(shared)
                 else:
                     self._sequence(value, inner, lead + "- ", out)
             else:
-                append(f"{lead}- {self._scalar(value, kind, inner, inner)}\n")
+                out.append(f"{lead}- {self._scalar(value, kind, inner, inner)}\n")
             lead = spaces
 
     def _string_item(self, value: str, indent: int, item_lines: dict[str, str]) -> str:
