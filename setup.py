@@ -20,6 +20,12 @@ DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True,
               "embedsignature": False, "infer_types": False}
 # Where the modules are copied without their .pxd files, when those no longer match.
 PLAIN_SOURCES = os.path.join("build", "plain-sources")
+# Which of the two ways the extensions in build/ were last compiled ("declared" or "plain"),
+# rewritten only when that changes: every extension depends on it, so that a build after the
+# other way rebuilds them. (Without it, the plain extensions of a failed .pxd stayed newer
+# than the unchanged generated C of their modules, and setuptools kept them once the .pxd
+# matched again: a `pip install .` of this tree then ran without the .pxd types.)
+VARIANT = os.path.join("build", "compiled-variant")
 
 
 def compiled_extensions() -> list[Extension]:
@@ -33,8 +39,10 @@ def compiled_extensions() -> list[Extension]:
         return []
     names = runpy.run_path(os.path.join("reclass_ng", "compiled.py"))["COMPILED_MODULES"]
     try:
-        return cythonize([_extension(name, ".") for name in names], build_dir="build/cython",
-                         quiet=True, compiler_directives=DIRECTIVES)
+        extensions = cythonize([_extension(name, ".") for name in names],
+                               build_dir="build/cython", quiet=True,
+                               compiler_directives=DIRECTIVES)
+        return _depending_on_variant(extensions, "declared")
     except CompileError:
         # A .pxd file declares a method or base class its module no longer has (an engine
         # change the .pxd has not followed yet): every module is compiled without them, as
@@ -53,11 +61,28 @@ def compiled_extensions() -> list[Extension]:
         print("reclass-ng: Cython cannot compile the modules, installing pure Python",
               file=sys.stderr)
         return []
-    return [_extension(name, out, ".c") for name in names]
+    return _depending_on_variant([_extension(name, out, ".c") for name in names], "plain")
 
 
 def _extension(name: str, root: str, suffix: str = ".py") -> Extension:
     return Extension(name, [os.path.join(root, name.replace(".", "/") + suffix)], optional=True)
+
+
+def _depending_on_variant(extensions: list[Extension], variant: str) -> list[Extension]:
+    """`extensions`, each depending on VARIANT, which says `variant` (written only when it
+    said otherwise: its time then tells setuptools to compile them all again)."""
+    try:
+        with open(VARIANT) as recorded:
+            changed = recorded.read() != variant
+    except OSError:
+        changed = True
+    if changed:
+        os.makedirs(os.path.dirname(VARIANT), exist_ok=True)
+        with open(VARIANT, "w") as recorded:
+            recorded.write(variant)
+    for extension in extensions:
+        extension.depends.append(VARIANT)
+    return extensions
 
 
 def _copy_without_declarations(name: str) -> None:
