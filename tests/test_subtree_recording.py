@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inventory_writer import write_inventory
-from test_walk_recording import assert_each_provenance_is_its_own
+from test_walk_recording import assert_each_provenance_is_its_own, section_recorders_made_as
 
 import reclass_ng
 from reclass_ng.observe.provenance_recorder import SectionRecorder
@@ -46,9 +46,13 @@ parameters:
 def _reused_paths(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     """The paths at which a recorded render reused a copy, as each node's recorder is told."""
     reused: list[tuple] = []
-    again = SectionRecorder.rendered_again
-    monkeypatch.setattr(SectionRecorder, "rendered_again", lambda self, path, told: (
-        reused.append(path) or again(self, path, told)))
+
+    class Reusing(SectionRecorder):
+        def rendered_again(self, path: tuple, told: Any) -> None:
+            reused.append(path)
+            super().rendered_again(path, told)
+
+    section_recorders_made_as(monkeypatch, Reusing)
     return reused
 
 
