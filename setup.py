@@ -3,6 +3,7 @@ everything else is in setup.cfg."""
 
 from __future__ import annotations
 
+import glob
 import os
 import runpy
 import shutil
@@ -10,6 +11,10 @@ import subprocess
 import sys
 
 from setuptools import Extension, setup
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # The generated C goes to build/, never next to the sources; annotations are not used as C
 # types (subclasses of dict and list must keep their own methods), and no local is given a C
@@ -30,6 +35,7 @@ VARIANT = os.path.join("build", "compiled-variant")
 
 def compiled_extensions() -> list[Extension]:
     if os.environ.get("RECLASS_NG_COMPILE") != "1":
+        _drop_stale_extensions(())
         return []  # editable installs, sdists, and machines without a C compiler
     try:
         from Cython.Build import cythonize
@@ -38,6 +44,7 @@ def compiled_extensions() -> list[Extension]:
         print("reclass-ng: Cython not importable, installing pure Python", file=sys.stderr)
         return []
     names = runpy.run_path(os.path.join("reclass_ng", "compiled.py"))["COMPILED_MODULES"]
+    _drop_stale_extensions(names)
     try:
         extensions = cythonize([_extension(name, ".") for name in names],
                                build_dir="build/cython", quiet=True,
@@ -66,6 +73,20 @@ def compiled_extensions() -> list[Extension]:
 
 def _extension(name: str, root: str, suffix: str = ".py") -> Extension:
     return Extension(name, [os.path.join(root, name.replace(".", "/") + suffix)], optional=True)
+
+
+def _drop_stale_extensions(names: Sequence[str]) -> None:
+    """Remove from build/lib* the extensions of modules not in `names`: setuptools packs
+    whatever build/lib holds, and an extension left there by an earlier build (of a module
+    since dropped from COMPILED_MODULES) would be imported instead of its .py."""
+    kept = set(names)
+    for lib in glob.glob(os.path.join("build", "lib*")):
+        for built in glob.glob(os.path.join(lib, "reclass_ng", "**", "*.*"), recursive=True):
+            if not built.endswith((".so", ".pyd")):
+                continue
+            *packages, filename = os.path.relpath(built, lib).split(os.sep)
+            if ".".join([*packages, filename.split(".")[0]]) not in kept:
+                os.remove(built)
 
 
 def _depending_on_variant(extensions: list[Extension], variant: str) -> list[Extension]:
