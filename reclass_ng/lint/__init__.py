@@ -128,11 +128,14 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
                 renders.add(run)
                 if schemas is not None:
                     schemas.add(run)
-        # yaml_git and mixed: the files of the branches the nodes read (known once rendered)
+        # yaml_git and mixed: the files of the branches the nodes read (known once rendered);
+        # a tree whose classes are in a directory walked above (yaml_fs) is not walked again
         checked = set(files)
+        walked = {os.path.realpath(d) for d in dirs}
         tree_files = [path for tree in class_trees(inventory.storage)
-                      for path, _ in walk_yaml_files(tree.classes_dir or "")
-                      if tree.classes_dir and path not in checked]
+                      if tree.classes_dir and os.path.realpath(tree.classes_dir) not in walked
+                      for path, _ in walk_yaml_files(tree.classes_dir)
+                      if path not in checked]
         files += tree_files
         found.extend(check_files(tree_files, settings.delimiter, prefixes, index))
         if "unreachable-class" not in off:
