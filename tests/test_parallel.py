@@ -965,3 +965,29 @@ def test_ctrl_c_while_a_worker_sends_its_result(make_inventory, tmp_path: Path) 
     finally:
         os.kill(proc.pid, signal.SIGCONT)
     exits_130_at_once(proc)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_pool_stopped_with_cancelled_tasks_prints_no_traceback(monkeypatch) -> None:
+    # The command cancels the tasks no worker took yet once its own lane is done; a Ctrl-C
+    # then stops the workers, and the pool's manager thread, finding the pool broken, fails
+    # every pending task, the cancelled ones included: before Python 3.12 (gh-107219) it
+    # died of InvalidStateError, its traceback on stderr (once in CI's 4,000 tests).
+    import threading
+
+    from reclass_ng.parallel import chunks
+
+    died_of: list[type] = []  # what threading's hook is told (it prints the traceback)
+
+    def told(args) -> None:
+        died_of.append(args.exc_type)
+
+    monkeypatch.setattr(threading, "excepthook", told)
+    executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    futures = [executor.submit(time.sleep, 0.5) for _ in range(20)]
+    time.sleep(0.1)  # the first one running, the next one queued, the rest pending
+    assert [future.cancel() for future in futures[5:]] == [True] * 15
+    chunks._stop_pool(executor)
+    assert died_of == []
+    assert all(future.done() for future in futures)
+    assert threading.excepthook is told  # put back once the manager thread ended

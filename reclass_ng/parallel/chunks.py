@@ -25,7 +25,13 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    Executor,
+    Future,
+    InvalidStateError,
+    ProcessPoolExecutor,
+    as_completed,
+)
 from contextlib import contextmanager
 
 from reclass_ng.collector import cycle_collection_paused
@@ -929,6 +935,27 @@ def _stop_at_once(executor: ProcessPoolExecutor) -> None:
             continue
 
 
+def _quiet_cancelled_failing(manager: threading.Thread) -> Callable[[], None]:
+    """Keep the pool's manager thread from printing a traceback when it fails a cancelled
+    task: the tasks _gathered cancels stay among the pool's pending work until that thread
+    next hands work to the workers, and finding the pool broken first (its workers stopped)
+    it sets an exception on every pending future; before Python 3.12 (gh-107219) it dies
+    of InvalidStateError on a cancelled one. The returned call puts threading's hook back."""
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        if args.thread is manager and args.exc_type is InvalidStateError:
+            return
+        previous(args)
+
+    def restore() -> None:
+        if threading.excepthook is hook:
+            threading.excepthook = previous
+
+    threading.excepthook = hook
+    return restore
+
+
 def _stop_pool(executor: ProcessPoolExecutor) -> None:
     held = hasattr(signal, "pthread_sigmask")
     if held:
@@ -936,6 +963,8 @@ def _stop_pool(executor: ProcessPoolExecutor) -> None:
     try:
         manager = getattr(executor, "_executor_manager_thread", None)
         workers = list((getattr(executor, "_processes", None) or {}).values())
+        restore = _quiet_cancelled_failing(manager) if isinstance(manager, threading.Thread) \
+            else None
         for process in workers:
             process.terminate()
         for process in workers:
@@ -954,6 +983,8 @@ def _stop_pool(executor: ProcessPoolExecutor) -> None:
             writer.close()
         if isinstance(manager, threading.Thread):
             manager.join(STOP_SECONDS)
+            if restore is not None and not manager.is_alive():
+                restore()
         # A manager still stuck is left behind rather than waited for: Ctrl-C must stop us.
         executor.shutdown(wait=not (isinstance(manager, threading.Thread)
                                     and manager.is_alive()))
