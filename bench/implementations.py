@@ -90,9 +90,23 @@ def install_reclass_ng(log) -> Path | None:
     return NG_VENV / "bin" / "reclass"
 
 
+# How many modules the install compiled, of how many, and which `cdef class` of the checkout's
+# .pxd files it holds as plain classes (heap types): setup.py compiles every module without
+# the .pxd files when one no longer matches its module, and that build is slower while it
+# still counts as compiled (tests/test_compiled_build.py checks the same).
 _COMPILED_COUNT = """
+import importlib, pathlib, re, sys
 from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
-print(len(compiled_modules()), len(COMPILED_MODULES))
+compiled = compiled_modules()
+plain = []
+source = pathlib.Path(sys.argv[1])
+for pxd in sorted(source.rglob("*.pxd")):
+    module = "reclass_ng." + ".".join(pxd.relative_to(source).with_suffix("").parts)
+    if module in compiled:
+        for name in re.findall(r"^cdef class (\\w+)", pxd.read_text(), flags=re.M):
+            if getattr(importlib.import_module(module), name).__flags__ & (1 << 9):
+                plain.append(module + "." + name)
+print(len(compiled), len(COMPILED_MODULES), *plain)
 """
 
 
@@ -105,11 +119,16 @@ def compiled_python(log) -> tuple[Path | None, str]:
         return None, f"the install into {NG_VENV} failed"
     python = script.parent / "python"
     # run from outside the checkout: `python -c` puts the current directory first on sys.path
-    counted = subprocess.run([str(python), "-c", _COMPILED_COUNT], capture_output=True,
+    counted = subprocess.run([str(python), "-c", _COMPILED_COUNT,
+                              str(BENCH_DIR.parent / "reclass_ng")], capture_output=True,
                              text=True, check=True, cwd=NG_VENV).stdout.split()
-    compiled, total = int(counted[0]), int(counted[1])
+    compiled, total, plain = int(counted[0]), int(counted[1]), counted[2:]
     if compiled == 0:
         return None, "no C compiler: nothing was compiled"
+    if plain:
+        return None, (f"compiled without the .pxd files ({len(plain)} of their classes are "
+                      f"plain, {plain[0]} first): a .pxd no longer matches its module "
+                      "(pip install -v . shows setup.py's warning)")
     return python, f"compiled ({compiled}/{total} modules)"
 
 
