@@ -91,22 +91,11 @@ def install_reclass_ng(log) -> Path | None:
 
 
 # How many modules the install compiled, of how many, and which `cdef class` of the checkout's
-# .pxd files it holds as plain classes (heap types): setup.py compiles every module without
-# the .pxd files when one no longer matches its module, and that build is slower while it
-# still counts as compiled (tests/test_compiled_build.py checks the same).
+# .pxd files it holds as plain classes (reclass_ng.compiled.plain_pxd_classes).
 _COMPILED_COUNT = """
-import importlib, pathlib, re, sys
-from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
-compiled = compiled_modules()
-plain = []
-source = pathlib.Path(sys.argv[1])
-for pxd in sorted(source.rglob("*.pxd")):
-    module = "reclass_ng." + ".".join(pxd.relative_to(source).with_suffix("").parts)
-    if module in compiled:
-        for name in re.findall(r"^cdef class (\\w+)", pxd.read_text(), flags=re.M):
-            if getattr(importlib.import_module(module), name).__flags__ & (1 << 9):
-                plain.append(module + "." + name)
-print(len(compiled), len(COMPILED_MODULES), *plain)
+import sys
+from reclass_ng.compiled import COMPILED_MODULES, compiled_modules, plain_pxd_classes
+print(len(compiled_modules()), len(COMPILED_MODULES), *plain_pxd_classes(sys.argv[1]))
 """
 
 

@@ -60,3 +60,38 @@ def compiled_modules() -> list[str]:
         if spec is not None and (spec.origin or "").endswith(suffixes):
             found.append(name)
     return found
+
+
+# Set on every class made by a class statement (a heap type), never on an extension type
+# compiled from a .pxd's `cdef class` (a static type).
+HEAP_TYPE_FLAG = 1 << 9
+
+
+def pxd_classes(source_tree: str) -> list[tuple[str, str, str]]:
+    """(module, class name, its declarations) of each `cdef class` of the .pxd files below
+    `source_tree`, the reclass_ng directory of a checkout (wheels do not hold them)."""
+    import os
+    import re
+
+    files = sorted(os.path.relpath(os.path.join(directory, name), source_tree).split(os.sep)
+                   for directory, _, names in os.walk(source_tree)
+                   for name in names if name.endswith(".pxd"))
+    found = []
+    for parts in files:
+        module = "reclass_ng." + ".".join([*parts[:-1], parts[-1][:-len(".pxd")]])
+        with open(os.path.join(source_tree, *parts)) as pxd:
+            text = pxd.read()
+        for block in re.split(r"^(?=cdef class )", text, flags=re.M)[1:]:
+            name = re.match(r"cdef class (\w+)", block).group(1)  # type: ignore[union-attr]
+            found.append((module, name, block))
+    return found
+
+
+def plain_pxd_classes(source_tree: str) -> list[str]:
+    """The `cdef class`es of the .pxd files below `source_tree` that this installation
+    compiled as plain classes: setup.py compiles every module without the .pxd files when one
+    no longer matches its module (slower, and still counted by compiled_modules())."""
+    compiled = compiled_modules()
+    return [f"{module}.{name}" for module, name, _ in pxd_classes(source_tree)
+            if module in compiled
+            and getattr(importlib.import_module(module), name).__flags__ & HEAP_TYPE_FLAG]

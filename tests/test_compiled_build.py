@@ -17,7 +17,12 @@ import pytest
 from inventory_writer import write_inventory
 
 import reclass_ng
-from reclass_ng.compiled import COMPILED_MODULES, compiled_modules
+from reclass_ng.compiled import (
+    COMPILED_MODULES,
+    HEAP_TYPE_FLAG,
+    compiled_modules,
+    pxd_classes,
+)
 from reclass_ng.errors import ReclassError
 from reclass_ng.resolve import MAX_REFERENCE_DEPTH
 
@@ -61,22 +66,14 @@ def test_a_chain_past_the_limit_is_a_clear_error(tmp_path, links):
     assert error.value.node == "n1"
 
 
-# Set on every class made by a class statement (a heap type), never on an extension type
-# compiled from a .pxd's `cdef class` (a static type).
-HEAP_TYPE_FLAG = 1 << 9
-
-
 def _pxd_declarations() -> list:
     """(module, class, its public attributes and cpdef methods) per `cdef class` of the
     .pxd files beside the modules."""
     found = []
-    for pxd in sorted(SOURCE_TREE.rglob("*.pxd")):
-        module = "reclass_ng." + ".".join(pxd.relative_to(SOURCE_TREE).with_suffix("").parts)
-        for block in re.split(r"^(?=cdef class )", pxd.read_text(), flags=re.M)[1:]:
-            name = re.match(r"cdef class (\w+)", block).group(1)
-            members = re.findall(r"^\s+cdef public \w+ (\w+)$", block, flags=re.M)
-            members += re.findall(r"^\s+cpdef (\w+)\(", block, flags=re.M)
-            found.append(pytest.param(module, name, members, id=f"{module}.{name}"))
+    for module, name, block in pxd_classes(str(SOURCE_TREE)):
+        members = re.findall(r"^\s+cdef public \w+ (\w+)$", block, flags=re.M)
+        members += re.findall(r"^\s+cpdef (\w+)\(", block, flags=re.M)
+        found.append(pytest.param(module, name, members, id=f"{module}.{name}"))
     return found
 
 
