@@ -108,9 +108,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def console_main() -> None:
     """The `reclass-ng` console script: main(), then the exit its command wants."""
-    code = main()
     words = without_errors_option(sys.argv[1:])[:1]
-    if words and words[0] in WHOLE_INVENTORY_COMMANDS:
+    whole_inventory = bool(words) and words[0] in WHOLE_INVENTORY_COMMANDS
+    if whole_inventory:  # it leaves without freeing anything: no collection pays
+        from reclass_ng.collector import cycle_collection_off_until_exit
+
+        cycle_collection_off_until_exit()
+    code = main()
+    if whole_inventory:
         exit_without_teardown(code)
     sys.exit(code)
 

@@ -291,11 +291,11 @@ def console_main() -> None:
 
     Python's cycle collector is off for the run (reclass_ng.collector says why).
     """
-    from reclass_ng.collector import cycle_collection_paused
+    from reclass_ng.collector import cycle_collection_off_until_exit
 
+    cycle_collection_off_until_exit()
     try:
-        with cycle_collection_paused():
-            code = main()
+        code = main()
     except KeyboardInterrupt:  # Ctrl-C after main()'s own handling, as the command ends
         code = 130
     exit_without_teardown(code)
