@@ -25,6 +25,7 @@ from reclass_ng import parallel
 from reclass_ng.errors import ReclassError
 from reclass_ng.output import dump
 from reclass_ng.parallel.chunks import LanePlan
+from reclass_ng.parallel.text_spool import SharedTextSpool
 from reclass_ng.parallel.workers import MIN_NODES_ENV
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -359,9 +360,8 @@ def test_the_text_file_takes_more_texts_than_one_write_can() -> None:
     # A chunk's texts are written with one pwritev call of up to IOV_MAX (1,024) buffers at a
     # time: a chunk of 600 JSON nodes and their separators, more than that, was refused
     # (EINVAL), and its texts went through the pipe instead.
-    from reclass_ng.parallel.text_spool import SharedTextSpool
 
-    spool = SharedTextSpool.made(multiprocessing.get_context("fork"))
+    spool = SharedTextSpool.made()
     assert spool is not None
     try:
         texts = [f"text {index},".encode() for index in range(3000)]
@@ -378,13 +378,12 @@ def test_the_text_file_is_truncated_only_when_texts_were_written(monkeypatch) ->
     # Each render starts by emptying the spool. A file truncated to size 0 on ext4 has its
     # pages written to disk when closed, and the close waits (0.11 s at the end of every
     # `--jobs 2` run with 136 MB of texts): a spool nothing was written to yet is left alone.
-    from reclass_ng.parallel.text_spool import SharedTextSpool
 
     truncated: list[int] = []
     ftruncate = os.ftruncate
     monkeypatch.setattr(os, "ftruncate",
                         lambda fd, size: truncated.append(size) or ftruncate(fd, size))
-    spool = SharedTextSpool.made(multiprocessing.get_context("fork"))
+    spool = SharedTextSpool.made()
     assert spool is not None
     try:
         spool.reset()
@@ -427,7 +426,9 @@ def test_tasks_left_once_every_chunk_is_claimed_are_not_run(make_inventory, tmp_
     base = make_inventory(tricky_inventory(24))
     expected = same_text(dump(load(base).inventory(), "json", True))
     assert same_text(forked_render_text(base, "json")) == expected
-    plan = LanePlan([f"n{index}" for index in range(24)], 2, multiprocessing.get_context("fork"))
+    texts = SharedTextSpool.made()
+    assert texts is not None
+    plan = LanePlan([f"n{index}" for index in range(24)], 2, texts)
     plan.close()
     # no file: the worker took no task at all (the coordinator claimed every chunk first)
     taken = len(tasks.read_text().splitlines()) if tasks.exists() else 0
@@ -526,7 +527,6 @@ def test_texts_the_memory_file_cannot_take_come_through_the_pipe(make_inventory,
     # sends the texts in its result, as where memory files do not exist.
     import errno
 
-    from reclass_ng.parallel.text_spool import SharedTextSpool
 
     def full(self, texts):
         raise OSError(errno.ENOSPC, "No space left on device")

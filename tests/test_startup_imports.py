@@ -359,7 +359,7 @@ def test_json_inventory_written_by_orjson_imports_no_typing(tmp_path):
 @pytest.mark.parametrize("fmt, never", [
     ("json", ("typing", "attrs", "attr", "reclass_ng.output.block_yaml")),
     ("yaml", ("typing", "attrs", "attr", "uuid", "platform"))])
-def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch, fmt, never):
+def test_jobs_import_neither_typing_nor_attrs_nor_a_pool(tmp_path, monkeypatch, fmt, never):
     # `--jobs` imports its modules before the fork, in the serial part of the render: attrs
     # (its class bodies compiled at import) and typing were half of what importing
     # reclass_ng.parallel cost; JSON output needs no block YAML writer either. A render's key
@@ -373,8 +373,11 @@ def test_jobs_import_neither_typing_nor_attrs(tmp_path, monkeypatch, fmt, never)
     root = write_inventory(tmp_path / "inv", {
         "classes/base.yml": "parameters:\n  a: ${b}\n  b: 1\n",
         **{f"nodes/n{number}.yml": "classes: [base]\n" for number in range(4)}})
-    imported, output = _run(root, ("concurrent.futures", *never),
+    imported, output = _run(root, ("reclass_ng.parallel.forked_lanes", "concurrent.futures",
+                                   "multiprocessing", "logging", "ctypes", *never),
                             "--inventory", "-o", fmt, "--jobs", "2")
-    assert imported == ["concurrent.futures"]  # the forked pool rendered
+    # Forked workers rendered, without a process pool: concurrent.futures, multiprocessing
+    # and what they import (logging, ctypes) cost 16-20 ms before the fork.
+    assert imported == ["reclass_ng.parallel.forked_lanes"]
     document = json.loads(output) if fmt == "json" else yaml.safe_load(output)
     assert document["nodes"]["n3"]["parameters"]["a"] == 1

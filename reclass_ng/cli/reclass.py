@@ -230,8 +230,21 @@ class InventoryOutput:
         return True
 
     def _render_parallel(self, inventory: Any, jobs: int) -> None:
-        """Render on `jobs` processes and print: inside the pool, whose text spool holds the
-        nodes' texts until they are printed (parallel.render_inventory_spooled)."""
+        """Render on `jobs` processes and print, before the processes' file that holds the
+        nodes' texts is gone: on workers forked for this render (parallel.forked_lanes),
+        else in a process pool (parallel.render_inventory_spooled)."""
+        from reclass_ng.parallel.forked_lanes import ForkedLanes
+
+        lanes = ForkedLanes.started(inventory, jobs, release_files=True)
+        if lanes is not None:
+            try:
+                spooled = lanes.render(inventory, progress=self.bar and self.bar.update)
+                self._clear_bar()
+                spooled.write_to(sys.stdout)
+            finally:
+                self._clear_bar()
+                lanes.close()
+            return
         from reclass_ng.parallel import forked_process_pool, render_inventory_spooled
 
         settings = inventory.settings

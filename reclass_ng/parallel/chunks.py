@@ -20,18 +20,10 @@ The result is the serial `Inventory.inventory()` one, byte for byte once printed
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import (
-    Executor,
-    Future,
-    InvalidStateError,
-    ProcessPoolExecutor,
-    as_completed,
-)
 from contextlib import contextmanager
 
 from reclass_ng.collector import cycle_collection_paused
@@ -43,6 +35,7 @@ from reclass_ng.output.fragments import (
     node_fragment_bytes,
     printed_frame,
 )
+from reclass_ng.parallel.fork_shared import SharedCounters
 from reclass_ng.parallel.text_spool import SharedTextSpool
 from reclass_ng.parallel.warning_replay import (
     Warn,
@@ -65,9 +58,13 @@ from reclass_ng.storage.base import floats_json_exact
 from reclass_ng.values import to_plain
 
 # Neither typing nor attrs at run time: with their class bodies they cost `--jobs` a third of
-# what importing this module costs (before the fork, so in the serial part of every render).
+# what importing this module costs (before the fork, so in the serial part of every render);
+# nor concurrent.futures and multiprocessing, imported where a pool is made or waited for:
+# the command line's forked lanes (parallel.forked_lanes) use neither (16-20 ms).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import multiprocessing
+    from concurrent.futures import Executor, Future, ProcessPoolExecutor
     from typing import IO, Any
 
     from reclass_ng.output.block_yaml import BlockYamlWriter
@@ -272,11 +269,13 @@ class LanePlan:
     they are all taken it takes over the back half of the chunks another worker has left
     (most left first), so no worker idles while another has work, and a run is split again
     only a few times. The counters live in memory shared by the fork (the workers are forked
-    after the plan is made), and so does `state`, the WorkerRender every process of the pool
-    renders the plan's nodes with (loaded before the fork)."""
+    after the plan is made), guarded by a lock on the render's text file (`texts`, where the
+    processes put their nodes' texts), and so does `state`, the WorkerRender every process
+    of the pool renders the plan's nodes with (loaded before the fork). The pool is a
+    process pool (forked_process_pool) or the command line's forked workers
+    (parallel.forked_lanes)."""
 
-    def __init__(self, names: Sequence[str], lanes: int,
-                 context: multiprocessing.context.BaseContext,
+    def __init__(self, names: Sequence[str], lanes: int, texts: SharedTextSpool,
                  state: WorkerRender | None = None) -> None:
         self.names = tuple(names)
         self.state = state
@@ -289,10 +288,10 @@ class LanePlan:
         self.total = sum(len(chunks) for chunks in self.chunks)
         # [workers given a share so far, then a share a worker: lane, next chunk, one past
         # its last chunk]; share i starts as lane i.
-        self._counters: Any = context.RawArray("q", 1 + 3 * lanes)
-        self._lock = context.Lock()
+        self._counters = SharedCounters(1 + 3 * lanes)
+        self._lock = texts.lock(1)
         self.coordinator = os.getpid()  # the process that renders a lane without forking
-        self.texts = SharedTextSpool.made(context)
+        self.texts: SharedTextSpool | None = texts
         self.reset()
 
     def reset(self) -> None:
@@ -305,10 +304,11 @@ class LanePlan:
             self.texts.reset()  # the last render's texts were all read back
 
     def close(self) -> None:
-        """Release the text spool (the pool is gone)."""
+        """Release the text spool and the counters (the pool is gone)."""
         if self.texts is not None:
             self.texts.close()
             self.texts = None
+            self._counters.close()
 
     def claim(self, state: WorkerRender
               ) -> tuple[int, tuple[str, ...], list[str] | None] | None:
@@ -343,6 +343,18 @@ class LanePlan:
 
 # LanePlans of the forked pools' renders, by render key (made before the fork: see above).
 _LANE_PLANS: dict[str, LanePlan] = {}
+
+
+def lane_plan(key: str) -> LanePlan | None:
+    """The LanePlan of render `key` (made by _planned_lanes), if it has one."""
+    return _LANE_PLANS.get(key)
+
+
+def release_lane_plan(key: str) -> None:
+    """Close the LanePlan of render `key` (its processes are gone) and forget it."""
+    plan = _LANE_PLANS.pop(key, None)
+    if plan is not None:
+        plan.close()
 
 
 class LaneJob(Record):
@@ -635,6 +647,8 @@ def _gathered(futures: list[Future[ChunkResult | None]], lane_job: LaneJob | Non
         # the command waits), so they are cancelled. Those running or queued still end.
         for future in pending:
             future.cancel()
+    from concurrent.futures import as_completed
+
     for future in as_completed(pending):
         if not future.cancelled():
             steps.count(arrived(future.result()))
@@ -796,9 +810,16 @@ def render_inventory_spooled(source: Any, executor: Executor, fmt: str, pretty: 
                                                        progress, key, True)), None)
     inventory, names, results = _run_chunks(source, executor, form, None, progress, key,
                                             encoded=True, read_back=False)
+    return spooled_inventory(inventory, results, form, plan)
+
+
+def spooled_inventory(inventory: Any, results: list[ChunkResult], form: tuple[str, bool],
+                      plan: LanePlan) -> SpooledInventory:
+    """The printed inventory of the results of a render on `plan` (in node order): their
+    warnings replayed, the error of the serial render raised (_check_errors)."""
     _check_errors(results, inventory.warn)
     before, after = printed_frame([node[:3] for result in results for node in result.nodes],
-                                  fmt, pretty, inventory.speed)
+                                  *form, inventory.speed)
     separator = _separator(form)
     pieces: list[bytes | memoryview | tuple[int, int]] = [before.encode("utf-8")]
     for result in results:
@@ -836,12 +857,15 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
     .rendered_nodes says the same of the serial render): their memory does not grow by the
     nodes' files.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     workers = jobs
     if "fork" in methods:
         context: multiprocessing.context.BaseContext = multiprocessing.get_context("fork")
         workers = max(1, jobs - 1)
-        key = _planned_lanes(settings, workers + 1, context, storage, speed, release_files)
+        key = _planned_lanes(settings, workers + 1, storage, speed, release_files)
     else:
         key = _new_render_key()
         context = multiprocessing.get_context(methods[0])
@@ -881,15 +905,15 @@ def forked_process_pool(settings: Settings, jobs: int, storage: Any = None,
         _stop_at_once(executor)
         raise
     finally:
-        plan = _LANE_PLANS.pop(key, None)
-        if plan is not None:
-            plan.close()
+        release_lane_plan(key)
 
 
-def _planned_lanes(settings: Settings, lanes: int, context: multiprocessing.context.BaseContext,
-                   storage: Any, speed: Speed | None, release_files: bool) -> str:
+def _planned_lanes(settings: Settings, lanes: int, storage: Any, speed: Speed | None,
+                   release_files: bool) -> str:
     """The inventory loaded in this process, to be forked, and the LanePlan of `lanes`
-    lanes its render takes: the plan's key."""
+    lanes its render takes: the plan's key. Without a file the processes can share (see
+    SharedTextSpool.made), no plan: each chunk is then a task (render_chunk) whose texts
+    come through the pool's pipe."""
     # The class files are parsed after the fork, each process those its lanes read: on
     # two cores that costs less wall time than parsing them all before it, serially
     # (mcp 2,000 nodes: the two lanes read 1,228 and 988 of the 1,562 class files;
@@ -903,8 +927,9 @@ def _planned_lanes(settings: Settings, lanes: int, context: multiprocessing.cont
     if release_files:
         state.inventory.renderer.release_files()
     _load_node_writer(state, settings)
-    names = state.inventory.node_names
-    _LANE_PLANS[key] = LanePlan(names, lanes, context, state)
+    texts = SharedTextSpool.made()
+    if texts is not None:
+        _LANE_PLANS[key] = LanePlan(state.inventory.node_names, lanes, texts, state)
     return key
 
 
@@ -941,6 +966,8 @@ def _quiet_cancelled_failing(manager: threading.Thread) -> Callable[[], None]:
     next hands work to the workers, and finding the pool broken first (its workers stopped)
     it sets an exception on every pending future; before Python 3.12 (gh-107219) it dies
     of InvalidStateError on a cancelled one. The returned call puts threading's hook back."""
+    from concurrent.futures import InvalidStateError
+
     previous = threading.excepthook
 
     def hook(args: Any) -> None:

@@ -14,7 +14,9 @@ does not read them back at all: it prints each chunk's texts from the file (os.s
 parallel.chunks.SpooledInventory), so its memory does not grow with the output. The file is
 an unnamed temporary file in TMPDIR, as the serial render's spool (output.streamed): its pages
 can go to disk, where a memory file's (memfd_create) stay in memory, which is used only where
-that file cannot be made. Where neither can be made the texts travel through the pipe.
+that file cannot be made. The file's first bytes are the locks of the processes sharing it
+(parallel.fork_shared). Where no file can be made, or locked, the render has no lanes: a
+process pool's tasks carry the texts (parallel.chunks).
 """
 
 from __future__ import annotations
@@ -22,47 +24,62 @@ from __future__ import annotations
 import errno
 import os
 
+from reclass_ng.parallel.fork_shared import FileRegionLock, SharedCounters, lockable
+
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
 
 _BUFFERS_PER_WRITE = 1024  # IOV_MAX, POSIX's least and Linux's
 
 
 class SharedTextSpool:
-    """A file made before the fork, to which any process of the pool appends."""
+    """A file made before the fork, to which any process of the pool appends; its byte 0 is
+    the lock of the bytes reserved so far (a count in shared memory), its other bytes are
+    the locks others make of it (lock())."""
 
-    def __init__(self, descriptor: int, context: Any) -> None:
+    def __init__(self, descriptor: int) -> None:
         self.descriptor = descriptor
-        self._end: Any = context.RawValue("q", 0)  # bytes reserved so far
-        self._lock = context.Lock()
+        self._end = SharedCounters(1)  # bytes reserved so far
+        self._lock = FileRegionLock(descriptor, 0)
 
     @classmethod
-    def made(cls, context: Any) -> SharedTextSpool | None:
-        """A new spool, or None where no file can be made (the texts go by the pipe)."""
+    def made(cls) -> SharedTextSpool | None:
+        """A new spool, or None where no file can be made, or locked (the texts go by the
+        pipe)."""
         from reclass_ng.output.streamed import unnamed_temporary_file
 
+        descriptor = None
         try:
             with unnamed_temporary_file() as file:
-                return cls(os.dup(file.fileno()), context)
+                descriptor = os.dup(file.fileno())
         except OSError:
-            pass
-        make = getattr(os, "memfd_create", None)
-        if make is None:
+            make = getattr(os, "memfd_create", None)
+            if make is not None:
+                try:
+                    descriptor = make("reclass-ng-node-texts", getattr(os, "MFD_CLOEXEC", 0))
+                except OSError:
+                    pass
+        if descriptor is None:
             return None
-        try:
-            return cls(make("reclass-ng-node-texts", getattr(os, "MFD_CLOEXEC", 0)), context)
-        except OSError:
+        if not lockable(descriptor):
+            os.close(descriptor)
             return None
+        return cls(descriptor)
+
+    def lock(self, region: int) -> FileRegionLock:
+        """A lock of this spool's processes, apart from its own (`region` 1 and up)."""
+        if region < 1:
+            raise ValueError("region 0 is the spool's own lock")
+        return FileRegionLock(self.descriptor, region)
 
     def append(self, texts: Sequence[bytes]) -> int:
         """Write `texts` one after the other at a place no other writer gets; their offset."""
         size = sum(len(text) for text in texts)
         with self._lock:
-            offset = self._end.value
-            self._end.value = offset + size
+            offset = self._end[0]
+            self._end[0] = offset + size
         at = offset
         pending = [memoryview(text) for text in texts if text]
         first = 0  # pending[first:] is left to write
@@ -102,9 +119,10 @@ class SharedTextSpool:
         cost 0.11 s of its last serial step (closing a 136 MB spool, mcp 2,000 nodes, JSON;
         0.02 s without)."""
         with self._lock:
-            if self._end.value:
-                self._end.value = 0
+            if self._end[0]:
+                self._end[0] = 0
                 os.ftruncate(self.descriptor, 0)
 
     def close(self) -> None:
         os.close(self.descriptor)
+        self._end.close()
