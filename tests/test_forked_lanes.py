@@ -4,6 +4,7 @@ counters and lock the processes share (parallel.fork_shared)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -68,6 +69,11 @@ def test_a_worker_killed_is_reported_not_waited_for(inventory: Path) -> None:
     assert "Traceback" not in result.stderr
     assert "A --jobs worker process" in result.stderr
     assert "killed by SIGKILL" in result.stderr
+    as_json = reclass_with_worker("killed", inventory, "-o", "json", "-j", "2",
+                                  "--errors", "json")
+    report = json.loads(as_json.stderr)
+    assert (as_json.returncode, report["exit_code"]) == (70, 70)
+    assert [error["kind"] for error in report["errors"]] == ["worker_lost"]
 
 
 def test_a_worker_that_fails_is_reported_as_the_command_would(inventory: Path) -> None:
