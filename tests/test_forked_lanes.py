@@ -106,10 +106,12 @@ def test_counters_are_shared_with_forked_processes() -> None:
     counters = SharedCounters(4)
     counters[1:4] = [7, 8, 9]
     pid = os.fork()
-    if pid == 0:
-        counters[0] = counters[1] + counters[3]
-        counters[2:4] = [0, -1]
-        os._exit(0)
+    if pid == 0:  # never back into pytest, whatever happens
+        try:
+            counters[0] = counters[1] + counters[3]
+            counters[2:4] = [0, -1]
+        finally:
+            os._exit(0)
     os.waitpid(pid, 0)
     assert counters[:] == [16, 7, 0, -1]
     assert counters[-1] == -1 and len(counters) == 4
@@ -126,10 +128,12 @@ def test_the_file_lock_excludes_other_processes_and_dies_with_its_holder(tmp_pat
         reading, writing = os.pipe()
         pid = os.fork()
         if pid == 0:  # holds the lock, says so, and waits to be killed
-            with lock:
-                os.write(writing, b"held")
-                signal.pause()
-            os._exit(0)
+            try:
+                with lock:
+                    os.write(writing, b"held")
+                    signal.pause()
+            finally:
+                os._exit(0)
         assert os.read(reading, 4) == b"held"
         import fcntl
 
