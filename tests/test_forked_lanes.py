@@ -134,7 +134,9 @@ def test_the_file_lock_excludes_other_processes_and_dies_with_its_holder(tmp_pat
                     signal.pause()
             finally:
                 os._exit(0)
+        os.close(writing)  # a child gone without a word: the read below ends, not waits
         assert os.read(reading, 4) == b"held"
+        os.close(reading)
         import fcntl
 
         with pytest.raises(OSError):  # held by the other process
