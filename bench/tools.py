@@ -33,6 +33,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -133,13 +134,38 @@ def main(argv: list[str] | None = None) -> int:
     both = plain + rows["render json (changed copy)"][1]
     for name, (wall, cpu, rss) in rows.items():
         print(f"{name:30} wall {wall:7.2f} s  cpu {cpu:7.2f} s  peak {rss:5d} MB")
-    print(f"YAML / JSON: {rows['render yaml --jobs 1'][1] / plain:.2f}x CPU (target <= 1.6)")
-    print(f"lint / render: {rows['lint'][1] / plain:.2f}x CPU (target <= 3)")
-    print(f"diff / rendering both: {rows['diff'][1] / both:.2f}x CPU (target <= 2.5)")
+    # Each ratio also as the median of the rounds' own: the runs of a round are seconds
+    # apart, so a slow (or fast) spell of the shared machine weighs on both sides alike,
+    # where the least of each may come from different spells (one run's least `-o json`
+    # was 1.12 s against 1.28 s for its changed copy, the same work).
+    def rounds(numerator: Callable[[int], float], denominator: Callable[[int], float]
+               ) -> float:
+        ratios = sorted(numerator(index) / denominator(index)
+                        for index in range(max(args.repeat, 1)))
+        return ratios[len(ratios) // 2]
+
+    def cpu(name: str) -> Callable[[int], float]:
+        return lambda index: runs[name][index][1]
+
+    def wall(name: str) -> Callable[[int], float]:
+        return lambda index: runs[name][index][0]
+
+    def rendering_both(index: int) -> float:
+        return cpu("render json --jobs 1")(index) + cpu("render json (changed copy)")(index)
+
+    print(f"YAML / JSON: {rows['render yaml --jobs 1'][1] / plain:.2f}x CPU, median of the "
+          f"rounds {rounds(cpu('render yaml --jobs 1'), cpu('render json --jobs 1')):.2f}x "
+          "(target <= 1.6)")
+    print(f"lint / render: {rows['lint'][1] / plain:.2f}x CPU, median of the rounds "
+          f"{rounds(cpu('lint'), cpu('render json --jobs 1')):.2f}x (target <= 3)")
+    print(f"diff / rendering both: {rows['diff'][1] / both:.2f}x CPU, median of the rounds "
+          f"{rounds(cpu('diff'), rendering_both):.2f}x (target <= 2.5)")
     for fmt in ("json", "yaml"):
         one, two = rows[f"render {fmt} --jobs 1"], rows[f"render {fmt} --jobs 2"]
-        print(f"--jobs 2 {fmt}: wall {one[0] / two[0]:.2f}x faster, CPU {two[1] / one[1]:.2f}x "
-              "of one job (target: 1.6x faster on an idle 2-core machine)")
+        faster = rounds(wall(f"render {fmt} --jobs 1"), wall(f"render {fmt} --jobs 2"))
+        print(f"--jobs 2 {fmt}: wall {one[0] / two[0]:.2f}x faster, median of the rounds "
+              f"{faster:.2f}x, CPU {two[1] / one[1]:.2f}x of one job (target: 1.6x faster on "
+              "an idle 2-core machine)")
     return 0
 
 
