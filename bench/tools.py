@@ -9,7 +9,8 @@ that a burst of load on a shared machine falls on all of them alike (each round 
 command later, so that none always follows the same one); the least wall time and CPU time
 (user + sys of it and its children, from wait4) of each are reported, and its largest peak
 resident set, with the load average before and after (the machine is shared: compare ratios,
-not seconds). Measured:
+not seconds). Each ratio is given twice: of the least times, and as the median of the
+rounds' own ratios (both sides of a round ran seconds apart). Measured:
 
 * `reclass --inventory -o json` (the plain render the targets are relative to), and `-o yaml`
   (target: within 1.6x of JSON);
