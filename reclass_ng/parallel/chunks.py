@@ -834,6 +834,24 @@ def spooled_inventory(inventory: Any, results: list[ChunkResult], form: tuple[st
     return SpooledInventory(pieces, plan.texts)
 
 
+class interrupts_held:  # lower case: used like a function, `with interrupts_held():`
+    """Ctrl-C (SIGINT) held back in the block, delivered as it ends: while workers are
+    started or stopped, so that none is left unknown, or outlives the command."""
+
+    __slots__ = ("previous",)
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+
+    def __enter__(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):
+            self.previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.previous)
+
+
 def _leave_interrupts_to_the_parent() -> None:
     # Ctrl-C reaches the whole process group; a worker that is between two chunks would print
     # a traceback. The parent stops the workers itself (forked_process_pool).
@@ -984,10 +1002,7 @@ def _quiet_cancelled_failing(manager: threading.Thread) -> Callable[[], None]:
 
 
 def _stop_pool(executor: ProcessPoolExecutor) -> None:
-    held = hasattr(signal, "pthread_sigmask")
-    if held:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
+    with interrupts_held():
         manager = getattr(executor, "_executor_manager_thread", None)
         workers = list((getattr(executor, "_processes", None) or {}).values())
         restore = _quiet_cancelled_failing(manager) if isinstance(manager, threading.Thread) \
@@ -1015,6 +1030,3 @@ def _stop_pool(executor: ProcessPoolExecutor) -> None:
         # A manager still stuck is left behind rather than waited for: Ctrl-C must stop us.
         executor.shutdown(wait=not (isinstance(manager, threading.Thread)
                                     and manager.is_alive()))
-    finally:
-        if held:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -30,11 +30,14 @@ import time
 from reclass_ng.errors import EX_SOFTWARE, ReclassError
 from reclass_ng.output.fragments import FRAGMENT_FORMS
 from reclass_ng.parallel.chunks import (
+    STOP_SECONDS,
     LaneJob,
+    _leave_interrupts_to_the_parent,
     _own_texts_to_spool,
     _planned_lanes,
     _StepCounter,
     _transferable,
+    interrupts_held,
     lane_plan,
     release_lane_plan,
     render_claimed_chunk,
@@ -47,7 +50,6 @@ if TYPE_CHECKING:
 
     from reclass_ng.parallel.chunks import ChunkResult, LanePlan, Progress, SpooledInventory
 
-STOP_SECONDS = 5  # how long stopping waits for a worker after SIGTERM, then after SIGKILL
 PIPE_BYTES = 1 << 20  # a worker's pipe (Linux: F_SETPIPE_SZ; the system's limit by default)
 _SIZE_BYTES = 8  # before each message: its size
 
@@ -98,19 +100,13 @@ class ForkedLanes:
         if plan is None:
             return None
         lanes = cls(key, plan, form)
-        # Ctrl-C is held back while the workers are forked, so that none is left unknown.
-        held = hasattr(signal, "pthread_sigmask")
-        if held:
-            previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            for _ in range(max(1, jobs - 1)):
-                lanes._fork_worker()
-        except BaseException:
-            lanes.close()
-            raise
-        finally:
-            if held:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        with interrupts_held():  # while the workers are forked: none is left unknown
+            try:
+                for _ in range(max(1, jobs - 1)):
+                    lanes._fork_worker()
+            except BaseException:
+                lanes.close()
+                raise
         return lanes
 
     def _fork_worker(self) -> None:
@@ -200,10 +196,7 @@ class ForkedLanes:
     def close(self) -> None:
         """Stop the workers still running and wait for them; release the plan. Ctrl-C is held
         back meanwhile: the workers would outlive the command otherwise."""
-        held = hasattr(signal, "pthread_sigmask")
-        if held:
-            previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
+        with interrupts_held():
             for how in (signal.SIGTERM, signal.SIGKILL):
                 for pid in list(self._running):
                     try:
@@ -216,9 +209,6 @@ class ForkedLanes:
                 os.close(pipe)
             self._pipes.clear()
             release_lane_plan(self.key)
-        finally:
-            if held:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _work(job: LaneJob, pipe: int) -> None:
@@ -226,9 +216,7 @@ def _work(job: LaneJob, pipe: int) -> None:
     mark (None); its error instead, when it fails."""
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command stops the workers
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        _leave_interrupts_to_the_parent()  # the command stops the workers
         while (result := render_claimed_chunk(job)) is not None:
             _send(pipe, result)
         _send(pipe, None)
