@@ -163,6 +163,17 @@ def params(render: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any
     return run
 
 
+def run_reclass_ng(*args: str, cwd: Path) -> Any:
+    """`reclass-ng ARGS` of this checkout, run in `cwd`: its CompletedProcess (text mode),
+    which never holds a traceback."""
+    import subprocess
+
+    proc = subprocess.run([str(VENV_BIN / "reclass-ng"), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+    assert "Traceback" not in proc.stderr + proc.stdout
+    return proc
+
+
 def clean_env(home: Path) -> dict[str, str]:
     """Environment for a subprocess: HOME points at `home` so no user config file is read."""
     env = dict(os.environ)

@@ -15,7 +15,7 @@ SCRIPT = REPO / "scripts" / "import_graph.py"
 # explorer's uses of the classifier and values -> syntax.ast. Lower these when a change removes one.
 MAX_FILE_CYCLES = 0
 MAX_PACKAGE_CYCLES = 0
-MAX_UPWARD_ARROWS = 14
+MAX_UPWARD_ARROWS = 13
 MAX_ROOT_MODULES = 19
 
 

@@ -1,4 +1,4 @@
-"""reclass_ng/kapitan/settings.py: Kapitan's reclass-config.yml mapping turned into the settings
+"""reclass_ng/storage/kapitan_settings.py: Kapitan's reclass-config.yml mapping turned into the settings
 of `reclass_ng.load` by the rules of Kapitan's `reclass` backend (no Kapitan needed; the
 backend itself is compiled with real Kapitan in tests/integration/test_kapitan_compile.py)."""
 
@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import reclass_ng
-from reclass_ng.kapitan.settings import kapitan_load_settings
+from reclass_ng.storage.kapitan_settings import kapitan_load_settings
 
 # What Kapitan's get_reclass_config() returns for an inventory without reclass-config.yml.
 KAPITAN_DEFAULTS = {"storage_type": "yaml_fs", "inventory_base_uri": "inventory",

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reclass_ng.schemas import check_node, load_schemas
-from tests.conftest import VENV_BIN, write_inventory
+from tests.conftest import VENV_BIN, run_reclass_ng, write_inventory
 
 INVENTORY = {
     "reclass-config.yml": "schemas:\n  nginx: schemas/nginx.yml\n  '': schemas/node.json\n",
@@ -31,11 +31,7 @@ INVENTORY = {
 }
 
 
-def reclass_ng(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([str(VENV_BIN / "reclass-ng"), *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
-    assert "Traceback" not in proc.stderr + proc.stdout
-    return proc
+reclass_ng = run_reclass_ng
 
 
 def test_violations_grouped_across_nodes_with_the_write_and_the_schema_place(

@@ -14,8 +14,7 @@ import attrs
 import reclass_ng
 from reclass_ng.api import Inventory
 from reclass_ng.errors import ReclassError
-from reclass_ng.settings import CONFIG_FILE_NAME
-from reclass_ng.storage import read_config_file
+from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 
 
 @attrs.frozen
@@ -53,26 +52,12 @@ class InventoryLayout:
         return None
 
 
-KAPITAN_DEFAULTS = {"nodes_uri": "targets", "classes_uri": "classes",
-                    "allow_none_override": True, "compose_node_name": False}
-
-
 def load_for_dependencies(base: str, kapitan: bool = False,
                           warn: Callable[[str], None] | None = None) -> Inventory:
     """The inventory in `base`, as reclass reads it, or as Kapitan's reclass backend reads an
     inventory directory (targets/ as nodes, Kapitan's defaults under reclass-config.yml)."""
-    if not kapitan:
-        return reclass_ng.load(base, warn=warn)
-    from reclass_ng.kapitan.settings import kapitan_load_settings
-
-    config = dict(KAPITAN_DEFAULTS)
-    config_file = os.path.join(base, CONFIG_FILE_NAME)
-    if os.path.isfile(config_file):
-        config.update(read_config_file(config_file))
-    settings = kapitan_load_settings(base, config, warn=warn)
-    if os.path.isfile(config_file):
-        settings["config_file"] = config_file
-    return reclass_ng.load(base, read_config=False, warn=warn, **settings)
+    settings = kapitan_inventory_settings(base, warn) if kapitan else {}
+    return reclass_ng.load(base, read_config=not kapitan, warn=warn, **settings)
 
 
 def layout_of(inventory: Inventory, base: str) -> InventoryLayout:

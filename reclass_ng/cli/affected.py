@@ -39,9 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "DIR as it is now")
     parser.add_argument("--files-from", metavar="FILE",
                         help="read the changed files from FILE, one a line (- for stdin)")
-    parser.add_argument("--kapitan", action="store_true",
-                        help="DIR is a Kapitan inventory: nodes are the targets/ (Kapitan's "
-                             "defaults, then reclass-config.yml)")
     parser.add_argument("--other-files", choices=("ignore", "all"), default="ignore",
                         help="when a changed file is read by no node (a Kapitan component, a "
                              "template): ignore it (default) or list every node")

@@ -23,7 +23,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import (
+    add_inventory_argument,
+    add_kapitan_argument,
+    inventory_dir_from_args,
+)
 from reclass_ng.cli.progress import steps_progress
 from reclass_ng.diff.causes import group_by_cause
 from reclass_ng.diff.changed_files import changed_files
@@ -34,8 +38,10 @@ from reclass_ng.errors import UsageError
 
 
 def add_side_arguments(parser: argparse.ArgumentParser) -> None:
-    """`-b DIR` and the two sides of a change: `--from`/`--to` REV, `--from-dir`/`--to-dir`."""
+    """`-b DIR` (`--kapitan`: a Kapitan inventory) and the two sides of a change:
+    `--from`/`--to` REV, `--from-dir`/`--to-dir`."""
     add_inventory_argument(parser)
+    add_kapitan_argument(parser)
     parser.add_argument("--from", dest="from_rev", metavar="REV",
                         help="the old side: a git revision of the repository holding DIR")
     parser.add_argument("--to", dest="to_rev", metavar="REV",
@@ -97,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
             inventory_side(directory, args.to_rev, args.to_dir, "to") as (new_dir, new_label):
         with steps_progress(sys.stderr, "reclass-ng diff: rendering {count} nodes",
                             steps=2) as progress:
-            old_side, new_side = render_side(old_dir, progress), render_side(new_dir, progress)
+            old_side = render_side(old_dir, progress, kapitan=args.kapitan)
+            new_side = render_side(new_dir, progress, kapitan=args.kapitan)
         files = changed_files(old_dir, new_dir)
         # Inside: the lines of the writes are read from the files, which an export removes.
         result = compare(old_side, new_side)

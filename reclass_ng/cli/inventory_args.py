@@ -20,6 +20,14 @@ def add_inventory_argument(parser: argparse.ArgumentParser) -> None:
                              "reclass-config.yml, else the current directory)")
 
 
+def add_kapitan_argument(parser: argparse.ArgumentParser) -> None:
+    """`--kapitan`: DIR is a Kapitan inventory (its `targets/`, `classes/`), read as Kapitan's
+    reclass backend reads it."""
+    parser.add_argument("--kapitan", action="store_true",
+                        help="DIR is a Kapitan inventory: nodes are the targets/ (Kapitan's "
+                             "defaults, then reclass-config.yml)")
+
+
 def inventory_dir_from_args(args: argparse.Namespace) -> str:
     """The inventory directory: `-b`, else reclass-config.yml's inventory_base_uri, else cwd."""
     if args.inventory_base_uri:

@@ -1,4 +1,5 @@
-"""`reclass-ng lint -b DIR [-o json] [--disable RULE ...]`: check an inventory for mistakes.
+"""`reclass-ng lint -b DIR [--kapitan] [-o json] [--disable RULE ...]`: check an inventory for
+mistakes.
 
 Prints one finding per line, `file:line: severity rule: message`, then a summary line; `-o json`
 prints a list of finding objects instead. Exit status: 0 when no finding is an error, 1 when
@@ -12,13 +13,18 @@ import json
 import os
 import sys
 
-from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import (
+    add_inventory_argument,
+    add_kapitan_argument,
+    inventory_dir_from_args,
+)
 from reclass_ng.cli.progress import steps_progress
 from reclass_ng.lint import RULES, check_rule_names, lint_inventory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inventory_argument(parser)
+    add_kapitan_argument(parser)
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
                         help="output format (default: text, one finding per line)")
     parser.add_argument("--disable", metavar="RULE", action="append", default=[],
@@ -39,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         "--disable")
     base = inventory_dir_from_args(args)
     with steps_progress(sys.stderr, "reclass-ng lint: rendering {count} nodes") as progress:
-        result = lint_inventory(base, disabled, progress)
+        result = lint_inventory(base, disabled, progress, kapitan=args.kapitan)
     shown_base = os.path.abspath(base)
     if args.output == "json":
         document = [f.as_dict(shown_base) for f in result.findings]

@@ -1,5 +1,6 @@
-"""`reclass-ng validate -b DIR [--node NAME ...] [-o text|json]`: check the rendered parameters
-of every node against the JSON Schemas the `schemas` setting of reclass-config.yml attaches.
+"""`reclass-ng validate -b DIR [--kapitan] [--node NAME ...] [-o text|json]`: check the rendered
+parameters of every node against the JSON Schemas the `schemas` setting of reclass-config.yml
+attaches.
 
 Identical violations are grouped across nodes, each naming the key path, the value, the rule
 and where it is written in the schema, and the file:line:column of the write that produced
@@ -15,13 +16,19 @@ import os
 import sys
 
 import reclass_ng
-from reclass_ng.cli.inventory_args import add_inventory_argument, inventory_dir_from_args
+from reclass_ng.cli.inventory_args import (
+    add_inventory_argument,
+    add_kapitan_argument,
+    inventory_dir_from_args,
+)
 from reclass_ng.errors import ConfigError, NotFoundError
 from reclass_ng.schemas import CONFIG_KEY, check_nodes, group_violations, load_schemas
+from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_inventory_argument(parser)
+    add_kapitan_argument(parser)
     parser.add_argument("--node", action="append", metavar="NAME",
                         help="check only this node (repeatable)")
     parser.add_argument("-o", "--output", choices=("text", "json"), default="text",
@@ -32,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     base = inventory_dir_from_args(args)
     if not os.path.isdir(base):
         raise NotFoundError(f"No such directory: {base}", path=str(base))
-    inventory = reclass_ng.load(base)
+    settings = kapitan_inventory_settings(base) if args.kapitan else {}
+    inventory = reclass_ng.load(base, read_config=not args.kapitan, **settings)
     schemas = load_schemas(base, inventory.settings.delimiter)
     if schemas is None:
         raise ConfigError(f"reclass-ng validate: no `{CONFIG_KEY}` setting in the "

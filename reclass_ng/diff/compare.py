@@ -23,6 +23,7 @@ from reclass_ng.explain.origin import Origin
 from reclass_ng.location import display_path
 from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.settings import Speed
+from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")
@@ -107,12 +108,14 @@ def without_root(text: str, root: str) -> str:
     return text
 
 
-def render_side(base: str, progress: Callable[[int, int], None] | None = None
-                ) -> dict[str, RenderedNode]:
+def render_side(base: str, progress: Callable[[int, int], None] | None = None,
+                kapitan: bool = False) -> dict[str, RenderedNode]:
     """Every node of the inventory in `base`, rendered as `--inventory` renders it (a failing
-    node keeps its error); `progress(done, total)` is told as nodes render."""
+    node keeps its error); `progress(done, total)` is told as nodes render. `kapitan`: `base`
+    is a Kapitan inventory, read as Kapitan's reclass backend reads it."""
     warnings: list[str] = []
-    inventory = reclass_ng.load(base, warn=warnings.append)
+    settings = kapitan_inventory_settings(base, warnings.append) if kapitan else {}
+    inventory = reclass_ng.load(base, read_config=not kapitan, warn=warnings.append, **settings)
     root = os.path.abspath(base)
     nodes: dict[str, RenderedNode] = {}
     # The cycle collector paused, as for `reclass --inventory`: every node rendered stays

@@ -2,7 +2,7 @@
 
 Written as Kapitan writes its own backends (kapitan/inventory/backends/reclass_rs), against the
 public API of reclass-ng only (`reclass_ng.load`, `Inventory.inventory()`, `ReclassError`, and
-the setting names of `reclass_ng.settings` through `reclass_ng.kapitan.settings`), so it can be
+the setting names of `reclass_ng.settings` through `reclass_ng.storage.kapitan_settings`), so it can be
 proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` (with settings.py
 beside it) unchanged apart from its imports.
 
@@ -26,7 +26,7 @@ from kapitan.inventory import Inventory, InventoryTarget
 from kapitan.inventory.backends.reclass import get_reclass_config
 
 import reclass_ng
-from reclass_ng.kapitan.settings import kapitan_load_settings
+from reclass_ng.storage.kapitan_settings import kapitan_load_settings
 from reclass_ng.values import to_plain
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,5 @@
-"""reclass-config.yml read as Kapitan's `reclass` backend reads it (doc/kapitan.rst, Settings).
+"""reclass-config.yml read as Kapitan's `reclass` backend reads it (doc/kapitan.rst, Settings):
+for the Kapitan backend (reclass_ng.kapitan) and for the tools' `--kapitan`.
 
 Kapitan's `get_reclass_config()` starts from Kapitan's defaults (`targets/` as nodes,
 `classes/`, `allow_none_override`, the command line's `--compose-target-name` and
@@ -18,6 +19,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from reclass_ng.settings import CONFIG_FILE_NAME, DEFAULTS, unknown_config_keys
+from reclass_ng.storage import read_config_file
+
+# Kapitan's own defaults under an inventory's reclass-config.yml (a `kapitan` command line
+# without --compose-target-name): what the tools' `--kapitan` read an inventory with.
+KAPITAN_DEFAULTS = {"nodes_uri": "targets", "classes_uri": "classes",
+                    "allow_none_override": True, "compose_node_name": False}
 
 # Keys Kapitan's reclass backend never passes to reclass: where the inventory is (Kapitan says:
 # the inventory path), and how reclass's command line prints (Kapitan prints). Dropped unread,
@@ -28,6 +35,21 @@ IGNORED_BY_KAPITAN = frozenset({"inventory_base_uri", "output", "pretty_print", 
 # does (it expands no `~` in them); cache_dir, reclass-ng's own, follows the same rule after the
 # `~` expansion reclass-ng gives it everywhere.
 INVENTORY_RELATIVE_PATHS = ("nodes_uri", "classes_uri")
+
+
+def kapitan_inventory_settings(inventory_path: str,
+                               warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The `reclass_ng.load(inventory_path, read_config=False, **settings)` settings that open
+    a Kapitan inventory directory as Kapitan's `reclass` backend does: KAPITAN_DEFAULTS, then
+    the directory's reclass-config.yml over them (`targets/` as nodes unless it says else)."""
+    config: dict[str, Any] = dict(KAPITAN_DEFAULTS)
+    config_file = os.path.join(inventory_path, CONFIG_FILE_NAME)
+    if os.path.isfile(config_file):
+        config.update(read_config_file(config_file))
+    settings = kapitan_load_settings(inventory_path, config, warn=warn)
+    if os.path.isfile(config_file):
+        settings["config_file"] = config_file
+    return settings
 
 
 def kapitan_load_settings(inventory_path: str, config: Mapping[str, Any],
