@@ -2,9 +2,9 @@
 
 Written as Kapitan writes its own backends (kapitan/inventory/backends/reclass_rs), against the
 public API of reclass-ng only (`reclass_ng.load`, `Inventory.inventory()`, `ReclassError`, and
-the setting names of `reclass_ng.settings` through `reclass_ng.storage.kapitan_settings`), so it can be
-proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` (with settings.py
-beside it) unchanged apart from its imports.
+the setting names of `reclass_ng.settings` through `reclass_ng.storage.kapitan_settings`), so
+it can be proposed upstream as `kapitan/inventory/backends/reclass_ng/__init__.py` (with
+kapitan_settings.py beside it) unchanged apart from its imports.
 
 Settings come from the same place as for Kapitan's `reclass` backend: `get_reclass_config()`,
 which starts from Kapitan's defaults (`targets/` as nodes, `classes/`, `allow_none_override`,
