@@ -1,6 +1,6 @@
-"""`reclass-ng lint`, `diff` and `validate` with `--kapitan`: a Kapitan inventory directory
-(`targets/`, `classes/`, no reclass-config.yml needed) read as Kapitan's reclass backend reads
-it, as `affected --kapitan` and the Kapitan backend read it (doc/kapitan.rst)."""
+"""`reclass-ng lint`, `diff`, `validate` and `explain` with `--kapitan`: a Kapitan inventory
+directory (`targets/`, `classes/`, no reclass-config.yml needed) read as Kapitan's reclass backend
+reads it, as `affected --kapitan` and the Kapitan backend read it (doc/kapitan.rst)."""
 
 from __future__ import annotations
 
@@ -94,3 +94,16 @@ def test_validate_checks_the_targets(tmp_path: Path) -> None:
     assert document["nodes_checked"] == 2 and document["failed"] == {}
     [group] = document["groups"]
     assert group["nodes"] == ["prod"] and group["keys"] == ["app", "replicas"]
+
+
+def test_explain_a_targets_value(tmp_path: Path) -> None:
+    base = kapitan_inventory(tmp_path / "inventory", KAPITAN_INVENTORY)
+    proc = reclass_ng("explain", "--kapitan", "-b", str(base), "prod", "app:replicas",
+                      "-o", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["value"] == 5
+    assert [(c["file"], c["line"], c["effect"]) for c in report["contributions"]] == \
+        [("classes/component.yml", 4, "overridden"), ("targets/prod.yml", 4, "set")]
+    proc = reclass_ng("explain", "-b", str(base), "prod", "app:replicas", cwd=tmp_path)
+    assert proc.returncode != 0 and "No such directory" in proc.stderr  # no nodes/ without it

@@ -1,4 +1,4 @@
-"""`reclass-ng explain -b DIR NODE PATH`: where a node's value came from.
+"""`reclass-ng explain -b DIR [--kapitan] NODE PATH`: where a node's value came from.
 
 `PATH` is a parameter path (`nginx:server_name`, keys separated by the inventory's delimiter);
 for a mapping, every leaf below it is explained. `--exports PATH` does the same in the node's
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from reclass_ng.cli.inventory_args import add_kapitan_argument, inventory_dir_from_args
 from reclass_ng.errors import UsageError
 
 FORMATS = ("text", "json", "yaml")
@@ -19,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-b", "--inventory-base-uri", metavar="DIR",
                         help="the inventory directory (default: inventory_base_uri from "
                              "reclass-config.yml, else the current directory)")
+    add_kapitan_argument(parser)
     parser.add_argument("-o", "--output", choices=FORMATS, default="text",
                         help="text for people (default); json or yaml for tools")
     parser.add_argument("node", metavar="NODE", help="the node to explain")
@@ -50,7 +52,14 @@ def run(args: argparse.Namespace) -> int:
     if len(asked) != 1:
         raise UsageError("Give exactly one of PATH, --exports PATH, --class NAME or "
                          "--application NAME")
-    trace = NodeTrace(load(args.inventory_base_uri), args.node)
+    if args.kapitan:  # a Kapitan inventory, read as Kapitan's reclass backend reads it
+        from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
+
+        base = inventory_dir_from_args(args)
+        inventory = load(base, read_config=False, **kapitan_inventory_settings(base))
+    else:
+        inventory = load(args.inventory_base_uri)
+    trace = NodeTrace(inventory, args.node)
     if args.class_name is not None:
         report, text = explain_class(trace, args.class_name), class_text
     elif args.application is not None:
