@@ -107,10 +107,19 @@ class Inventory(InventoryRenderer):
 
 def load(inventory_base_uri: str | None = None, *, read_config: bool = True,
          warn: Callable[[str], None] | None = None, speed: Speed | None = None,
-         **settings: Any) -> Inventory:
+         kapitan: bool = False, **settings: Any) -> Inventory:
     """Open an inventory. Settings are reclass-config.yml keys; keyword values win over the file.
-    `speed`: which fast paths renders take (default: RECLASS_NG_SPEED's, see Speed)."""
+    `speed`: which fast paths renders take (default: RECLASS_NG_SPEED's, see Speed).
+    `kapitan`: the directory is a Kapitan inventory, read as Kapitan's reclass backend reads it
+    (storage.kapitan_settings: Kapitan's defaults, then its reclass-config.yml)."""
     config_warnings: list[str] = []  # unknown reclass-config.yml keys, told once loaded
+    if kapitan:
+        from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
+
+        inventory_base_uri = inventory_base_uri or "."
+        settings = {**kapitan_inventory_settings(inventory_base_uri, config_warnings.append),
+                    **settings}
+        read_config = False
     try:
         resolved = load_settings(inventory_base_uri, settings, read_config=read_config,
                                  warn=config_warnings.append)

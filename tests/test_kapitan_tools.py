@@ -107,3 +107,15 @@ def test_explain_a_targets_value(tmp_path: Path) -> None:
         [("classes/component.yml", 4, "overridden"), ("targets/prod.yml", 4, "set")]
     proc = reclass_ng("explain", "-b", str(base), "prod", "app:replicas", cwd=tmp_path)
     assert proc.returncode != 0 and "No such directory" in proc.stderr  # no nodes/ without it
+
+
+def test_the_api_opens_a_kapitan_inventory(tmp_path: Path) -> None:
+    import reclass_ng
+
+    base = kapitan_inventory(tmp_path / "inventory", KAPITAN_INVENTORY)
+    inventory = reclass_ng.load(str(base), kapitan=True)
+    assert sorted(inventory.node_names) == ["dev", "prod"]
+    assert inventory.nodeinfo("dev")["parameters"]["app"]["settings"] is None
+    # Keywords still win over Kapitan's defaults and the file.
+    strict = reclass_ng.load(str(base), kapitan=True, allow_none_override=False)
+    assert strict.settings.allow_none_override is False

@@ -14,7 +14,6 @@ import attrs
 import reclass_ng
 from reclass_ng.api import Inventory
 from reclass_ng.errors import ReclassError
-from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 
 
 @attrs.frozen
@@ -56,8 +55,7 @@ def load_for_dependencies(base: str, kapitan: bool = False,
                           warn: Callable[[str], None] | None = None) -> Inventory:
     """The inventory in `base`, as reclass reads it, or as Kapitan's reclass backend reads an
     inventory directory (targets/ as nodes, Kapitan's defaults under reclass-config.yml)."""
-    settings = kapitan_inventory_settings(base, warn) if kapitan else {}
-    return reclass_ng.load(base, read_config=not kapitan, warn=warn, **settings)
+    return reclass_ng.load(base, warn=warn, kapitan=kapitan)
 
 
 def layout_of(inventory: Inventory, base: str) -> InventoryLayout:

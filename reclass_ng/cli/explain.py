@@ -52,14 +52,9 @@ def run(args: argparse.Namespace) -> int:
     if len(asked) != 1:
         raise UsageError("Give exactly one of PATH, --exports PATH, --class NAME or "
                          "--application NAME")
-    if args.kapitan:  # a Kapitan inventory, read as Kapitan's reclass backend reads it
-        from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
-
-        base = inventory_dir_from_args(args)
-        inventory = load(base, read_config=False, **kapitan_inventory_settings(base))
-    else:
-        inventory = load(args.inventory_base_uri)
-    trace = NodeTrace(inventory, args.node)
+    # (a Kapitan inventory's reclass-config.yml never moves it: -b, else this directory)
+    base = inventory_dir_from_args(args) if args.kapitan else args.inventory_base_uri
+    trace = NodeTrace(load(base, kapitan=args.kapitan), args.node)
     if args.class_name is not None:
         report, text = explain_class(trace, args.class_name), class_text
     elif args.application is not None:

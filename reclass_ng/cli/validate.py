@@ -23,7 +23,6 @@ from reclass_ng.cli.inventory_args import (
 )
 from reclass_ng.errors import ConfigError, NotFoundError
 from reclass_ng.schemas import CONFIG_KEY, check_nodes, group_violations, load_schemas
-from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +38,7 @@ def run(args: argparse.Namespace) -> int:
     base = inventory_dir_from_args(args)
     if not os.path.isdir(base):
         raise NotFoundError(f"No such directory: {base}", path=str(base))
-    settings = kapitan_inventory_settings(base) if args.kapitan else {}
-    inventory = reclass_ng.load(base, read_config=not args.kapitan, **settings)
+    inventory = reclass_ng.load(base, kapitan=args.kapitan)
     schemas = load_schemas(base, inventory.settings.delimiter)
     if schemas is None:
         raise ConfigError(f"reclass-ng validate: no `{CONFIG_KEY}` setting in the "

@@ -23,7 +23,6 @@ from reclass_ng.explain.origin import Origin
 from reclass_ng.location import display_path
 from reclass_ng.observe.provenance import NodeProvenance
 from reclass_ng.settings import Speed
-from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 from reclass_ng.values import Interpolation, to_plain
 
 SECTIONS = ("parameters", "exports")
@@ -114,8 +113,7 @@ def render_side(base: str, progress: Callable[[int, int], None] | None = None,
     node keeps its error); `progress(done, total)` is told as nodes render. `kapitan`: `base`
     is a Kapitan inventory, read as Kapitan's reclass backend reads it."""
     warnings: list[str] = []
-    settings = kapitan_inventory_settings(base, warnings.append) if kapitan else {}
-    inventory = reclass_ng.load(base, read_config=not kapitan, warn=warnings.append, **settings)
+    inventory = reclass_ng.load(base, warn=warnings.append, kapitan=kapitan)
     root = os.path.abspath(base)
     nodes: dict[str, RenderedNode] = {}
     # The cycle collector paused, as for `reclass --inventory`: every node rendered stays

@@ -29,10 +29,6 @@ from reclass_ng.settings import Settings, find_config_file
 from reclass_ng.storage import load_settings, read_config_file
 from reclass_ng.storage.yaml_fs import walk_yaml_files
 
-TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
-if TYPE_CHECKING:
-    from typing import Any
-
 __all__ = ["RULES", "Finding", "LintResult", "lint_inventory", "check_rule_names"]
 
 CONFIG_KEY = "lint_disable"
@@ -92,13 +88,13 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
         raise NotFoundError(f"No such directory: {base}", path=str(base))
     off = set(disabled) | disabled_in_config(base)
     found: list[Finding] = []
-    overrides: dict[str, Any] = {}
     try:
         if kapitan:
             from reclass_ng.storage.kapitan_settings import kapitan_inventory_settings
 
-            overrides = kapitan_inventory_settings(base)
-        settings = load_settings(base, overrides, read_config=not kapitan)
+            settings = load_settings(base, kapitan_inventory_settings(base), read_config=False)
+        else:
+            settings = load_settings(base, {})
         settings_ok = True
     except ReclassError as err:
         found.append(finding("load-error", find_config_file(base), None, err.message))
@@ -117,9 +113,8 @@ def lint_inventory(base: str, disabled: Iterable[str] = (),
     inventory = None
     try:
         # With broken settings only the file rules run (the error is reported above).
-        inventory = reclass_ng.load(base, read_config=not kapitan, warn=warnings.append,
-                                    **{**overrides, "group_errors": True}) \
-            if settings_ok else None
+        inventory = reclass_ng.load(base, warn=warnings.append, kapitan=kapitan,
+                                    group_errors=True) if settings_ok else None
     except ReclassError as err:
         found.append(finding("load-error", "", None, " ".join(err.lines())))
     if inventory is not None:
