@@ -14,8 +14,9 @@ cdef frozenset _DICTS
 cdef frozenset _LISTS
 cdef tuple _SPACES
 cdef Py_ssize_t _SPACED
-cdef frozenset _NAME_CHARACTERS
-cdef frozenset _VALUE_CHARACTERS
+cdef bytes _NAME_BYTES
+cdef bytes _VALUE_BYTES
+cdef str _NOT_MET
 
 
 cpdef bint plain_as_is(str text) except -1
@@ -46,6 +47,7 @@ cdef class BlockYamlWriter:
     cpdef str node_text(self, name, info)
     cpdef _bound_memos(self)
     @cython.locals(names=list, in_order=tuple, keys=dict, str_lines=dict, by_value=dict,
+                   by_int=dict,
                    spaces=str, inner_spaces=str, inner=Py_ssize_t, column=Py_ssize_t, line=str,
                    key=str, shared=str)
     cpdef _mapping(self, mapping, Py_ssize_t indent, str lead, list out)

@@ -57,6 +57,11 @@ SHARED_TEXT_CHARS = 4 * 1024 * 1024
 # key lists of 470,000 keys in all.
 ORDER_KEYS = 160_000
 _STR_TAG = "tag:yaml.org,2002:str"
+# What the memo of keys' texts answers for a key it does not hold (its texts are str or None:
+# a str, so that it fits the compiled build's typed `key`; found by identity, never equal to
+# a key's text). `get` with it, not a subscript: on the real models a third of the lookups
+# miss, and a KeyError raised and caught costs about 1,500 instructions.
+_NOT_MET = "\x00 not met"
 # The indentations of the first _SPACED columns, made once: a mapping passes the one of its
 # nested mapping as the lead of that mapping's first line, so that the line is written as
 # remembered (`lead is spaces`), not sliced and joined to a new copy of the same spaces.
@@ -76,7 +81,8 @@ def plain_as_is(text: str) -> bool:
     reading back as a string. A subset PyYAML need not be asked about (names, paths,
     versions, most of a node's strings); tests/test_output_yaml.py compares it with PyYAML."""
     return (0 < len(text) < 128 and text.isascii() and (text[0].isalnum() or text[0] == "_")
-            and _NAME_CHARACTERS.issuperset(text) and _plain_reads_as_string(text))
+            and not text.encode("ascii").translate(None, _NAME_BYTES)
+            and _plain_reads_as_string(text))
 
 
 def value_spelling(text: str) -> str | None:
@@ -92,7 +98,7 @@ def value_spelling(text: str) -> str | None:
     that. tests/test_output_yaml.py compares it with PyYAML."""
     if not (text and text.isascii() and (text[0].isalnum() or text[0] == "_" or text[0] == "/")
             and text[-1] != " " and text[-1] != ":" and ": " not in text
-            and _VALUE_CHARACTERS.issuperset(text)):
+            and not text.encode("ascii").translate(None, _VALUE_BYTES)):
         return None
     if text[0] not in RESOLVED_FIRST_CHARACTERS and standard_tags():
         return text
@@ -110,13 +116,15 @@ def _plain_reads_as_string(text: str) -> bool:
             or plain_scalar_tag(text) == _STR_TAG)
 
 
-# The characters plain_as_is and value_spelling take (ASCII only). A set's issuperset over a
-# string costs a third of what str.translate did: translate looks each distinct character up
-# in its table, and a character missing from it raises (and clears) a KeyError inside; on the
-# real models a new string's spelling cost 15 k instructions, then 7 k.
-_ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-_NAME_CHARACTERS = frozenset(_ALNUM + "_-./")
-_VALUE_CHARACTERS = frozenset(_ALNUM + "_-./ :@${}")
+# The characters plain_as_is and value_spelling take (ASCII only), as bytes: an ASCII
+# string's bytes with these deleted (bytes.translate, a table lookup a byte) are empty when it
+# holds no other character. On the real models a new string's spelling cost 15 k instructions
+# with str.translate (a dict lookup per distinct character, and a KeyError raised and
+# cleared for each one missing), 7 k with a frozenset's issuperset (a hashed lookup per
+# character), and this a tenth of that.
+_ALNUM = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+_NAME_BYTES = _ALNUM + b"_-./"
+_VALUE_BYTES = _ALNUM + b"_-./ :@${}"
 
 
 def float_spelling(value: float) -> str:
@@ -301,16 +309,15 @@ class BlockYamlWriter:
                 lead = spaces
                 continue
             if kind is int:  # remembered as strings are (never a bool: True == 1)
-                try:  # (fewer ints are met once: a raised KeyError costs less in all)
-                    line = self._int_lines[indent][name][value]  # (made with str_lines)
-                except KeyError:
+                by_int = self._int_lines[indent].get(name)  # (made with str_lines)
+                line = None if by_int is None else by_int.get(value)
+                if line is None:
                     line = self._int_entry(name, value, indent)
                 out.append(line if lead is spaces else lead + line[indent:])
                 lead = spaces
                 continue
-            try:
-                key = keys[name]
-            except KeyError:  # not met yet, or not a string (True and 1 are one dict key)
+            key = keys.get(name, _NOT_MET)  # (a KeyError raised and caught costs more)
+            if key is _NOT_MET:  # not met yet, or not a string (True and 1 are one dict key)
                 key = self._key(name)
             if key is None:
                 self._complex_entry(name, value, indent, lead, out)
@@ -348,9 +355,8 @@ class BlockYamlWriter:
     def _int_entry(self, name: Any, value: int, indent: int) -> str:
         """The text of entry `name: value` (an int) of a mapping whose keys start at column
         `indent`, that indentation included; remembered by place when `name` is a string."""
-        try:
-            key = self._keys[name]
-        except KeyError:
+        key = self._keys.get(name, _NOT_MET)
+        if key is _NOT_MET:
             key = self._key(name)
         spaces = " " * indent
         if key is None:
@@ -368,9 +374,8 @@ class BlockYamlWriter:
                       str_lines: dict[str, dict[str, str]]) -> str:
         """The text of entry `name: value` (a string) of a mapping whose keys start at column
         `indent`, that indentation included; remembered by place when `name` is a string."""
-        try:
-            key = self._keys[name]
-        except KeyError:
+        key = self._keys.get(name, _NOT_MET)
+        if key is _NOT_MET:
             key = self._key(name)
         spaces = " " * indent
         if key is None:
