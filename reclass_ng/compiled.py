@@ -20,9 +20,10 @@ import importlib.util
 # The YAML loader recurses once per nesting level of a file, but refuses files nested deeper
 # than storage.yaml_load.MAX_YAML_DEPTH (200); the provenance walks (observe/provenance.py)
 # recurse over entities' prepared trees, one file's depth at most. The .pxd files beside
-# merge, values, prepare, classes/expansion, the modules of resolve/, output/block_yaml and
-# observe/provenance(_recorder) declare their main classes as extension types, and the one
-# beside observe/seam its WriteObserver, the base of provenance_recorder's SectionRecorder.
+# merge, values, prepare, classes/expansion, the modules of resolve/, output/block_yaml,
+# storage/yaml_block, syntax/grammar and observe/provenance(_recorder) declare their main
+# classes as extension types, and the one beside observe/seam its WriteObserver, the base of
+# provenance_recorder's SectionRecorder.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",

@@ -156,9 +156,6 @@ class BlockYamlReader:
     The reader belongs to one storage's loader (storage.yaml_load.YamlLoader), as its memo
     tables do."""
 
-    __slots__ = ("plain_tag", "plain_value", "max_depth", "max_memo", "unique_keys", "_keys",
-                 "_values", "_entries")
-
     def __init__(self, plain_tags: BoundedCache[str, str], plain_value: Callable[[str], Any],
                  max_depth: int, max_memo: int, unique_keys: bool = False) -> None:
         """`plain_tags` maps plain scalars to their resolved tags (the loader's memo; a string
@@ -198,15 +195,16 @@ class BlockYamlReader:
         # one a block scalar holds is counted off, and any left over declines the document.
         tabs = text.count("\t") if "\t" in text else 0  # `in` scans faster than count
         lines_left = iter(lines)
-        keys, values, max_depth = self._keys.get, self._values.get, self.max_depth
+        # (the memos' `get` called where needed, not bound once: compiled, a typed dict's
+        # `get` is dict's C lookup, and a bound method was a Python call a line)
+        keys, values, max_depth = self._keys, self._values, self.max_depth
         entry_memo = self._entries
         if len(entry_memo) > self.max_memo:
             entry_memo.clear()
-        if len(self._keys) > self.max_memo:
-            self._keys.clear()
-        if len(self._values) > self.max_memo:
-            self._values.clear()
-        entries = entry_memo.get
+        if len(keys) > self.max_memo:
+            keys.clear()
+        if len(values) > self.max_memo:
+            values.clear()
         unknown = _UNKNOWN
         unique = self.unique_keys
         root: dict[Any, Any] = {}
@@ -231,7 +229,7 @@ class BlockYamlReader:
             # it was. Anything else takes the way below, from the blocks closed here.
             # (Each check below is taken once a line: a third of a Salt model's lines come
             # here, and a check costs about 120 instructions.)
-            entry = entries(line)
+            entry = entry_memo.get(line)
             if entry is not None:
                 indent, key, value = entry
                 if pending is not None:
@@ -314,7 +312,7 @@ class BlockYamlReader:
                         collection.append(None)
                         pending = (collection, len(collection) - 1, indent, False)
                         continue
-                    value = values(rest, unknown)
+                    value = values.get(rest, unknown)
                     if value is not unknown:
                         collection.append(value)
                         continue
@@ -356,7 +354,7 @@ class BlockYamlReader:
                 text_key = content[:-1]
             elif rest and rest[0] == " ":
                 rest = rest.lstrip(" ")
-            key = keys(text_key, unknown)
+            key = keys.get(text_key, unknown)
             if key is unknown:
                 if text_key == "<<" and rest[:1] == "*":  # a merge key (never memoised)
                     if anchors is None:
@@ -373,7 +371,7 @@ class BlockYamlReader:
                 if not dash and len(line) < _MAX_LINE_MEMO_LENGTH:
                     entry_memo[line] = (indent, key, unknown)
                 continue
-            value = values(rest, unknown)
+            value = values.get(rest, unknown)
             if value is unknown:
                 first = rest[0]
                 if first == "|" or first == ">":
