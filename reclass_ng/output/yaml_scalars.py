@@ -94,6 +94,10 @@ def write_scalar(text: str, style: str, column: int, indent: int,
     if style == PLAIN:
         return _plain(text, column, indent, allow_breaks)
     if style == SINGLE_QUOTED:
+        if allow_breaks and indent > 0:
+            unfolded = _single_quoted_unfolded(text, column, indent)
+            if unfolded is not None:
+                return unfolded
         return _single_quoted(text, column, indent, allow_breaks)
     return _double_quoted(text, column, indent, allow_breaks)
 
@@ -213,12 +217,23 @@ class _Line:
 
 def _plain(text: str, column: int, indent: int, allow_breaks: bool) -> str:
     # A plain scalar never holds a line break, nor starts or ends with a space: only the
-    # spaces between words can become line breaks (yaml_emitter_write_plain_scalar).
-    if not allow_breaks or column + len(text) <= WIDTH + 1 or " " not in text:
+    # spaces between words can become line breaks (yaml_emitter_write_plain_scalar), and
+    # each fold follows a non-space, so it is always a new line and its indentation
+    # (_Line.write_folded's path, written without _Line: real models fold hundreds of long
+    # plain strings, and its method calls were most of their cost).
+    end = len(text)
+    if not allow_breaks or column + end <= WIDTH + 1 or " " not in text:
         return text
-    line = _Line(column, indent)
-    line.write_folded(text, 0, len(text))
-    return line.text()
+    parts = []
+    fold = "\n" + " " * indent
+    start = 0
+    while (space := _fold_at(text, start, end, column, False)) >= 0:
+        parts.append(text[start:space])
+        parts.append(fold)
+        start = space + 1
+        column = indent
+    parts.append(text[start:])
+    return "".join(parts)
 
 
 def _single_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> str:
@@ -257,6 +272,35 @@ def _single_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> s
         line.write_indent()
     line.write("'")
     return line.text()
+
+
+def _single_quoted_unfolded(text: str, column: int, indent: int) -> str | None:
+    """_single_quoted's text of `text` (continued at `indent` > 0, with breaks allowed) when
+    no line of it is folded; None when one might be. Each run of n line breaks is
+    written n + 1 times and the next text starts with the indentation, as _single_quoted
+    writes them, by a loop over the lines instead of _Line's calls: real models single-quote
+    scripts and keys of hundreds of lines, and the calls were most of their cost."""
+    lines = (text.replace("'", "''") if "'" in text else text).split("\n")
+    first = lines[0]
+    if column + 1 + len(first) > WIDTH + 1 and " " in first:
+        return None
+    spaces = " " * indent
+    parts = ["'", first]
+    breaks = 0  # line breaks since the last text
+    for run in lines[1:]:
+        breaks += 1
+        if run:
+            if indent + len(run) > WIDTH + 1 and " " in run:
+                return None
+            parts.append("\n" * (breaks + 1))
+            parts.append(spaces)
+            parts.append(run)
+            breaks = 0
+    if breaks:
+        parts.append("\n" * (breaks + 1))
+        parts.append(spaces)
+    parts.append("'")
+    return "".join(parts)
 
 
 def _double_quoted(text: str, column: int, indent: int, allow_breaks: bool) -> str:
