@@ -460,3 +460,35 @@ def test_ctrl_c_as_the_command_ends_exits_130_without_traceback(tmp_path: Path) 
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             env=clean_env(tmp_path), cwd=Path(__file__).parents[1], timeout=60)
     assert (result.returncode, result.stderr) == (130, "")
+
+
+def test_a_console_run_holds_what_it_rendered_until_it_exits(monkeypatch, tmp_path) -> None:
+    # In-process (tests, an API caller), nothing is held: the inventory is freed when the run
+    # returns. A console script that ends in exit_without_teardown holds it instead: Python
+    # never frees it object by object, the operating system reclaims it.
+    import weakref
+
+    from reclass_ng.cli import failures
+    from reclass_ng.cli.reclass import main
+
+    class Rendered:
+        pass
+
+    monkeypatch.setattr(failures, "_held_until_exit", None)
+    freed = Rendered()
+    watched = weakref.ref(freed)
+    failures.hold_until_exit(freed)
+    del freed
+    assert watched() is None
+    failures.leaving_without_teardown()
+    held = Rendered()
+    watched = weakref.ref(held)
+    failures.hold_until_exit(held)
+    del held
+    assert watched() is not None
+    # and `reclass --inventory` run as the console script does hands it its inventory
+    (tmp_path / "nodes").mkdir()
+    (tmp_path / "classes").mkdir()
+    (tmp_path / "nodes" / "n1.yml").write_text("parameters:\n  a: 1\n")
+    assert main(["-b", str(tmp_path), "--inventory", "-o", "json"]) == 0
+    assert any(type(kept).__name__ == "Inventory" for kept in failures._held_until_exit)

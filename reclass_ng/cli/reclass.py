@@ -7,6 +7,8 @@ import sys
 from reclass_ng.cli.failures import (
     add_errors_option,
     exit_without_teardown,
+    hold_until_exit,
+    leaving_without_teardown,
     run_reporting_errors,
 )
 from reclass_ng.errors import ReclassError, UsageError
@@ -103,9 +105,11 @@ def run(args: argparse.Namespace) -> int:
     settings = inventory.settings
     if args.inventory:
         output.render(inventory)
+        hold_until_exit(inventory)  # its parsed classes and caches: see console_main
         return 0
     data = inventory.nodeinfo(args.nodeinfo)
     write(data, sys.stdout, settings.output, settings.pretty_print)
+    hold_until_exit((inventory, data))
     return 0
 
 
@@ -300,13 +304,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The `reclass` console script: main(), then exit without freeing the rendered data.
+    """The `reclass` console script: main(), then exit without freeing the rendered data
+    (nor the inventory it was rendered from: cli.failures.hold_until_exit).
 
     Python's cycle collector is off for the run (reclass_ng.collector says why).
     """
     from reclass_ng.collector import cycle_collection_off_until_exit
 
     cycle_collection_off_until_exit()
+    leaving_without_teardown()
     try:
         code = main()
     except KeyboardInterrupt:  # Ctrl-C after main()'s own handling, as the command ends
