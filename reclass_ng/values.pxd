@@ -24,6 +24,16 @@ cpdef _copied_stack(stack, copy, copied_types, shared)
 # A key's layers (merge.py folds them, the resolver's fast path reads them): extension
 # types, so that code typing them (fold, push_layers, _folded_scalars) reads their fields
 # as C fields. Pickled (`--jobs`) and copied by Cython's generated reducers.
+# A string holding references or queries, one per string a file writes (prepare.py makes
+# thousands in a Salt model's render): an extension type, made without the generic
+# __init__ call of a Python class.
+cdef class Interpolation:
+    cdef public object template
+    cdef public object source
+    cdef public object text
+    cdef public object reference_path
+
+
 cdef class Layer:
     cdef public object value
     cdef public object source

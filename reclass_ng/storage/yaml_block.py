@@ -156,6 +156,9 @@ class BlockYamlReader:
     The reader belongs to one storage's loader (storage.yaml_load.YamlLoader), as its memo
     tables do."""
 
+    __slots__ = ("plain_tag", "plain_value", "max_depth", "max_memo", "unique_keys", "_keys",
+                 "_values", "_entries")
+
     def __init__(self, plain_tags: BoundedCache[str, str], plain_value: Callable[[str], Any],
                  max_depth: int, max_memo: int, unique_keys: bool = False) -> None:
         """`plain_tags` maps plain scalars to their resolved tags (the loader's memo; a string
