@@ -14,8 +14,8 @@ cdef frozenset _DICTS
 cdef frozenset _LISTS
 cdef tuple _SPACES
 cdef Py_ssize_t _SPACED
-cdef bytes _NAME_BYTES
-cdef bytes _VALUE_BYTES
+cdef bytes _NAME_TABLE
+cdef bytes _VALUE_TABLE
 cdef str _NOT_MET
 
 
