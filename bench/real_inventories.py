@@ -399,12 +399,20 @@ def run(work: Path, implementations: dict[str, list[str]], fmt: str, repeat: int
         inventory = work / "inventories" / name
         row: dict = {"inventory": name}
         texts = {}
-        for label, script in implementations.items():
-            command = [*script, "-b", str(inventory), *built["args"], "--inventory",
-                       "-o", fmt]
+        commands = {label: [*script, "-b", str(inventory), *built["args"], "--inventory",
+                            "-o", fmt] for label, script in implementations.items()}
+        # The implementations take turns, a run each per round: this machine's speed drifts
+        # by a tenth within minutes, and runs of one implementation after the other's would
+        # put the drift into their ratio.
+        taken: dict[str, list] = {label: [] for label in implementations}
+        for _ in range(repeat):
+            for label, command in commands.items():
+                taken[label].append(run_measured(command, inventory,
+                                                 outputs / f"{name}.{label}.{fmt}",
+                                                 env=envs.get(label)))
+        for label in implementations:
             output = outputs / f"{name}.{label}.{fmt}"
-            samples = [run_measured(command, inventory, output, env=envs.get(label))
-                       for _ in range(repeat)]
+            samples = taken[label]
             failed = next((s for s in samples if not s.ok), None)
             if failed is not None:
                 row[label] = {"error": describe_failure(failed)}
