@@ -71,8 +71,10 @@ def test_peak_memory_does_not_grow_with_the_node_count(make_inventory, tmp_path:
     held its own and read back its worker's before."""
     root = make_inventory({"classes/own.yml": "parameters:\n" + OWN_VALUES,
                            "nodes/n00000.yml": "classes: [own]\n"})
-    small = _peak_rss_kb(root, 100, fmt, tmp_path, jobs=jobs)
-    large = _peak_rss_kb(root, 400, fmt, tmp_path, jobs=jobs)
+    # The least of two runs each: with --jobs 2 one run in a few on a busy machine peaks 2 to
+    # 3 MB higher at either size (the workers' pages counted at a different moment).
+    small = min(_peak_rss_kb(root, 100, fmt, tmp_path, jobs=jobs) for _ in range(2))
+    large = min(_peak_rss_kb(root, 400, fmt, tmp_path, jobs=jobs) for _ in range(2))
     print(f"peak RSS {fmt} --jobs {jobs}: {small} KB at 100 nodes, {large} KB at 400")
     # The serial spool keeps its first 8 MB in memory; the pool's text file has none (it
     # grew by 15-17 MB with --jobs 2 when the texts were held, by 1-6 MB since).
