@@ -44,10 +44,11 @@ def kapitan_inventory_settings(inventory_path: str,
     the directory's reclass-config.yml over them (`targets/` as nodes unless it says else)."""
     config: dict[str, Any] = dict(KAPITAN_DEFAULTS)
     config_file = os.path.join(inventory_path, CONFIG_FILE_NAME)
-    if os.path.isfile(config_file):
+    has_config_file = os.path.isfile(config_file)
+    if has_config_file:
         config.update(read_config_file(config_file))
     settings = kapitan_load_settings(inventory_path, config, warn=warn)
-    if os.path.isfile(config_file):
+    if has_config_file:
         settings["config_file"] = config_file
     return settings
 
