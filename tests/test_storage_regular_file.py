@@ -1,8 +1,9 @@
 """storage/regular_file.py: the guarded read of a file, past the size fstat gave.
 
-A render reads each file in one read and one more that finds its end; a file whose size
-fstat does not give (it grows while it is read, or is one of /proc's, whose size is 0) is read
-on until its end or past the limit. These guard that second way, which no inventory file takes.
+A render reads each file in one read, which returns the size fstat gave; a file whose size
+fstat does not give (it grows while it is read, or is one of /proc's, whose size is 0), or
+whose file system returns a short read, is read on until its end or past the limit. These
+guard that second way, which no inventory file takes.
 """
 
 from __future__ import annotations
@@ -50,3 +51,26 @@ def test_a_file_is_read_whole_and_an_empty_one_as_nothing(tmp_path):
     with pytest.raises(UnreadableFile, match="200000 bytes, more than the limit of 1000"):
         read_regular_file(str(path), 1000)
     assert read_regular_file(str(path), 1000, head=True)[0] == b"y" * 1000
+
+
+def test_short_reads_are_read_on_to_the_end(tmp_path, monkeypatch):
+    # A file system that returns less than asked (FUSE with direct_io, some network ones):
+    # only a read of exactly the size fstat gave is taken as the whole file.
+    from reclass_ng.storage import regular_file
+
+    class ShortReads:  # the os module as regular_file sees it, reading at most `most` bytes
+        def __init__(self, most: int) -> None:
+            self.most = most
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(os, name)
+
+        def read(self, fd: int, size: int) -> bytes:
+            return os.read(fd, min(size, self.most))
+
+    content = bytes(range(256)) * 40
+    path = tmp_path / "file.yml"
+    path.write_bytes(content)
+    for most in (1000, 4096, len(content)):
+        monkeypatch.setattr(regular_file, "os", ShortReads(most))
+        assert read_regular_file(str(path), 1_000_000)[0] == content

@@ -485,14 +485,19 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
 
     def _missing(self, ref: Ref, ref_path: str, interp: Interpolation, path: tuple) -> ResolveError:
         """A ResolveError that knows where the reference is written and how it was reached."""
-        from reclass_ng.suggestions import similar_paths  # only after an error: not every start
-
         root, delimiter = self.refs.root, self.delimiter
+
+        def suggest() -> list[str]:
+            # imported only when a message is shown: a missing reference that is only
+            # warned about (ignore_missing_references) makes the error and shows no message
+            from reclass_ng.suggestions import similar_paths
+
+            return ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)]
+
         return ResolveError(
             "${" + ref_path + "}", path, interp.source, source=interp.source,
             written=ref.source_text(), section=self._section(),
-            chain=[format_path(p) for p in self.in_progress],
-            suggest=lambda: ["${" + p + "}" for p in similar_paths(ref_path, root, delimiter)])
+            chain=[format_path(p) for p in self.in_progress], suggest=suggest)
 
     def _section(self) -> str:
         """The section this resolver renders (a resolver of exports reads parameters)."""

@@ -67,11 +67,15 @@ def read_regular_file(path: str | os.PathLike[str], limit: int, *, head: bool = 
                                  f"of {limit}", size=size, limit=limit)
         # The size fstat gave is a hint: the file may grow (or shrink) while it is read, so
         # it is read up to an empty read (the end) or past the limit. Nearly always that is
-        # one read of the whole file and one of its end, taken here without the loop (every
-        # inventory file a render reads comes this way: the loop's bytecode was a third of
-        # the cost of reading a class file).
+        # one read of the whole file, taken here without the loop (every inventory file a
+        # render reads comes this way: the loop's bytecode was a third of the cost of
+        # reading a class file). A first read that returns exactly the size fstat gave,
+        # asked for more, met the end the open saw: a read of the end would only race a
+        # writer that is still writing (a read never waits for one), so it is not made (one
+        # system call a file). Any other length (a file that grew or shrank, a file system
+        # that returns short reads) reads on to an empty read.
         data = os.read(fd, min(size + 65536, limit + 1))
-        if data and len(data) <= limit:
+        if data and len(data) != size and len(data) <= limit:
             end = os.read(fd, min(max(size - len(data), 0) + 65536, limit + 1 - len(data)))
             if end:
                 data = _read_on(fd, [data, end], size, limit)
