@@ -40,7 +40,8 @@ COMPILED_TESTS ?= test_compiled_build.py test_resolve.py test_merge.py test_clas
 	test_storage_yaml_fs.py test_hostile_inventories.py test_yaml_block.py test_prepare.py \
 	test_provenance.py test_provenance_recorder.py test_explain.py test_deep_values.py \
 	test_walk_recording.py test_subtree_recording.py test_observe.py test_forked_lanes.py \
-	test_syntax.py test_syntax_grammar.py test_values.py test_output_yaml_scalars.py
+	test_syntax.py test_syntax_grammar.py test_values.py test_output_yaml_scalars.py \
+	test_storage_regular_file.py
 .PHONY: test-compiled
 test-compiled:
 	$(PYTHON) -m venv $(COMPILED_VENV)

@@ -23,7 +23,8 @@ import importlib.util
 # merge, values, prepare, classes/expansion, the modules of resolve/, output/block_yaml,
 # storage/yaml_block, syntax/grammar and observe/provenance(_recorder) declare their main
 # classes as extension types, and the one beside observe/seam its WriteObserver, the base of
-# provenance_recorder's SectionRecorder.
+# provenance_recorder's SectionRecorder; the one beside storage/dir_entries types the locals
+# of its directory listing.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
@@ -43,6 +44,9 @@ COMPILED_MODULES = (
     "reclass_ng.storage.yaml_block",
     "reclass_ng.storage.yaml_full",
     "reclass_ng.storage.yaml_fs",
+    # the class scan's loop over every directory entry, and the read of every file
+    "reclass_ng.storage.dir_entries",
+    "reclass_ng.storage.regular_file",
     "reclass_ng.observe.seam",
     "reclass_ng.observe.provenance",
     "reclass_ng.observe.provenance_recorder",
