@@ -324,8 +324,11 @@ def test_inventory_of_a_small_inventory_imports_nothing_it_does_not_use(tmp_path
         "nodes/n1.yml": "classes: [app]\nparameters:\n  d: x\n",
         "nodes/group/n2.yml": "classes: [base]\n"})
     for fmt in ("yaml", "json"):
+        # (YAML, streamed through the block writer, needs none of output.exact's writers:
+        # PyYAML's dumper and the JSON ones, with the json accelerator)
+        only_json = ("reclass_ng.output.exact", "_json") if fmt == "yaml" else ()
         imported, output = _run(root, NOT_NEEDED + REGULAR_EXPRESSIONS + PYYAML
-                                + INVENTORY_NOT_NEEDED, "--inventory", "-o", fmt)
+                                + INVENTORY_NOT_NEEDED + only_json, "--inventory", "-o", fmt)
         assert imported == [], fmt
         assert "n2" in output and "app" in output, fmt
 

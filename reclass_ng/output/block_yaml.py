@@ -16,7 +16,6 @@ counted (`fallbacks`, `whole_fallbacks`): bench/ reports them on real inventorie
 
 from __future__ import annotations
 
-from reclass_ng.output.exact import yaml_dumper
 from reclass_ng.output.yaml_scalars import (
     PLAIN,
     WIDTH,
@@ -156,6 +155,8 @@ _INFINITY = float("inf")
 
 def _pyyaml(data: Any) -> str:
     # PyYAML is imported here, when a document first needs it (storage/yaml_import.py).
+    from reclass_ng.output.exact import yaml_dumper  # PyYAML's: only for what it writes
+
     return pyyaml().dump(data, Dumper=yaml_dumper(), default_flow_style=False)
 
 
@@ -654,6 +655,8 @@ class BlockYamlWriter:
     def _representer(self) -> Any:
         if self._dumper is None:
             import io
+
+            from reclass_ng.output.exact import yaml_dumper
 
             self._dumper = yaml_dumper()(io.StringIO())
         return self._dumper

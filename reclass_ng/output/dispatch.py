@@ -8,13 +8,6 @@ from __future__ import annotations
 import os
 
 from reclass_ng.errors import UsageError
-from reclass_ng.output.exact import (
-    _json_default,
-    fast_pretty_json,
-    json_key,
-    pretty_json,
-    pyyaml_text,
-)
 from reclass_ng.settings import Speed
 
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
@@ -29,7 +22,11 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True, *, speed: Speed | No
          ) -> str:
     """The text `reclass -o FMT` prints for `data` (including the final newline); `speed`:
     whether block YAML takes its fast writer (default: RECLASS_NG_SPEED's)."""
+    # (output.exact imported where it writes, not with this module: a streamed
+    # `--inventory -o yaml` writes with the block writer only)
     if fmt == "json":
+        from reclass_ng.output.exact import _json_default, pretty_json
+
         if pretty:
             return pretty_json(data) + "\n"
         import json
@@ -40,6 +37,8 @@ def dump(data: Any, fmt: str = "yaml", pretty: bool = True, *, speed: Speed | No
             from reclass_ng.output.block_yaml import BlockYamlWriter
 
             return BlockYamlWriter().document(data)
+        from reclass_ng.output.exact import pyyaml_text
+
         return pyyaml_text(data, pretty)
     raise UsageError(f"Unknown output format: {fmt!r} (choose from {', '.join(FORMATS)})")
 
@@ -91,6 +90,8 @@ def _write_bytes(pieces: Iterable[bytes | memoryview], stream: IO[str]) -> None:
 
 def _inventory_json_chunks(data: dict[str, Any]) -> Any:
     # The same text as pretty_json(data), one node at a time.
+    from reclass_ng.output.exact import fast_pretty_json, json_key, pretty_json
+
     yield "{"
     first = True
     for key, value in data.items():
