@@ -23,8 +23,8 @@ import importlib.util
 # merge, values, prepare, classes/expansion, the modules of resolve/, output/block_yaml,
 # storage/yaml_block, syntax/grammar and observe/provenance(_recorder) declare their main
 # classes as extension types, and the one beside observe/seam its WriteObserver, the base of
-# provenance_recorder's SectionRecorder; the one beside storage/dir_entries types the locals
-# of its directory listing.
+# provenance_recorder's SectionRecorder, and the one beside output/yaml_scalars its _Line;
+# the one beside storage/dir_entries types the locals of its directory listing.
 COMPILED_MODULES = (
     "reclass_ng.values",
     "reclass_ng.merge",
@@ -38,6 +38,7 @@ COMPILED_MODULES = (
     "reclass_ng.syntax.ast",
     "reclass_ng.syntax.grammar",
     "reclass_ng.output.block_yaml",
+    "reclass_ng.output.yaml_scalars",  # libyaml's folding of long and multi-line strings
     "reclass_ng.entity",
     "reclass_ng.storage.yaml_load",
     "reclass_ng.storage.yaml_rules",
