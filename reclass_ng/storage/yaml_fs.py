@@ -35,7 +35,7 @@ MAX_SCANNED_DIRECTORIES = 100_000
 TYPE_CHECKING = False  # typing costs every start ~2 ms: annotations only
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
-    from typing import Any
+    from typing import Any, NoReturn
 
 
 _UNPARSED = object()  # not in YamlFsStorage._parsed (a document may be None)
@@ -199,6 +199,29 @@ def class_name_for(relpath: str) -> str:
     return ".".join(parts)
 
 
+def class_files(top: str) -> dict[str, str] | None:
+    """Class name -> file of every class file below `top` (class_name_for's names); None
+    when two files name one class (the caller finds them to say which)."""
+    # class_name_for, one directory at a time, written out: a call per file was a tenth of
+    # the scan of a few thousand classes. A function of its own, not a method: compiled,
+    # its locals are typed (yaml_fs.pxd).
+    classes: dict[str, str] = {}
+    sep = os.sep
+    for directory, relative, names in _walk_dirs(top):
+        dotted = relative.replace(sep, ".")
+        named = dotted[:-1]  # `dir/init.yml` names `dir`
+        directory += sep
+        known = len(classes)
+        for filename in names:
+            # (`.yml` or `.yaml`: a character tells them apart, without a slice)
+            stem = filename[:-4] if filename[-4] == "." else filename[:-5]
+            classes[named if stem == "init" and dotted else dotted + stem] = \
+                directory + filename
+        if len(classes) != known + len(names):
+            return None
+    return classes
+
+
 def check_class_name(name: str) -> None:
     """Refuse names that could only be an attempt to leave classes/ (they never match a file)."""
     if name.startswith("/") or "\0" in name:
@@ -277,26 +300,13 @@ class YamlFsStorage:
         raise RuntimeError("nodes/ changed while it was scanned")  # a name counted twice
 
     def _scan_classes(self) -> dict[str, str]:
-        # class_name_for, one directory at a time, written out: a call per file was a tenth
-        # of the scan of a few thousand classes.
-        classes: dict[str, str] = {}
         assert self.classes_dir is not None
-        sep = os.sep
-        for directory, relative, names in _walk_dirs(self.classes_dir):
-            dotted = relative.replace(sep, ".")
-            named = dotted[:-1]  # `dir/init.yml` names `dir`
-            directory += sep
-            known = len(classes)
-            for filename in names:
-                # (`.yml` or `.yaml`: a character tells them apart, without a slice)
-                stem = filename[:-4] if filename[-4] == "." else filename[:-5]
-                classes[named if stem == "init" and dotted else dotted + stem] = \
-                    directory + filename
-            if len(classes) != known + len(names):
-                self._raise_duplicate_class()
+        classes = class_files(self.classes_dir)
+        if classes is None:
+            self._raise_duplicate_class()
         return classes
 
-    def _raise_duplicate_class(self) -> None:
+    def _raise_duplicate_class(self) -> NoReturn:
         # The scan again, a file at a time, to name the first duplicate and both its files.
         paths: dict[str, str] = {}
         assert self.classes_dir is not None
