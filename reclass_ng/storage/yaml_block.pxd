@@ -33,7 +33,7 @@ cdef class BlockYamlReader:
                    level=Py_ssize_t, is_sequence=bint, indentless=bint, stack=list,
                    line=str, indent=Py_ssize_t, owner_indent=Py_ssize_t, from_key=bint,
                    opened=dict, content=str, first=Py_UCS4, dash=bint, tabs_read=Py_ssize_t,
-                   rest=str, text_key=str, separator=str, spaces_only=bint)
+                   rest=str, text_key=str, separator=str, indentation=str)
     cpdef parse(self, str text)
     cpdef _key(self, str text)
     @cython.locals(start=Py_ssize_t, number=Py_ssize_t, last=Py_ssize_t, breaks=Py_ssize_t,
