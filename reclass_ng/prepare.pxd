@@ -17,10 +17,15 @@ cdef class EntityPreparer:
     cdef public bint shares_mappings
 
     cpdef mapping(self, value, key, source, copy=*)
-    @cython.locals(needs_resolving=frozenset)
-    cpdef _shared_mapping(self, mapping, source, path)
-    cpdef _shared_list(self, items, source, path)
-    cpdef _shared_item_mapping(self, mapping, source, path)
+    # The fast path's containers are exact dicts and lists (its callers check): their loops
+    # are dict's and list's own iteration, without a call of `items()`.
+    @cython.locals(needs_resolving=frozenset, prefixes=dict, templates=dict, dirty=list,
+                   ref_open=str, query_open=str, text=str)
+    cpdef _shared_mapping(self, dict mapping, source, tuple path)
+    @cython.locals(dirty=list, ref_open=str, query_open=str)
+    cpdef _shared_list(self, list items, source, tuple path)
+    @cython.locals(dirty=list, ref_open=str, query_open=str)
+    cpdef _shared_item_mapping(self, dict mapping, source, tuple path)
     cpdef _shared_item(self, item, source, path, key)
     @cython.locals(needs_resolving=frozenset)  # NEEDS_RESOLVING: `in` is a C set lookup
     cpdef _mapping(self, mapping, source, path)

@@ -138,7 +138,8 @@ class EntityPreparer:
                 return self._mapping(mapping, source, path)  # from the start: the reference
             kind = type(raw_value)
             if kind is str:
-                if ref_open not in raw_value and query_open not in raw_value:
+                text = raw_value  # (compiled, a typed str: `in` is str's own search in C)
+                if ref_open not in text and query_open not in text:
                     continue
                 # _syntax_string's answer for a string parsed before (most: a model writes
                 # the same references in many files), without its call and the key's path

@@ -265,6 +265,30 @@ def test_everything_else_is_left_to_the_full_loader(text):
     assert fast(text) is NotSimple
 
 
+@pytest.mark.parametrize("byte", range(256))
+def test_a_file_of_one_odd_byte_reads_fast_only_when_the_byte_is_plain_text(byte):
+    # block_yaml_text passes printable ASCII and newlines in one pass, and only then looks at
+    # what else a file holds: a tab (inside block scalars), valid UTF-8 (checked per
+    # character), never a control byte, DEL or a lone byte of a multi-byte character.
+    data = b"a: x" + bytes([byte]) + b"y\n"
+    text = block_yaml_text(data)
+    if 0x20 <= byte < 0x7F or byte in (0x09, 0x0A):
+        assert text == data.decode("ascii")
+    else:
+        assert text is None
+
+
+def test_plain_and_odd_files_are_told_apart_whatever_their_length():
+    line = "key: value with spaces and ${ref:path}\n"
+    for repeat in (1, 7, 300):
+        plain = (line * repeat).encode()
+        assert block_yaml_text(plain) == line * repeat
+        for odd, read in ((b"\x00", False), (b"\x7f", False), (b"\r", False),
+                          (b"\t", True), ("\u00e9".encode(), True), ("\u0085".encode(), False)):
+            data = plain[:-1] + odd + b"\n"
+            assert (block_yaml_text(data) is not None) is read, (repeat, odd)
+
+
 # Lines built from pieces that sit on the edges of what the fast path reads: odd keys,
 # scalars PyYAML types, comments, quotes, flow collections, dashes and any indentation.
 KEYS = st.sampled_from(["a", "b", "k1", "~a", "=a", "=", "<<", "1", "1.5", "true", "null", "~",

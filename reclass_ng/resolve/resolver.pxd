@@ -7,6 +7,7 @@ cimport cython
 
 from reclass_ng.merge cimport Merger
 from reclass_ng.resolve.shared_subtrees cimport SharedSubtrees
+from reclass_ng.values cimport Interpolation
 
 cdef class Resolver(SharedSubtrees):
     cdef dict __dict__  # an attribute added to resolver.py before it is declared here
@@ -26,6 +27,7 @@ cdef class Resolver(SharedSubtrees):
 
     @cython.locals(plain=frozenset)  # PLAIN: typed, `in` is a C set lookup
     cpdef _render_children(self, container, path)
+    @cython.locals(interpolation=Interpolation)
     cpdef _render_keys(self, container, keys, path)
     @cython.locals(nesting=Py_ssize_t, shared=Py_ssize_t, nesting_there=Py_ssize_t,
                    end=Py_ssize_t, walked=Py_ssize_t, last=tuple)

@@ -204,7 +204,11 @@ class Resolver(SharedSubtrees):  # and FastPaths, SharedSubtrees' base
             kind = type(value)
             if kind is Interpolation or kind is Stack:
                 if fast:
-                    ref_path = value.reference_path if kind is Interpolation else None
+                    if kind is Interpolation:
+                        interpolation = value  # (compiled, typed: its field read in C)
+                        ref_path = interpolation.reference_path
+                    else:
+                        ref_path = None
                     if ref_path is None:
                         if self._reading:
                             new = self._rendered_now(value, path, key)

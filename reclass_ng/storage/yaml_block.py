@@ -62,6 +62,10 @@ _FLOW_UNREAD_OR_QUOTE = _FLOW_UNREAD | _QUOTES
 _FLOW_LOOKED_AT = _FLOW_UNREAD_OR_QUOTE | {":"}
 # Bytes of a file this parser reads: printable ASCII and newlines (no tab, no CR).
 _PLAIN_BYTES = bytes(range(0x20, 0x7F)) + b"\n"
+# Each plain byte kept, each other byte a space: a file is plain when this table leaves it as
+# it is. One pass over the bytes, where deleting the plain bytes (to see what is left) first
+# builds a table of deletions, each call.
+_OTHERS_TO_SPACE = bytes(code if code in _PLAIN_BYTES else 0x20 for code in range(256))
 # libyaml refuses simple keys longer than 1024 characters.
 _MAX_KEY_LENGTH = 1000
 # Below this many characters a document cannot reach MAX_EXPANDED_NODES, whatever it holds
@@ -78,8 +82,10 @@ def block_yaml_text(data: bytes) -> str | None:
     characters, newlines and tabs (BlockYamlReader.parse reads tabs inside block scalars
     only), no carriage return, and no document marker at the start of a line but one `---`
     line starting the document (after comment lines, if any)."""
-    odd = data.translate(None, _PLAIN_BYTES)
-    if odd:
+    if data.translate(_OTHERS_TO_SPACE) == data:
+        text = data.decode("ascii")  # printable ASCII and newlines: most files
+    else:
+        odd = data.translate(None, _PLAIN_BYTES)  # the bytes that are not plain
         if odd.translate(None, _TAB_AND_NON_ASCII_BYTES):
             return None  # a CR or a control byte: the full reader decides
         try:
@@ -88,8 +94,6 @@ def block_yaml_text(data: bytes) -> str | None:
             return None  # PyYAML names the byte
         if not odd.isascii() and not _printable_non_ascii(odd.decode("utf-8")):
             return None
-    else:
-        text = data.decode("ascii")
     if text.startswith(("---", "...")) or "\n---" in text or "\n..." in text:
         return _without_start_marker(text)
     return text

@@ -79,10 +79,11 @@ _NUMBER_LETTERS = frozenset("eEtTZ")
 _NUMBER_NOT_TIMESTAMP = frozenset("0123456789_.:eE+-")
 
 
-class _PlainTags:
-    """Whether plain_scalar_tag may answer (PyYAML's resolver table is its own)."""
-
-    usable: bool | None = None  # None: not checked yet
+# Whether plain_scalar_tag may answer (PyYAML's resolver table is its own); None: not checked
+# yet. Module globals, not a class attribute: standard_tags is asked for most new strings the
+# block writer spells, and compiled (yaml_rules.pxd) these are C variables, no lookups.
+_standard_table: bool | None = None
+_modules = sys.modules
 
 
 def plain_scalar_tag(value: str) -> str | None:
@@ -187,12 +188,12 @@ def standard_tags() -> bool:
     Before PyYAML is imported nothing can have changed its resolvers: they are the installed
     PyYAML's own, which tests/test_yaml_load.py checks are the table above. Once it is
     imported, the table is checked (once)."""
-    usable = _PlainTags.usable
-    if usable is None:
-        if "yaml" not in sys.modules:
+    global _standard_table
+    if _standard_table is None:
+        if "yaml" not in _modules:
             return True
-        usable = _PlainTags.usable = standard_resolver_table()
-    return usable
+        _standard_table = standard_resolver_table()
+    return _standard_table
 
 
 def standard_resolver_table() -> bool:
