@@ -43,13 +43,14 @@ def compiled_extensions() -> list[Extension]:
     except ImportError:
         print("reclass-ng: Cython not importable, installing pure Python", file=sys.stderr)
         return []
-    names = runpy.run_path(os.path.join("reclass_ng", "compiled.py"))["COMPILED_MODULES"]
-    _drop_stale_extensions(names)
+    compiled = runpy.run_path(os.path.join("reclass_ng", "compiled.py"))
+    names, bundle = compiled["COMPILED_MODULES"], compiled["BUNDLE"]
+    _drop_stale_extensions((bundle,))
     try:
         extensions = cythonize([_extension(name, ".") for name in names],
                                build_dir="build/cython", quiet=True,
                                compiler_directives=DIRECTIVES)
-        return _depending_on_variant(extensions, "declared")
+        return [_linked_into_one(bundle, _depending_on_variant(extensions, "declared"))]
     except CompileError:
         # A .pxd file declares a method or base class its module no longer has (an engine
         # change the .pxd has not followed yet): every module is compiled without them, as
@@ -68,17 +69,35 @@ def compiled_extensions() -> list[Extension]:
         print("reclass-ng: Cython cannot compile the modules, installing pure Python",
               file=sys.stderr)
         return []
-    return _depending_on_variant([_extension(name, out, ".c") for name in names], "plain")
+    return [_linked_into_one(bundle, _depending_on_variant(
+        [_extension(name, out, ".c") for name in names], "plain"))]
 
 
 def _extension(name: str, root: str, suffix: str = ".py") -> Extension:
     return Extension(name, [os.path.join(root, name.replace(".", "/") + suffix)], optional=True)
 
 
+def _linked_into_one(bundle: str, extensions: list[Extension]) -> Extension:
+    """One extension, `bundle`, of the C of every extension in `extensions`: each module's
+    code keeps its own names (Cython makes all but `PyInit_<last name>` static), and
+    reclass_ng.compiled.CompiledBundleFinder imports each module from it."""
+    init_functions = [f"PyInit_{extension.name.rpartition('.')[2]}" for extension in extensions]
+    if len(set(init_functions)) != len(init_functions):
+        raise SystemExit("reclass-ng: two compiled modules share a last name "
+                         f"({', '.join(sorted(init_functions))}); they cannot be linked together")
+    return Extension(bundle, [source for extension in extensions for source in extension.sources],
+                     depends=sorted({path for extension in extensions
+                                     for path in extension.depends}),
+                     include_dirs=sorted({path for extension in extensions
+                                          for path in extension.include_dirs}),
+                     export_symbols=init_functions, optional=True)
+
+
 def _drop_stale_extensions(names: Sequence[str]) -> None:
     """Remove from build/lib* the extensions of modules not in `names`: setuptools packs
     whatever build/lib holds, and an extension left there by an earlier build (of a module
-    since dropped from COMPILED_MODULES) would be imported instead of its .py."""
+    since dropped from COMPILED_MODULES, or one extension a module, as builds before the
+    bundle made them) would be imported instead of its .py."""
     kept = set(names)
     for lib in glob.glob(os.path.join("build", "lib*")):
         for built in glob.glob(os.path.join(lib, "reclass_ng", "**", "*.*"), recursive=True):

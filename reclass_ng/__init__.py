@@ -15,7 +15,10 @@ Settings are the keys of `reclass-config.yml` (see doc/configuration.rst). Error
 
 from __future__ import annotations
 
+from reclass_ng.compiled import find_compiled_modules
 from reclass_ng.version import __version__
+
+find_compiled_modules(__path__[0])  # a compiled installation's one extension (see there)
 
 __all__ = ["Entity", "Inventory", "NodeProvenance", "ReclassError", "RenderObserver", "Speed",
            "Write", "__version__", "load"]

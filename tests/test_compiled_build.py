@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,8 +20,10 @@ from inventory_writer import write_inventory
 
 import reclass_ng
 from reclass_ng.compiled import (
+    BUNDLE,
     COMPILED_MODULES,
     HEAP_TYPE_FLAG,
+    CompiledBundleFinder,
     compiled_modules,
     pxd_classes,
 )
@@ -37,6 +41,52 @@ def test_the_build_compiled_what_it_should():
         assert PACKAGE_DIR != SOURCE_TREE.resolve()  # the installed package, not the checkout
     else:
         assert compiled_modules() == []
+
+
+def test_the_compiled_modules_can_be_linked_into_one_extension():
+    # Each module's init function is named after its last name: two alike could not share
+    # the one extension (setup.py refuses to build them).
+    last_names = [name.rpartition(".")[2] for name in COMPILED_MODULES]
+    assert len(set(last_names)) == len(last_names)
+    assert BUNDLE not in COMPILED_MODULES
+
+
+def test_one_extension_holds_every_compiled_module():
+    import importlib.machinery
+
+    extensions = sorted(path.relative_to(PACKAGE_DIR) for path in PACKAGE_DIR.rglob("*")
+                        if path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)))
+    files = {importlib.import_module(name).__file__ for name in COMPILED_MODULES}
+    finders = [finder for finder in sys.meta_path if isinstance(finder, CompiledBundleFinder)]
+    if EXPECT_COMPILED:
+        assert [str(path).split(".")[0] for path in extensions] == [BUNDLE.rpartition(".")[2]]
+        assert files == {str(PACKAGE_DIR / extensions[0])}
+        assert len(finders) == 1
+    else:
+        assert extensions == []
+        assert all(path.endswith(".py") for path in files)
+        assert finders == []
+
+
+def test_a_compiled_module_imported_first_in_a_fresh_interpreter():
+    # No `import reclass_ng` before it: the package's own import puts the finder in place.
+    code = ("import reclass_ng.resolve.resolver as module, sys; "
+            "print(module.__file__); print(sorted(m for m in sys.modules "
+            "if m.startswith('reclass_ng.') and m.endswith('.resolver')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=str(Path(__file__).parent), check=True)
+    path, modules = done.stdout.splitlines()
+    assert modules == "['reclass_ng.resolve.resolver']"
+    assert path.endswith(".so" if EXPECT_COMPILED else "resolver.py")
+
+
+def test_the_bundle_finder_leaves_every_other_module_alone(tmp_path):
+    finder = CompiledBundleFinder(str(tmp_path / "bundle.so"), ["reclass_ng.values"])
+    assert finder.find_spec("reclass_ng.api") is None
+    assert finder.find_spec("json") is None
+    spec = finder.find_spec("reclass_ng.values")
+    assert spec is not None and spec.origin == str(tmp_path / "bundle.so")
+    assert spec.name == "reclass_ng.values" and spec.loader is not None
 
 
 def test_no_compiled_module_in_the_source_tree():
