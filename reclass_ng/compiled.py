@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 try:  # what importlib.machinery exports, without importing importlib (0.3 ms of every start)
     from _frozen_importlib import ModuleSpec as _ModuleSpec
     from _frozen_importlib_external import ExtensionFileLoader as _ExtensionFileLoader
+    from _frozen_importlib_external import PathFinder as _PathFinder
 except ImportError:  # an interpreter whose import system is not CPython's
     from importlib.machinery import ExtensionFileLoader as _ExtensionFileLoader
     from importlib.machinery import ModuleSpec as _ModuleSpec
+    from importlib.machinery import PathFinder as _PathFinder
 
 # The hot path of a render (doc/performance.rst), and of lint's: the provenance record each
 # node's render keeps and the rules that read it (on a 500-node `mcp` lint they cost 4.9 G
@@ -111,7 +113,11 @@ def find_compiled_modules(package_dir: str) -> None:
     stem = os.path.join(package_dir, BUNDLE.rpartition(".")[2])
     for suffix in _imp.extension_suffixes():
         if os.path.isfile(stem + suffix):
-            sys.meta_path.insert(0, CompiledBundleFinder(stem + suffix, COMPILED_MODULES))
+            # Just ahead of the finder of files on sys.path, which would find the .py files;
+            # hooks put before that (a profiler's, pytest's) still see every import first.
+            place = sys.meta_path.index(_PathFinder) if _PathFinder in sys.meta_path \
+                else len(sys.meta_path)
+            sys.meta_path.insert(place, CompiledBundleFinder(stem + suffix, COMPILED_MODULES))
             return
 
 
