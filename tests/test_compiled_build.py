@@ -53,7 +53,6 @@ def test_the_compiled_modules_can_be_linked_into_one_extension():
 
 def test_one_extension_holds_every_compiled_module():
     import importlib.machinery
-    from importlib.machinery import PathFinder
 
     extensions = sorted(path.relative_to(PACKAGE_DIR) for path in PACKAGE_DIR.rglob("*")
                         if path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)))
@@ -64,7 +63,7 @@ def test_one_extension_holds_every_compiled_module():
         assert files == {str(PACKAGE_DIR / extensions[0])}
         assert len(finders) == 1
         # ahead of the finder of the .py files beside it, behind the hooks before that
-        assert sys.meta_path.index(finders[0]) == sys.meta_path.index(PathFinder) - 1
+        assert sys.meta_path.index(finders[0]) == sys.meta_path.index(importlib.machinery.PathFinder) - 1
     else:
         assert extensions == []
         assert all(path.endswith(".py") for path in files)
